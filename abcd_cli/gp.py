@@ -1,0 +1,231 @@
+"""Exact Gaussian-process regression: marginal likelihood, fitting, posteriors of components.
+
+Zero-mean GP, y ~ N(0, K) with K = k(X, X) (observation noise is the WN part of k).
+Rasmussen & Williams (2006) alg. 2.1 and eq. 5.9:
+    L = chol(K),  α = K⁻¹y,
+    NLL = ½ yᵀα + Σ log L_ii + (n/2) log 2π,
+    ∂NLL/∂θ_j = ½ tr((K⁻¹ - ααᵀ) ∂K/∂θ_j).
+A factorisation that fails is retried with growing jitter on the diagonal; when every attempt
+fails the functions return ``FAILED_NLL`` instead of raising.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from scipy.linalg.lapack import dpotri
+from scipy.optimize import minimize
+
+from abcd_cli.init import DataSummary, initial_values, theta_bounds
+from abcd_cli.kernels import Kernel
+
+FAILED_NLL = 1e20
+# Relative jitter (times the mean prior variance) tried in turn when a Cholesky factorisation fails.
+JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def _cholesky(K: np.ndarray) -> np.ndarray | None:
+    """Lower Cholesky factor of K, adding jitter if needed; None when it cannot be factorised."""
+    if not np.all(np.isfinite(K)):
+        return None
+    scale = float(np.mean(np.diag(K)))
+    if not scale > 0:
+        return None
+    for jitter in JITTERS:
+        A = K if jitter == 0.0 else K + (jitter * scale) * np.eye(K.shape[0])
+        try:
+            return cholesky(A, lower=True, check_finite=False)
+        except LinAlgError:
+            continue
+    return None
+
+
+def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+    """K⁻¹ from its lower Cholesky factor (LAPACK potri, half the work of solving for I)."""
+    inv, info = dpotri(L, lower=1)
+    if info != 0:
+        raise LinAlgError(f"potri failed with info={info}")
+    return np.tril(inv) + np.tril(inv, -1).T
+
+
+def nll_and_grad(
+    theta: np.ndarray, kernel: Kernel, X: np.ndarray, y: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """Negative log marginal likelihood at ``theta`` and its gradient with respect to theta."""
+    k = kernel.with_theta(theta)
+    try:
+        with np.errstate(all="ignore"):
+            K, dK = k.gram_grad(X)
+        L = _cholesky(K)
+        if L is None:
+            return FAILED_NLL, np.zeros(len(theta))
+        alpha = cho_solve((L, True), y, check_finite=False)
+        nll = 0.5 * float(y @ alpha) + float(np.sum(np.log(np.diag(L)))) + 0.5 * len(y) * _LOG_2PI
+        W = _inverse_from_cholesky(L)
+        W -= np.outer(alpha, alpha)
+        grad = 0.5 * (dK.reshape(len(dK), -1) @ W.ravel())
+    except (LinAlgError, ValueError, FloatingPointError):
+        return FAILED_NLL, np.zeros(len(theta))
+    if not (math.isfinite(nll) and np.all(np.isfinite(grad))):
+        return FAILED_NLL, np.zeros(len(theta))
+    return nll, grad
+
+
+def negative_log_likelihood(kernel: Kernel, X: np.ndarray, y: np.ndarray) -> float:
+    """−log p(y | X, kernel); ``FAILED_NLL`` when K cannot be factorised."""
+    try:
+        with np.errstate(all="ignore"):
+            K = kernel.gram(X)
+        L = _cholesky(K)
+    except (LinAlgError, ValueError):
+        return FAILED_NLL
+    if L is None:
+        return FAILED_NLL
+    z = solve_triangular(L, y, lower=True, check_finite=False)
+    nll = 0.5 * float(z @ z) + float(np.sum(np.log(np.diag(L)))) + 0.5 * len(y) * _LOG_2PI
+    return nll if math.isfinite(nll) else FAILED_NLL
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The best of several optimiser runs."""
+
+    kernel: Kernel
+    nll: float
+    n_starts: int
+    n_failed: int
+    n_evaluations: int
+
+    @property
+    def ok(self) -> bool:
+        return self.nll < FAILED_NLL
+
+
+def fit(
+    kernel: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    rng: np.random.Generator,
+    restarts: int = 10,
+    summary: DataSummary | None = None,
+    max_iter: int = 200,
+) -> FitResult:
+    """Maximise the marginal likelihood with L-BFGS-B from several starting points.
+
+    The first start keeps every known (finite) value of ``kernel`` and draws the unknown (NaN)
+    ones; later starts draw the unknown ones again. A kernel with nothing unknown is started once.
+    An optimiser error in one start is counted and skipped, never raised.
+    """
+    X = np.asarray(X, dtype=float)
+    X = X[:, None] if X.ndim == 1 else X
+    y = np.asarray(y, dtype=float)
+    summary = summary or DataSummary.from_data(X[:, 0], y)
+    bounds = theta_bounds(kernel, summary)
+    has_unknown = not kernel.is_fitted
+    n_starts = max(1, restarts) if has_unknown else 1
+    best_theta, best_nll = None, FAILED_NLL
+    n_failed = n_evals = 0
+    for _ in range(n_starts):
+        start = kernel.with_values(initial_values(kernel, summary, rng)).theta()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = minimize(
+                    nll_and_grad,
+                    start,
+                    args=(kernel, X, y),
+                    jac=True,
+                    method="L-BFGS-B",
+                    bounds=bounds,
+                    options={"maxiter": max_iter},
+                )
+            theta, nll = res.x, float(res.fun)
+            n_evals += int(res.nfev)
+        except (ValueError, LinAlgError, FloatingPointError, OverflowError):
+            n_failed += 1
+            continue
+        if not nll < FAILED_NLL:
+            n_failed += 1
+            continue
+        if nll < best_nll:
+            best_theta, best_nll = theta, nll
+    if best_theta is None:
+        return FitResult(kernel, FAILED_NLL, n_starts, n_failed, n_evals)
+    return FitResult(kernel.with_theta(best_theta), best_nll, n_starts, n_failed, n_evals)
+
+
+class Posterior:
+    """A kernel conditioned on data: predictions and posteriors of additive components.
+
+    For f = Σ f_i with independent f_i ~ GP(0, k_i) and y = f(X) observed (thesis eq. 2.5-2.7):
+        E[f_i(X*) | y]   = K_i(X*, X) K⁻¹ y
+        Cov[f_i(X*) | y] = K_i(X*, X*) - K_i(X*, X) K⁻¹ K_i(X, X*)
+        Cov[f_i(X*), f_j(X*) | y] = -K_i(X*, X) K⁻¹ K_j(X, X*)     (i ≠ j)
+    ``X* = None`` means the training inputs themselves (where a WN component is not zero).
+    """
+
+    def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray):
+        X = np.asarray(X, dtype=float)
+        self.X = X[:, None] if X.ndim == 1 else X
+        self.y = np.asarray(y, dtype=float)
+        self.kernel = kernel
+        L = _cholesky(kernel.gram(self.X))
+        if L is None:
+            raise LinAlgError("the covariance matrix of this model cannot be factorised")
+        self.L = L
+        self.alpha = cho_solve((L, True), self.y, check_finite=False)
+
+    def _cross(self, part: Kernel, Xs: np.ndarray | None) -> np.ndarray:
+        return part.gram(self.X) if Xs is None else part.gram(Xs, self.X)
+
+    def _prior(self, part: Kernel, Xs: np.ndarray | None, other: Kernel | None = None):
+        if other is not None:
+            return 0.0
+        return part.gram(self.X) if Xs is None else part.gram(Xs)
+
+    def component(
+        self, part: Kernel, Xs: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and pointwise variance of the additive component with kernel ``part``."""
+        Ks = self._cross(part, Xs)
+        mean = Ks @ self.alpha
+        V = solve_triangular(self.L, Ks.T, lower=True, check_finite=False)
+        prior = np.diag(self._prior(part, Xs))
+        var = np.maximum(prior - np.sum(V * V, axis=0), 0.0)
+        return mean, var
+
+    def covariance(
+        self, part: Kernel, other: Kernel | None = None, Xs: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Posterior covariance matrix of one component (``other`` None) or between two."""
+        A = solve_triangular(self.L, self._cross(part, Xs).T, lower=True, check_finite=False)
+        B = (
+            A
+            if other is None
+            else solve_triangular(self.L, self._cross(other, Xs).T, lower=True, check_finite=False)
+        )
+        return self._prior(part, Xs, other) - A.T @ B
+
+    def predict(self, Xs: np.ndarray, noise: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance of y (``noise``) or of the noise-free f at new inputs ``Xs``.
+
+        Noise-free means without the white-noise kernels; their variance is added back for y.
+        """
+        Xs = np.asarray(Xs, dtype=float)
+        Xs = Xs[:, None] if Xs.ndim == 1 else Xs
+        mean, var = self.component(self.kernel, Xs)
+        if noise:
+            var = var + _noise_variance(self.kernel, Xs)
+        return mean, var
+
+
+def _noise_variance(kernel: Kernel, Xs: np.ndarray) -> np.ndarray:
+    """The white-noise part of k(x, x) at each new input: prior diag on Xs minus the cross diag."""
+    same = kernel.gram(Xs)
+    distinct = kernel.gram(Xs, Xs.copy())
+    return np.diag(same) - np.diag(distinct)

@@ -1,0 +1,147 @@
+"""Read the text form of a kernel expression back into a kernel (inverse of ``Kernel.to_text``).
+
+Grammar (``*`` binds tighter than ``+``; ``×`` is accepted for ``*``)::
+
+    expr   := term ('+' term)*
+    term   := factor ('*' factor)*
+    factor := '(' expr ')' | NAME ['@' INT] ['(' args ')']
+    args   := arg (',' arg)*          arg := NAME '=' NUMBER | expr
+
+Base kernels take only ``name=value`` arguments (all or none); CP and CW take two kernels
+followed by their own ``name=value`` arguments. Parentheses are kept: ``(A + B) + C`` reads as a
+sum nested in a sum, exactly as printed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from abcd_cli.errors import InputError
+from abcd_cli.kernels import BASE_KERNELS, OPERATORS, Kernel, Product, Sum
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan))(?![\w.])"
+    r"|(?P<name>[A-Za-z_]\w*)|(?P<op>[()+*,=@×]))"
+)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise InputError(f"kernel text: unexpected character at {pos + 1}: {text[pos:][:20]!r}")
+        kind = m.lastgroup or ""
+        value = m.group(kind)
+        # A signed number is only a value after '=' or '@'; elsewhere its sign is an operator.
+        if kind == "num" and value[0] in "+-" and out and out[-1][1] not in ("=", "@"):
+            out.append(("op", value[0]))
+            pos = m.start(kind) + 1
+            continue
+        out.append((kind, "*" if value == "×" else value))
+        pos = m.end()
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.toks[self.i][1] if self.i < len(self.toks) else None
+
+    def take(self, expected: str | None = None) -> tuple[str, str]:
+        if self.i >= len(self.toks):
+            raise InputError(f"kernel text ends too early: {self.text!r}")
+        tok = self.toks[self.i]
+        if expected is not None and tok[1] != expected:
+            raise InputError(
+                f"kernel text: expected {expected!r}, found {tok[1]!r} in {self.text!r}"
+            )
+        self.i += 1
+        return tok
+
+    def expr(self) -> Kernel:
+        terms = [self.term()]
+        while self.peek() == "+":
+            self.take()
+            terms.append(self.term())
+        return terms[0] if len(terms) == 1 else Sum(tuple(terms))
+
+    def term(self) -> Kernel:
+        factors = [self.factor()]
+        while self.peek() == "*":
+            self.take()
+            factors.append(self.factor())
+        return factors[0] if len(factors) == 1 else Product(tuple(factors))
+
+    def factor(self) -> Kernel:
+        if self.peek() == "(":
+            self.take("(")
+            inner = self.expr()
+            self.take(")")
+            return inner
+        kind, name = self.take()
+        if kind != "name" or (name not in BASE_KERNELS and name not in OPERATORS):
+            known = ", ".join([*BASE_KERNELS, *OPERATORS])
+            raise InputError(f"kernel text: unknown kernel {name!r} (known: {known})")
+        dim = 0
+        if self.peek() == "@":
+            self.take()
+            dim = int(self.take()[1])
+        kernels, values = self.args() if self.peek() == "(" else ([], {})
+        return self.build(name, dim, kernels, values)
+
+    def args(self) -> tuple[list[Kernel], dict[str, float]]:
+        self.take("(")
+        kernels: list[Kernel] = []
+        values: dict[str, float] = {}
+        while True:
+            if self.i + 1 < len(self.toks) and self.toks[self.i + 1][1] == "=":
+                key = self.take()[1]
+                self.take("=")
+                kind, num = self.take()
+                if kind != "num":
+                    raise InputError(f"kernel text: {key}= needs a number, found {num!r}")
+                values[key] = float(num)
+            else:
+                kernels.append(self.expr())
+            if self.peek() == ",":
+                self.take()
+                continue
+            self.take(")")
+            return kernels, values
+
+    def build(self, name: str, dim: int, kernels: list[Kernel], values: dict[str, float]) -> Kernel:
+        cls = BASE_KERNELS.get(name) or OPERATORS[name]
+        unknown = set(values) - set(cls.names)
+        if unknown:
+            raise InputError(
+                f"kernel text: {name} has no parameter {sorted(unknown)[0]!r} "
+                f"(it has {', '.join(cls.names)})"
+            )
+        if values and len(values) != len(cls.names):
+            raise InputError(f"kernel text: {name} needs all of {', '.join(cls.names)} or none")
+        params = tuple(values[n] for n in cls.names) if values else ()
+        if name in OPERATORS:
+            if len(kernels) != 2:
+                raise InputError(f"kernel text: {name} takes two kernels, got {len(kernels)}")
+            return cls(kernels[0], kernels[1], params, dim)
+        if kernels:
+            raise InputError(f"kernel text: {name} takes no kernel arguments")
+        return cls(params, dim)
+
+
+def parse_kernel(text: str) -> Kernel:
+    """Parse ``text`` (as written by ``Kernel.to_text``) into a kernel; InputError if malformed."""
+    parser = _Parser(text)
+    if not parser.toks:
+        raise InputError("kernel text is empty")
+    kernel = parser.expr()
+    if parser.i != len(parser.toks):
+        raise InputError(f"kernel text: unexpected {parser.toks[parser.i][1]!r} in {text!r}")
+    return kernel
