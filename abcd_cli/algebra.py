@@ -141,12 +141,14 @@ def _simplify_product(factors: list[Kernel]) -> Kernel:
 
     wns = [k for k in factors if isinstance(k, WN)]
     if wns:
-        # WN × k for stationary k is WN with variance scaled by k(x, x) = sd_k².
-        sd = math.nan
+        # WN × k for stationary k is WN with its variance multiplied by k(x, x).
+        variance = math.nan
         for k in factors:
-            if _has_sd(k) and k.stationary:
-                sd = _times(sd, k.param("sd"))
-        factors = [WN((sd,), wns[0].dim)] + [k for k in factors if not k.stationary]
+            if k.stationary:
+                variance = _times(variance, _stationary_variance(k))
+        factors = [WN((math.sqrt(variance),), wns[0].dim)] + [
+            k for k in factors if not k.stationary
+        ]
     constants = [k for k in factors if isinstance(k, C)]
     rest = [k for k in factors if not isinstance(k, C)]
     if not rest:
@@ -163,6 +165,15 @@ def _simplify_product(factors: list[Kernel]) -> Kernel:
         else:
             rest = constants[:1] + rest  # only gates left: keep one constant as the scale
     return product(rest)
+
+
+def _stationary_variance(kernel: Kernel) -> float:
+    """k(x, x) of a stationary kernel (sums add, products multiply; NaN if any is unknown)."""
+    if isinstance(kernel, Sum):
+        return sum(_stationary_variance(k) for k in kernel.operands)
+    if isinstance(kernel, Product):
+        return math.prod(_stationary_variance(k) for k in kernel.operands)
+    return kernel.param("sd") ** 2
 
 
 def _has_sd(kernel: Kernel) -> bool:

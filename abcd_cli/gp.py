@@ -106,6 +106,33 @@ class FitResult:
         return self.nll < FAILED_NLL
 
 
+def _minimise(
+    theta: np.ndarray,
+    kernel: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    bounds: list[tuple[float, float]],
+    max_iter: int,
+) -> tuple[np.ndarray, float, int]:
+    """One L-BFGS-B run; (theta, nll, evaluations), nll = FAILED_NLL if the optimiser broke."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = minimize(
+                nll_and_grad,
+                theta,
+                args=(kernel, X, y),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": max_iter},
+            )
+    except (ValueError, LinAlgError, FloatingPointError, OverflowError):
+        return theta, FAILED_NLL, 0
+    nll = float(res.fun)
+    return res.x, (nll if math.isfinite(nll) else FAILED_NLL), int(res.nfev)
+
+
 def fit(
     kernel: Kernel,
     X: np.ndarray,
@@ -114,11 +141,17 @@ def fit(
     restarts: int = 10,
     summary: DataSummary | None = None,
     max_iter: int = 200,
+    polish: int | None = None,
+    screen_iter: int = 15,
 ) -> FitResult:
     """Maximise the marginal likelihood with L-BFGS-B from several starting points.
 
     The first start keeps every known (finite) value of ``kernel`` and draws the unknown (NaN)
     ones; later starts draw the unknown ones again. A kernel with nothing unknown is started once.
+
+    With ``polish`` = None every start is optimised to convergence. With ``polish`` = m, the
+    starts are ranked by their likelihood, the best m get ``screen_iter`` iterations, and only
+    the best of those is optimised to convergence (the search's economical mode).
     An optimiser error in one start is counted and skipped, never raised.
     """
     X = np.asarray(X, dtype=float)
@@ -126,37 +159,32 @@ def fit(
     y = np.asarray(y, dtype=float)
     summary = summary or DataSummary.from_data(X[:, 0], y)
     bounds = theta_bounds(kernel, summary)
-    has_unknown = not kernel.is_fitted
-    n_starts = max(1, restarts) if has_unknown else 1
-    best_theta, best_nll = None, FAILED_NLL
-    n_failed = n_evals = 0
-    for _ in range(n_starts):
-        start = kernel.with_values(initial_values(kernel, summary, rng)).theta()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                res = minimize(
-                    nll_and_grad,
-                    start,
-                    args=(kernel, X, y),
-                    jac=True,
-                    method="L-BFGS-B",
-                    bounds=bounds,
-                    options={"maxiter": max_iter},
-                )
-            theta, nll = res.x, float(res.fun)
-            n_evals += int(res.nfev)
-        except (ValueError, LinAlgError, FloatingPointError, OverflowError):
-            n_failed += 1
-            continue
-        if not nll < FAILED_NLL:
-            n_failed += 1
-            continue
-        if nll < best_nll:
-            best_theta, best_nll = theta, nll
-    if best_theta is None:
-        return FitResult(kernel, FAILED_NLL, n_starts, n_failed, n_evals)
-    return FitResult(kernel.with_theta(best_theta), best_nll, n_starts, n_failed, n_evals)
+    n_starts = max(1, restarts) if not kernel.is_fitted else 1
+    starts = [
+        kernel.with_values(initial_values(kernel, summary, rng)).theta() for _ in range(n_starts)
+    ]
+    n_evals = 0
+    if polish is not None and polish < n_starts:
+        first_look = [negative_log_likelihood(kernel.with_theta(t), X, y) for t in starts]
+        n_evals += n_starts
+        starts = [starts[i] for i in np.argsort(first_look, kind="stable")[: max(1, polish)]]
+        runs = [_minimise(t, kernel, X, y, bounds, screen_iter) for t in starts]
+        n_evals += sum(r[2] for r in runs)
+        ok = [r for r in runs if r[1] < FAILED_NLL]
+        runs = (
+            [_minimise(min(ok, key=lambda r: r[1])[0], kernel, X, y, bounds, max_iter)]
+            if ok
+            else []
+        )
+    else:
+        runs = [_minimise(t, kernel, X, y, bounds, max_iter) for t in starts]
+    n_evals += sum(r[2] for r in runs)
+    ok = [r for r in runs if r[1] < FAILED_NLL]
+    n_failed = len(runs) - len(ok)
+    if not ok:
+        return FitResult(kernel, FAILED_NLL, n_starts, max(n_failed, 1), n_evals)
+    theta, nll, _ = min(ok, key=lambda r: r[1])
+    return FitResult(kernel.with_theta(theta), nll, n_starts, n_failed, n_evals)
 
 
 class Posterior:

@@ -28,6 +28,7 @@ class DataSummary:
     x_max: float
     spacing: float  # median positive gap between consecutive x
     min_spacing: float  # smallest positive gap
+    short_spacing: float  # 10th percentile of the positive gaps
     y_sd: float
     periods: tuple[float, ...]  # strongest periodogram peaks, strongest first
 
@@ -44,9 +45,12 @@ class DataSummary:
         x_range = float(x.max() - x.min()) or 1.0
         spacing = float(np.median(gaps)) if gaps.size else x_range
         min_spacing = float(gaps.min()) if gaps.size else x_range
+        short_spacing = float(np.percentile(gaps, 10)) if gaps.size else x_range
         y_sd = float(np.std(y)) or 1.0
-        periods = _periodogram_peaks(x, y, spacing, x_range, n_peaks)
-        return cls(float(x.min()), float(x.max()), spacing, min_spacing, y_sd, periods)
+        periods = _periodogram_peaks(x, y, short_spacing, x_range, n_peaks)
+        return cls(
+            float(x.min()), float(x.max()), spacing, min_spacing, short_spacing, y_sd, periods
+        )
 
 
 def _periodogram_peaks(
@@ -59,7 +63,10 @@ def _periodogram_peaks(
     if not f_lo < f_hi:
         return ()
     freqs = np.geomspace(f_lo, f_hi, 2000)
-    power = lombscargle(x, y - y.mean(), 2 * np.pi * freqs)
+    # A quadratic trend would leak into every low frequency; take it out first.
+    t = (x - x.mean()) / x_range
+    residual = y - np.polyval(np.polyfit(t, y, 2), t)
+    power = lombscargle(x, residual, 2 * np.pi * freqs)
     peaks = np.flatnonzero((power[1:-1] > power[:-2]) & (power[1:-1] >= power[2:])) + 1
     best = peaks[np.argsort(power[peaks])[::-1][:n_peaks]]
     return tuple(float(1.0 / freqs[i]) for i in best)
@@ -94,7 +101,7 @@ def sample_value(symbol: str, name: str, s: DataSummary, rng: np.random.Generato
         if near and u < 0.8:
             i = 0 if u < 0.5 or len(near) == 1 else int(rng.integers(1, len(near)))
             return float(near[i] * math.exp(rng.normal(0.0, 0.02)))
-        return _log_uniform(rng, lo, hi)
+        return _log_uniform(rng, max(lo, 2.0 * s.spacing), hi)
     if name == "alpha":
         return _log_normal(rng, 1.0)
     if name == "location":
@@ -109,8 +116,9 @@ def sample_value(symbol: str, name: str, s: DataSummary, rng: np.random.Generato
 
 
 def period_limits(s: DataSummary) -> tuple[float, float]:
-    """Periods worth considering: at least three median spacings, at most half the range."""
-    return 3.0 * s.spacing, max(0.5 * s.x_range, 6.0 * s.spacing)
+    """Periods a model may report: from two short spacings (the Nyquist period of the densest
+    sampling, the 10th percentile of the gaps) to half the range of x."""
+    return 2.0 * s.short_spacing, max(0.5 * s.x_range, 4.0 * s.short_spacing)
 
 
 def value_bounds(symbol: str, name: str, s: DataSummary) -> tuple[float, float]:
@@ -131,13 +139,13 @@ def value_bounds(symbol: str, name: str, s: DataSummary) -> tuple[float, float]:
             return _PER_SMOOTHNESS_RANGE
         return 0.1 * s.min_spacing, 1e3 * span
     if name == "period":
-        return 2.0 * s.min_spacing, 2.0 * span
+        return period_limits(s)
     if name == "alpha":
         return _ALPHA_RANGE
     if name == "location":
         if symbol == "Lin":
             return s.x_min - 10.0 * span, s.x_max + 10.0 * span
-        return s.x_min - 0.05 * span, s.x_max + 0.05 * span
+        return s.x_min, s.x_max
     if name == "steepness":
         return 0.05 * s.min_spacing, span
     if name == "width":

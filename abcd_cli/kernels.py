@@ -380,6 +380,24 @@ class Per(BaseKernel):
         return K, [d_ell, d_period, 2.0 * K]
 
 
+@dataclass(frozen=True)
+class Cos(BaseKernel):
+    """Cosine: Cos(x, x') = sd² cos(2π(x - x')/period), the limit of Per (eq. 1.8)."""
+
+    symbol: ClassVar[str] = "Cos"
+    names: ClassVar[tuple[str, ...]] = ("period", "sd")
+    positive: ClassVar[tuple[bool, ...]] = (True, True)
+    units: ClassVar[tuple[str, ...]] = ("length", "scale")
+
+    def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
+        period, sd = self.params
+        phase = 2.0 * np.pi * inp.diff(self.dim) / period
+        K = sd**2 * np.cos(phase)
+        if not grad:
+            return K, []
+        return K, [sd**2 * np.sin(phase) * phase, 2.0 * K]
+
+
 def _periodic_shape(a: float, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """f(a, c) = (exp(a(c-1)) - ive(a)) / (1 - ive(a)) with df/dc and df/da."""
     if a < _PER_SERIES_BELOW:
@@ -637,6 +655,10 @@ class Combination(Kernel):
     def operands(self) -> tuple[Kernel, ...]:
         return self.terms
 
+    @property
+    def stationary(self) -> bool:  # type: ignore[override]
+        return all(k.stationary for k in self.terms)
+
     def with_operands(self, operands: Sequence[Kernel]) -> Kernel:
         return replace(self, terms=tuple(operands))
 
@@ -698,7 +720,7 @@ class Product(Combination):
 
 
 BASE_KERNELS: dict[str, type[BaseKernel]] = {
-    cls.symbol: cls for cls in (WN, C, Lin, SE, RQ, Per, Before, After, Outside, Inside)
+    cls.symbol: cls for cls in (WN, C, Lin, SE, RQ, Per, Cos, Before, After, Outside, Inside)
 }
 OPERATORS: dict[str, type[ChangeOperator]] = {"CP": CP, "CW": CW}
 

@@ -11,7 +11,7 @@ import pytest
 from scipy.special import i0
 
 from abcd_cli.errors import InputError
-from abcd_cli.kernels import CP, CW, RQ, SE, WN, C, Lin, Per, Product, Sum
+from abcd_cli.kernels import CP, CW, RQ, SE, WN, C, Cos, Lin, Per, Product, Sum
 from abcd_cli.parse import parse_kernel
 
 RNG = np.random.default_rng(20261122)
@@ -26,6 +26,7 @@ KERNELS = [
     Per((1.1, 1.7, 0.9)),
     Per((0.05, 0.9, 0.9)),  # very peaked
     Per((3e3, 1.3, 0.9)),  # near the cosine limit (series branch)
+    SE((2.0, 1.0)) * Cos((0.8, 1.2)),
     SE((0.8, 1.3)) + Per((1.1, 1.7, 0.9)),
     SE((0.8, 1.3)) * Lin((0.7, 0.4)) * Per((2.0, 1.2, 0.5)),
     (SE((0.5, 1.0)) + WN((0.2,))) * (Lin((0.3, -1.0)) + C((0.5,))),
@@ -137,6 +138,7 @@ def test_changewindow_applies_second_operand_inside():
 def test_periodic_reaches_cosine_limit():
     r = np.linspace(-3, 3, 41)
     cosine = 0.81 * np.cos(2 * np.pi * r / 1.3)
+    np.testing.assert_allclose(Cos((1.3, 0.9)).gram(r, np.zeros(1))[:, 0], cosine, atol=1e-14)
     for ell in (1e3, 1e5, 1e8, 1e150):
         K = Per((ell, 1.3, 0.9)).gram(r, np.zeros(1))[:, 0]
         assert np.all(np.isfinite(K))

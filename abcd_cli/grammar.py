@@ -1,0 +1,177 @@
+"""The search operators, written as data, and ``expand(kernel) -> candidates``.
+
+Operators of the grammar appendix (eq. 1.9-1.19), applied to every subexpression S of the current
+kernel, with B any base kernel of the language and C the constant kernel::
+
+    S → S + B       S → S × B       B → B'        S → CP(S, S)    S → CW(S, S)
+    S → CW(S, C)    S → CW(C, S)    S → S × (B + C)                S → B
+    S + S' → S      S × S' → S
+
+New base kernels come with unknown (NaN) parameters; everything copied from the parent keeps
+its fitted values. Candidates are simplified, put in canonical form and deduplicated.
+
+A ``Language`` names its start kernels and the operators it allows, so the papers' baselines
+(a single SE, linear regression, MKL, TCI, spectral mixtures, changepoints) run on the same
+machinery as the full search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from abcd_cli.algebra import canonical, simplify, structure_key, sum_of_products
+from abcd_cli.kernels import (
+    CP,
+    CW,
+    RQ,
+    SE,
+    WN,
+    BaseKernel,
+    C,
+    Combination,
+    Cos,
+    Kernel,
+    Lin,
+    Per,
+    Product,
+    Sum,
+    total,
+)
+
+BASES: dict[str, type[BaseKernel]] = {"SE": SE, "Per": Per, "Lin": Lin, "C": C, "WN": WN, "RQ": RQ}
+DEFAULT_BASES = ("SE", "Per", "Lin", "C", "WN")
+
+
+def _fresh(name: str, dim: int = 0) -> BaseKernel:
+    return BASES[name]((), dim)
+
+
+def _subexpressions(kernel: Kernel) -> Iterator[tuple[Kernel, Callable[[Kernel], Kernel]]]:
+    """Every node S of the tree with a function that puts a replacement for S in its place."""
+    yield kernel, lambda new: new
+    for i, child in enumerate(kernel.operands):
+        for node, put in _subexpressions(child):
+
+            def place(new: Kernel, i: int = i, put: Callable[[Kernel], Kernel] = put) -> Kernel:
+                ops = list(kernel.operands)
+                ops[i] = put(new)
+                return kernel.with_operands(ops)
+
+            yield node, place
+
+
+def _full_operators(s: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
+    """Replacements for one subexpression S under the full ABCD grammar."""
+    for b in bases:
+        yield Sum((s, b))  # S → S + B
+        yield Product((s, b))  # S → S × B
+        yield Product((s, Sum((b, C()))))  # S → S × (B + C)
+        yield b  # S → B (covers B → B' when S is a base kernel)
+    yield CP(s, s)  # S → CP(S, S)
+    yield CW(s, s)  # S → CW(S, S)
+    yield CW(s, C())  # S → CW(S, C)
+    yield CW(C(), s)  # S → CW(C, S)
+    if isinstance(s, Combination):  # S + S' → S and S × S' → S
+        for i in range(len(s.operands)):
+            rest = s.operands[:i] + s.operands[i + 1 :]
+            yield rest[0] if len(rest) == 1 else s.with_operands(rest)
+
+
+def _expand_full(kernel: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
+    for node, put in _subexpressions(kernel):
+        for new in _full_operators(node, bases):
+            yield put(new)
+
+
+def _root_sums(terms: list[Kernel]) -> Callable[[Kernel, list[BaseKernel]], Iterator[Kernel]]:
+    """An operator family that only adds one of ``terms`` to the whole kernel."""
+
+    def expand(kernel: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
+        for t in terms:
+            yield Sum((kernel, t))
+
+    return expand
+
+
+def _expand_changepoints(kernel: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
+    """Split any SE (or any CP of SEs) at a new changepoint: S → CP(S, SE)."""
+    for node, put in _subexpressions(kernel):
+        if isinstance(node, (SE, CP)):
+            yield put(CP(node, SE()))
+
+
+@dataclass(frozen=True)
+class Language:
+    """A space of models: where the search starts and how it may grow."""
+
+    name: str
+    description: str
+    start: tuple[str, ...]  # text forms of the start kernels
+    grow: Callable[[Kernel, list[BaseKernel]], Iterator[Kernel]] | None
+
+    @property
+    def searches(self) -> bool:
+        return self.grow is not None
+
+
+LANGUAGES: dict[str, Language] = {
+    "abcd": Language(
+        "abcd",
+        "the full language: sums, products, changepoints and changewindows",
+        ("WN",),
+        _expand_full,
+    ),
+    "se": Language("se", "one squared-exponential kernel plus noise", ("SE + WN",), None),
+    "linear": Language("linear", "linear regression: a line plus noise", ("C + Lin + WN",), None),
+    "mkl": Language("mkl", "sums of squared-exponential kernels", ("WN",), _root_sums([SE()])),
+    "tci": Language(
+        "tci",
+        "trend, cycles and irregular part: sums of SE and Per",
+        ("WN",),
+        _root_sums([SE(), Per()]),
+    ),
+    "spectral": Language(
+        "spectral", "spectral mixture: sums of SE × cosine", ("WN",), _root_sums([SE() * Cos()])
+    ),
+    "changepoint": Language(
+        "changepoint",
+        "changepoints between squared-exponential kernels",
+        ("SE + WN",),
+        _expand_changepoints,
+    ),
+}
+
+
+def expand(
+    kernel: Kernel,
+    language: Language,
+    bases: tuple[str, ...] = DEFAULT_BASES,
+    interpretable: bool = False,
+    n_dims: int = 1,
+) -> list[Kernel]:
+    """All distinct simplified children of ``kernel`` (excluding itself), in a stable order.
+
+    With ``interpretable``, each child is also distributed into its sum-of-products form
+    (ABCD-interpretability), so products never hold sums.
+    """
+    if language.grow is None:
+        return []
+    fresh = [_fresh(name, d) for d in range(n_dims) for name in bases]
+    seen = {structure_key(kernel)}
+    out: list[Kernel] = []
+    for child in language.grow(kernel, fresh):
+        child = simplify(child)
+        if interpretable:
+            child = canonical(total(sum_of_products(child)))
+        key = structure_key(child)
+        if key in seen or _is_degenerate(child):
+            continue
+        seen.add(key)
+        out.append(child)
+    return out
+
+
+def _is_degenerate(kernel: Kernel) -> bool:
+    """Every model keeps a white-noise term: without one, K is singular on real data."""
+    return not any(isinstance(b, WN) for b in kernel.bases())
