@@ -101,3 +101,205 @@ def describe_data(data: str, x: str | None, y: str | None) -> None:
     for warning in series.warnings:
         click.echo(f"Warning: {warning}", err=True)
     click.echo(series.description())
+
+
+# ------------------------------------------------------------------------------------------
+# Search
+# ------------------------------------------------------------------------------------------
+
+
+def search_options(fn: Any) -> Any:
+    """The options shared by every command that runs a search."""
+    options = [
+        click.argument("data", metavar="DATA.csv"),
+        click.option(
+            "--x", "x", metavar="COL", help="Column holding time (name or 1-based number)."
+        ),
+        click.option("--y", "y", metavar="COL", help="Column holding the values (name or number)."),
+        click.option(
+            "--depth",
+            type=click.IntRange(0, 50),
+            default=10,
+            show_default=True,
+            help="Levels of the greedy search.",
+        ),
+        click.option(
+            "--restarts",
+            type=click.IntRange(1, 100),
+            default=10,
+            show_default=True,
+            help="Random starts per candidate model.",
+        ),
+        click.option(
+            "--seed",
+            type=int,
+            default=0,
+            show_default=True,
+            help="Seed of every random choice: one seed, one result.",
+        ),
+        click.option(
+            "--jobs",
+            type=click.IntRange(0, 512),
+            default=0,
+            help="Worker processes (0: one per core, 1: serial).",
+        ),
+        click.option(
+            "--beam",
+            type=click.IntRange(1, 20),
+            default=1,
+            show_default=True,
+            help="Models kept and expanded at each level.",
+        ),
+        click.option(
+            "--language",
+            type=click.Choice(sorted(LANGUAGE_NAMES)),
+            default="abcd",
+            show_default=True,
+            help="Space of models to search.",
+        ),
+        click.option(
+            "--interpretable",
+            is_flag=True,
+            help="Distribute products over sums during the search (ABCD-interpretability).",
+        ),
+        click.option(
+            "--subset-size",
+            type=click.IntRange(20, 100000),
+            default=250,
+            show_default=True,
+            help="Above this many points, optimise on a subset and refine on all.",
+        ),
+        click.option(
+            "--patience",
+            type=click.IntRange(0, 50),
+            default=2,
+            show_default=True,
+            help="Stop after this many levels without a better BIC (0: never).",
+        ),
+        click.option(
+            "--checkpoint",
+            metavar="PATH",
+            help="Where to keep the search state (default: beside the output).",
+        ),
+        click.option("--resume", is_flag=True, help="Continue an interrupted search."),
+        click.option("--quiet", is_flag=True, help="No progress lines on stderr."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+LANGUAGE_NAMES = ("abcd", "se", "linear", "mkl", "tci", "spectral", "changepoint")
+
+
+def run_search_command(opts: dict[str, Any], default_checkpoint: str):
+    """Load the data, run the search with progress and checkpoints; (series, result)."""
+    import signal
+
+    from abcd_cli.data import load_series
+    from abcd_cli.parallel import make_executor
+    from abcd_cli.search import SearchSettings, lost_candidate, run_search
+
+    series = load_series(opts["data"], x=opts["x"], y=opts["y"])
+    quiet = opts["quiet"]
+    for warning in series.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    settings = SearchSettings(
+        depth=opts["depth"],
+        restarts=opts["restarts"],
+        seed=opts["seed"],
+        beam=opts["beam"],
+        language=opts["language"],
+        interpretable=opts["interpretable"],
+        subset_size=opts["subset_size"],
+        patience=opts["patience"],
+    )
+    checkpoint = opts["checkpoint"] or default_checkpoint
+    progress = None if quiet else (lambda msg: click.echo(msg, err=True))
+
+    def terminate(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    executor = make_executor(opts["jobs"], on_lost=lost_candidate)
+    try:
+        result = run_search(
+            series.x, series.y, settings, executor, progress, checkpoint, resume=opts["resume"]
+        )
+    except KeyboardInterrupt:
+        executor.shutdown(wait=False, cancel_futures=True)
+        click.echo(
+            f"Interrupted. The search state after the last finished level is in {checkpoint};"
+            " run the same command with --resume to continue.",
+            err=True,
+        )
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    executor.shutdown()
+    return series, result, checkpoint
+
+
+def _default_checkpoint(data: str, out: str | None) -> str:
+    from pathlib import Path
+
+    if out:
+        return str(Path(out).with_name(Path(out).name + ".ckpt.json"))
+    return str(Path.cwd() / f".{Path(data).stem}.abcd.ckpt.json")
+
+
+@main.command(short_help="Find the kernel structure that best explains a series.")
+@search_options
+@click.option("--json", "json_out", metavar="OUT.json", help="Write the model and its trace here.")
+def search(json_out: str | None, **opts: Any) -> None:
+    """Search for a Gaussian-process model of DATA.csv and print the chosen kernel.
+
+    The search starts from white noise and greedily grows the kernel, scoring every candidate
+    by BIC. Progress goes to stderr, one line per level.
+    """
+    import json
+    import os
+
+    from abcd_cli.files import atomic_write
+    from abcd_cli.search import summary_line
+
+    if json_out:
+        _check_writable(json_out)
+    series, result, checkpoint = run_search_command(
+        opts, _default_checkpoint(opts["data"], json_out)
+    )
+    model = result.model
+    click.echo(summary_line(result))
+    click.echo(f"kernel: {model.user_kernel.to_text(digits=6)}")
+    for note in result.notes + ([result.stopped_early] if result.stopped_early else []):
+        click.echo(f"note: {note}")
+    if json_out:
+        doc = result.to_dict()
+        doc["data"].update(
+            {
+                "x_name": series.x_name,
+                "y_name": series.y_name,
+                "x_kind": series.x_kind,
+                "source": series.source,
+            }
+        )
+        atomic_write(json_out, json.dumps(doc, indent=1))
+        click.echo(f"wrote {json_out}")
+    if os.path.exists(checkpoint):
+        os.unlink(checkpoint)
+
+
+def _check_writable(path: str) -> None:
+    """Fail before a long run when the output cannot be written."""
+    import os
+    from pathlib import Path
+
+    from abcd_cli.errors import InputError
+
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"cannot write {path}: folder {folder} is not writable")
+    if Path(path).is_dir():
+        raise InputError(f"cannot write {path}: it is a folder")

@@ -1,0 +1,118 @@
+"""A fitted model: the kernel, the data it was fitted to, its scores, all in the user's units.
+
+``Model.to_dict`` / ``Model.from_dict`` are the JSON form shared by ``abcd search --json``,
+``abcd report`` and ``abcd predict``; the data travel with the model so a saved file is enough to
+predict or report again.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from abcd_cli.algebra import count_params
+from abcd_cli.errors import InputError
+from abcd_cli.gp import Posterior
+from abcd_cli.kernels import Kernel
+from abcd_cli.parse import parse_kernel
+from abcd_cli.scaling import Scaling
+
+
+def bic(nll: float, n_params: int, n: int) -> float:
+    """Bayesian information criterion, BIC = 2·NLL + p·log n (lower is better)."""
+    return 2.0 * nll + n_params * math.log(n)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A kernel fitted to (x, y). ``kernel`` is in internal units, ``user_kernel`` in the user's."""
+
+    kernel: Kernel
+    scaling: Scaling
+    x: np.ndarray
+    y: np.ndarray
+    nll: float  # −log p(y) in the user's units of y
+
+    @property
+    def n(self) -> int:
+        return int(self.x.size)
+
+    @cached_property
+    def user_kernel(self) -> Kernel:
+        return self.scaling.kernel_out(self.kernel)
+
+    @property
+    def n_params(self) -> int:
+        return count_params(self.kernel)
+
+    @property
+    def bic(self) -> float:
+        return bic(self.nll, self.n_params, self.n)
+
+    @cached_property
+    def posterior(self) -> Posterior:
+        """The internal-unit kernel conditioned on the internal-unit data."""
+        return Posterior(self.kernel, self.scaling.x_in(self.x), self.scaling.y_in(self.y))
+
+    def predict(self, x_new: np.ndarray, noise: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Predictive mean and standard deviation of y (or of f, without noise) in user units."""
+        mean, var = self.posterior.predict(self.scaling.x_in(x_new), noise=noise)
+        return self.scaling.y_out(mean), self.scaling.y_scale * np.sqrt(var)
+
+    def parameters(self) -> list[dict[str, object]]:
+        """Every parameter with its dotted path, kernel and value in the user's units."""
+        k = self.user_kernel
+        return [
+            {"name": name, "value": float(v)}
+            for name, v in zip(_described_names(k), k.values(), strict=True)
+        ]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kernel": self.user_kernel.to_text(),
+            "structure": self.kernel.structure,
+            "bic": self.bic,
+            "log_likelihood": -self.nll,
+            "n": self.n,
+            "n_params": self.n_params,
+            "parameters": self.parameters(),
+            "internal": {
+                "kernel": self.kernel.to_text(),
+                "scaling": {
+                    "x_shift": self.scaling.x_shift,
+                    "x_scale": self.scaling.x_scale,
+                    "y_shift": self.scaling.y_shift,
+                    "y_scale": self.scaling.y_scale,
+                },
+            },
+            "data": {"x": self.x.tolist(), "y": self.y.tolist()},
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Model:
+        """Rebuild a model from ``to_dict`` output; InputError when the content is not a model."""
+        try:
+            internal = d["internal"]
+            scaling = Scaling(**{k: float(v) for k, v in internal["scaling"].items()})
+            kernel = parse_kernel(internal["kernel"])
+            x = np.asarray(d["data"]["x"], dtype=float)
+            y = np.asarray(d["data"]["y"], dtype=float)
+            nll = -float(d["log_likelihood"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(
+                f"not a model file from 'abcd search --json': missing or bad {exc}"
+            ) from None
+        if x.shape != y.shape or x.ndim != 1 or not kernel.is_fitted:
+            raise InputError("model file: data or kernel parameters are incomplete")
+        return cls(kernel, scaling, x, y, nll)
+
+
+def _described_names(kernel: Kernel, path: str = "") -> list[str]:
+    """Names like ``Per[1.0].period``: the kernel symbol and its position in the tree."""
+    names = [f"{kernel.symbol}[{path or 'root'}].{n}" for n in kernel.own_names]
+    for i, k in enumerate(kernel.operands):
+        names += _described_names(k, f"{path}.{i}" if path else str(i))
+    return names

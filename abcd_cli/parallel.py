@@ -1,0 +1,83 @@
+"""Executors for the search: serial, or a process pool whose workers use one BLAS thread each.
+
+The search only needs ``executor.map``; anything with the ``concurrent.futures.Executor``
+interface (a ``dask.distributed.Client`` too) can be passed instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from threadpoolctl import threadpool_limits
+
+
+def _limit_threads() -> None:
+    threadpool_limits(limits=1, user_api="blas")
+
+
+class SerialExecutor(Executor):
+    """Runs each call in this process, in order."""
+
+    def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
+        return map(fn, *iterables)
+
+
+class ResilientPool(Executor):
+    """A process pool that survives the death of a worker (killed, out of memory).
+
+    ``map`` submits every item; if the pool breaks, it is replaced and each unfinished item is
+    tried once more, alone, on the new pool; an item that breaks it again gets ``on_lost(item)``.
+    """
+
+    def __init__(self, jobs: int, on_lost: Callable[[Any], Any] | None = None):
+        self.jobs = jobs
+        self.on_lost = on_lost
+        self.replaced = 0
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.jobs, initializer=_limit_threads)
+
+    def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
+        items = list(zip(*iterables, strict=True))
+        futures = [self._pool.submit(fn, *item) for item in items]
+        results: list[Any] = []
+        unfinished: list[int] = []
+        for i, fut in enumerate(futures):
+            try:
+                results.append(fut.result())
+            except BrokenProcessPool:
+                results.append(None)
+                unfinished.append(i)
+        if unfinished:
+            self._replace()
+        for i in unfinished:  # one at a time, so a repeat offender is known for sure
+            try:
+                results[i] = self._pool.submit(fn, *items[i]).result()
+            except BrokenProcessPool:
+                self._replace()
+                if self.on_lost is None:
+                    raise
+                results[i] = self.on_lost(*items[i])
+        return iter(results)
+
+    def _replace(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._new_pool()
+        self.replaced += 1
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any):
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def make_executor(jobs: int | None, on_lost: Callable[[Any], Any] | None = None) -> Executor:
+    """``jobs`` = 1: serial; None or 0: one process per core; otherwise that many processes."""
+    n = jobs or os.cpu_count() or 1
+    return SerialExecutor() if n == 1 else ResilientPool(n, on_lost)

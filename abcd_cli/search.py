@@ -1,0 +1,478 @@
+"""Greedy compositional kernel search scored by BIC (thesis ch. 3, appendix §1.2).
+
+Each level expands the best model(s) of the previous level with the grammar's operators, fits
+every new structure (in parallel on the executor the caller passes in), scores it by
+BIC = 2·NLL + p·log n in the user's units, and keeps the best ``beam``. The chosen model is the
+best over all levels.
+
+Long series: above ``subset_size`` points, candidates are optimised on an evenly spread subset and
+ranked by their subset BIC; the best few are then refined on all the data, and only full-data
+BICs are reported or compared.
+
+After every level the state is written atomically to a checkpoint; a search resumed from it
+continues exactly as an uninterrupted one would, since every candidate's random numbers come
+from the seed and the candidate's structure alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zlib
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from abcd_cli import __version__
+from abcd_cli.algebra import count_params, structure_key
+from abcd_cli.errors import InputError, RunError
+from abcd_cli.files import atomic_write
+from abcd_cli.gp import FAILED_NLL, fit
+from abcd_cli.grammar import DEFAULT_BASES, LANGUAGES, expand
+from abcd_cli.init import DataSummary, period_limits
+from abcd_cli.kernels import ChangeOperator, Cos, Kernel, Per
+from abcd_cli.model import Model, bic
+from abcd_cli.parallel import SerialExecutor
+from abcd_cli.parse import parse_kernel
+from abcd_cli.scaling import Scaling
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Everything that decides the search's result (the seed included)."""
+
+    depth: int = 10
+    restarts: int = 10
+    seed: int = 0
+    beam: int = 1
+    language: str = "abcd"
+    interpretable: bool = False
+    bases: tuple[str, ...] = DEFAULT_BASES
+    subset_size: int = 250  # above this many points, optimise on a subset first
+    refine: int = 3  # subset-ranked candidates refined on all the data per level
+    patience: int = 2  # stop after this many levels without a better BIC (0: never)
+    polish: int = 3  # starts optimised past the first screening iterations
+    max_iter: int = 100
+
+    def __post_init__(self) -> None:
+        checks = {
+            "depth": self.depth >= 0,
+            "restarts": self.restarts >= 1,
+            "beam": self.beam >= 1,
+            "subset_size": self.subset_size >= 20,
+            "refine": self.refine >= 1,
+            "patience": self.patience >= 0,
+            "polish": self.polish >= 1,
+            "max_iter": self.max_iter >= 1,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
+        if self.language not in LANGUAGES:
+            raise InputError(
+                f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
+            )
+
+    def to_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["bases"] = list(self.bases)
+        return d
+
+
+# ------------------------------------------------------------------------------------------
+# Fitting one candidate (runs in a worker process: top-level, picklable, never raises)
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FitTask:
+    kernel: Kernel
+    X: np.ndarray
+    y: np.ndarray
+    summary: DataSummary
+    limits: DataSummary  # the full data's scales, for the validity check
+    restarts: int
+    polish: int
+    max_iter: int
+    entropy: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kernel: Kernel  # fitted, internal units
+    nll: float  # internal units, on the task's data
+    status: str  # "ok", "failed" or "rejected"
+    message: str = ""
+    seconds: float = 0.0
+
+
+def fit_candidate(task: FitTask) -> Candidate:
+    """Fit one structure; a numerical failure is reported in the result, never raised."""
+    start = time.perf_counter()
+    try:
+        rng = np.random.default_rng(np.random.SeedSequence(list(task.entropy)))
+        # Matrices here are small: one BLAS thread each; the pool gives the parallelism.
+        with threadpool_limits(limits=1, user_api="blas"):
+            res = fit(
+                task.kernel,
+                task.X,
+                task.y,
+                rng,
+                restarts=task.restarts,
+                summary=task.summary,
+                max_iter=task.max_iter,
+                polish=task.polish,
+            )
+    except Exception as exc:  # noqa: BLE001 - one candidate's failure must not end the search
+        return Candidate(task.kernel, FAILED_NLL, "failed", f"{type(exc).__name__}: {exc}")
+    seconds = time.perf_counter() - start
+    if not res.ok:
+        return Candidate(task.kernel, FAILED_NLL, "failed", "no start could be optimised", seconds)
+    reason = invalid_reason(res.kernel, task.limits)
+    if reason:
+        return Candidate(res.kernel, res.nll, "rejected", reason, seconds)
+    return Candidate(res.kernel, res.nll, "ok", "", seconds)
+
+
+def lost_candidate(task: FitTask) -> Candidate:
+    """The result recorded for a candidate whose worker process died twice."""
+    return Candidate(task.kernel, FAILED_NLL, "failed", "the worker process fitting it died")
+
+
+def invalid_reason(kernel: Kernel, s: DataSummary) -> str:
+    """Why a fitted model may not be reported ('' when it may): periods must lie between two
+    short spacings and half the range, changes must happen inside the data."""
+    lo, hi = period_limits(s)
+    for b in kernel.bases():
+        if isinstance(b, (Per, Cos)) and not lo * (1 - 1e-9) <= b.param("period") <= hi * (
+            1 + 1e-9
+        ):
+            return "period outside the range the data can show"
+    stack = [kernel]
+    while stack:
+        k = stack.pop()
+        if isinstance(k, ChangeOperator) and not s.x_min <= k.param("location") <= s.x_max:
+            return "change located outside the data"
+        stack.extend(k.operands)
+    return ""
+
+
+def _entropy(seed: int, kernel: Kernel) -> tuple[int, ...]:
+    return (seed, zlib.crc32(structure_key(kernel).encode()))
+
+
+# ------------------------------------------------------------------------------------------
+# The search
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Scored:
+    kernel: Kernel  # internal units, fitted on all the data
+    nll: float  # user units, all the data
+    bic: float
+
+
+@dataclass
+class SearchResult:
+    model: Model
+    trace: list[dict[str, object]]
+    settings: SearchSettings
+    elapsed_seconds: float
+    notes: list[str] = field(default_factory=list)
+    stopped_early: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        d = self.model.to_dict()
+        d.update(
+            {
+                "trace": self.trace,
+                "settings": self.settings.to_dict(),
+                "notes": self.notes,
+                "stopped_early": self.stopped_early,
+                "version": __version__,
+                "elapsed_seconds": self.elapsed_seconds,
+            }
+        )
+        return d
+
+
+def _subset(n: int, size: int) -> np.ndarray:
+    """Indices of ``size`` points spread evenly through the (sorted) series."""
+    if n <= size:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, size)).astype(int))
+
+
+def _fingerprint(x: np.ndarray, y: np.ndarray) -> str:
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(x, dtype=float).tobytes())
+    h.update(np.ascontiguousarray(y, dtype=float).tobytes())
+    return h.hexdigest()[:16]
+
+
+class Search:
+    """One search over one series; ``run`` does the levels, checkpointing after each."""
+
+    def __init__(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        settings: SearchSettings,
+        executor: Executor | None = None,
+        progress: Progress | None = None,
+        checkpoint: str | Path | None = None,
+    ):
+        self.x = np.asarray(x, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.settings = settings
+        self.language = LANGUAGES[settings.language]
+        self.executor = executor or SerialExecutor()
+        self.progress = progress or (lambda _msg: None)
+        self.checkpoint = Path(checkpoint) if checkpoint else None
+        self.scaling = Scaling.from_data(self.x, self.y)
+        self.X = self.scaling.x_in(self.x)[:, None]
+        self.Y = self.scaling.y_in(self.y)
+        self.n = self.Y.size
+        idx = _subset(self.n, settings.subset_size)
+        self.subset = idx if idx.size < self.n else None
+        self.X_fit, self.Y_fit = self.X[idx], self.Y[idx]
+        self.full_summary = DataSummary.from_data(self.X[:, 0], self.Y)
+        self.fit_summary = (
+            self.full_summary
+            if self.subset is None
+            else DataSummary.from_data(self.X_fit[:, 0], self.Y_fit)
+        )
+        # state, saved in the checkpoint
+        self.level = -1
+        self.parents: list[_Scored] = []
+        self.seen: set[str] = set()
+        self.best: _Scored | None = None
+        self.trace: list[dict[str, object]] = []
+        self.stale = 0
+        self.elapsed = 0.0
+
+    # --- scoring -------------------------------------------------------------------------
+    def _user_nll(self, nll_internal: float, n: int) -> float:
+        return self.scaling.nll_out(nll_internal, n)
+
+    def _tasks(
+        self, kernels: list[Kernel], X: np.ndarray, y: np.ndarray, restarts: int
+    ) -> list[FitTask]:
+        summary = self.fit_summary if X is self.X_fit else self.full_summary
+        s = self.settings
+        return [
+            FitTask(
+                k,
+                X,
+                y,
+                summary,
+                self.full_summary,
+                restarts,
+                s.polish,
+                s.max_iter,
+                _entropy(s.seed, k),
+            )
+            for k in kernels
+        ]
+
+    def _score_level(self, kernels: list[Kernel]) -> tuple[list[_Scored], dict[str, int]]:
+        """Fit candidates; return those with full-data scores, best first, and counts."""
+        s = self.settings
+        results = list(
+            self.executor.map(
+                fit_candidate, self._tasks(kernels, self.X_fit, self.Y_fit, s.restarts)
+            )
+        )
+        counts = {
+            "candidates": len(results),
+            "failed": sum(r.status == "failed" for r in results),
+            "rejected": sum(r.status == "rejected" for r in results),
+        }
+        ok = [r for r in results if r.status == "ok"]
+        n_fit = self.Y_fit.size
+        ranked = sorted(
+            ok,
+            key=lambda r: bic(self._user_nll(r.nll, n_fit), count_params(r.kernel), n_fit),
+        )
+        if self.subset is None:
+            scored = [self._scored(r.kernel, r.nll) for r in ranked]
+        else:
+            top = [r.kernel for r in ranked[: max(s.refine, s.beam)]]
+            refined = self.executor.map(fit_candidate, self._tasks(top, self.X, self.Y, 1))
+            scored = [self._scored(r.kernel, r.nll) for r in refined if r.status == "ok"]
+        scored.sort(key=lambda c: c.bic)
+        return scored, counts
+
+    def _scored(self, kernel: Kernel, nll_internal: float) -> _Scored:
+        nll = self._user_nll(nll_internal, self.n)
+        return _Scored(kernel, nll, bic(nll, count_params(kernel), self.n))
+
+    # --- levels --------------------------------------------------------------------------
+    def _candidates(self) -> list[Kernel]:
+        if self.level < 0:
+            start = [parse_kernel(t) for t in self.language.start]
+            return start
+        out: list[Kernel] = []
+        for parent in self.parents:
+            for child in expand(
+                parent.kernel, self.language, self.settings.bases, self.settings.interpretable
+            ):
+                key = structure_key(child)
+                if key not in self.seen:
+                    self.seen.add(key)
+                    out.append(child)
+        return out
+
+    def step(self) -> bool:
+        """Run one level; False when there is nothing left to do."""
+        started = time.perf_counter()
+        if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
+            return False
+        if self.settings.patience and self.stale >= self.settings.patience:
+            return False
+        kernels = self._candidates()
+        if self.level < 0:
+            self.seen.update(structure_key(k) for k in kernels)
+        if not kernels:
+            return False
+        scored, counts = self._score_level(kernels)
+        self.level += 1
+        if not scored:
+            self.elapsed += time.perf_counter() - started
+            self.trace.append({"level": self.level, **counts, "structure": None, "bic": None})
+            self.progress(f"level {self.level}: every candidate failed")
+            self._save()
+            return False
+        top = scored[0]
+        if self.best is None or top.bic < self.best.bic:
+            self.best, self.stale = top, 0
+        else:
+            self.stale += 1
+        self.parents = scored[: self.settings.beam]
+        self.elapsed += time.perf_counter() - started
+        self.trace.append(
+            {
+                "level": self.level,
+                **counts,
+                "structure": top.kernel.structure,
+                "kernel": self.scaling.kernel_out(top.kernel).to_text(digits=6),
+                "bic": top.bic,
+                "elapsed_seconds": round(self.elapsed, 3),
+            }
+        )
+        self.progress(
+            f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
+            f" ({counts['failed']} failed, {counts['rejected']} rejected);"
+            f" best {top.kernel.structure}  BIC {top.bic:.2f}  [{self.elapsed:.1f}s]"
+        )
+        self._save()
+        return True
+
+    def run(self) -> SearchResult:
+        while self.step():
+            pass
+        if self.best is None:
+            raise RunError("no model could be fitted to this series (every candidate failed)")
+        notes = []
+        if self.subset is not None:
+            notes.append(
+                f"candidates were optimised on {self.X_fit.shape[0]} of {self.n}"
+                " evenly spread points,"
+                f" and the best {max(self.settings.refine, self.settings.beam)} of each level"
+                " refined on all the data"
+            )
+        stopped = ""
+        if self.trace and self.trace[-1]["structure"] is None:
+            stopped = (
+                f"every candidate of level {self.trace[-1]['level']} failed; kept the best so far"
+            )
+        elif (
+            self.settings.patience
+            and self.stale >= self.settings.patience
+            and self.level < self.settings.depth
+        ):
+            stopped = f"no better model in {self.stale} levels; stopped at level {self.level}"
+        model = Model(self.best.kernel, self.scaling, self.x, self.y, self.best.nll)
+        return SearchResult(model, self.trace, self.settings, self.elapsed, notes, stopped)
+
+    # --- checkpoints ---------------------------------------------------------------------
+    def _state(self) -> dict[str, object]:
+        def scored(c: _Scored) -> dict[str, object]:
+            return {"kernel": c.kernel.to_text(), "nll": c.nll, "bic": c.bic}
+
+        return {
+            "version": __version__,
+            "settings": self.settings.to_dict(),
+            "fingerprint": _fingerprint(self.x, self.y),
+            "level": self.level,
+            "parents": [scored(p) for p in self.parents],
+            "best": scored(self.best) if self.best else None,
+            "seen": sorted(self.seen),
+            "trace": self.trace,
+            "stale": self.stale,
+            "elapsed_seconds": self.elapsed,
+        }
+
+    def _save(self) -> None:
+        if self.checkpoint is not None:
+            atomic_write(self.checkpoint, json.dumps(self._state()))
+
+    def restore(self) -> bool:
+        """Load the checkpoint if there is one for this data and these settings."""
+        if self.checkpoint is None or not self.checkpoint.exists():
+            return False
+        try:
+            state = json.loads(self.checkpoint.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read checkpoint {self.checkpoint}: {exc}") from None
+        if state.get("fingerprint") != _fingerprint(self.x, self.y):
+            raise InputError(
+                f"checkpoint {self.checkpoint} was made for other data; remove it to start anew"
+            )
+        if state.get("settings") != self.settings.to_dict():
+            raise InputError(
+                f"checkpoint {self.checkpoint} was made with other settings;"
+                " use the same options or remove it"
+            )
+
+        def scored(d: dict) -> _Scored:
+            return _Scored(parse_kernel(d["kernel"]), float(d["nll"]), float(d["bic"]))
+
+        self.level = int(state["level"])
+        self.parents = [scored(p) for p in state["parents"]]
+        self.best = scored(state["best"]) if state["best"] else None
+        self.seen = set(state["seen"])
+        self.trace = list(state["trace"])
+        self.stale = int(state["stale"])
+        self.elapsed = float(state["elapsed_seconds"])
+        return True
+
+
+def run_search(
+    x: np.ndarray,
+    y: np.ndarray,
+    settings: SearchSettings | None = None,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+) -> SearchResult:
+    """Search for the kernel that best explains y(x); see the module docstring."""
+    search = Search(x, y, settings or SearchSettings(), executor, progress, checkpoint)
+    if resume and search.restore() and progress:
+        progress(f"resumed after level {search.level}")
+    return search.run()
+
+
+def summary_line(result: SearchResult) -> str:
+    """One line: the chosen model and its BIC (used by the CLI)."""
+    m = result.model
+    return f"{m.kernel.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"
