@@ -47,10 +47,12 @@ def _cholesky(K: np.ndarray) -> np.ndarray | None:
 
 def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     """K⁻¹ from its lower Cholesky factor (LAPACK potri, half the work of solving for I)."""
-    inv, info = dpotri(L, lower=1)
+    inv, info = dpotri(L, lower=1)  # fills the lower triangle; L's upper one is zero
     if info != 0:
         raise LinAlgError(f"potri failed with info={info}")
-    return np.tril(inv) + np.tril(inv, -1).T
+    full = inv + inv.T
+    full[np.diag_indices_from(full)] *= 0.5
+    return full
 
 
 def nll_and_grad(
@@ -60,15 +62,17 @@ def nll_and_grad(
     k = kernel.with_theta(theta)
     try:
         with np.errstate(all="ignore"):
-            K, dK = k.gram_grad(X)
-        L = _cholesky(K)
-        if L is None:
-            return FAILED_NLL, np.zeros(len(theta))
-        alpha = cho_solve((L, True), y, check_finite=False)
-        nll = 0.5 * float(y @ alpha) + float(np.sum(np.log(np.diag(L)))) + 0.5 * len(y) * _LOG_2PI
-        W = _inverse_from_cholesky(L)
-        W -= np.outer(alpha, alpha)
-        grad = 0.5 * (dK.reshape(len(dK), -1) @ W.ravel())
+            K, contract = k.vjp(X)
+            L = _cholesky(K)
+            if L is None:
+                return FAILED_NLL, np.zeros(len(theta))
+            alpha = cho_solve((L, True), y, check_finite=False)
+            nll = (
+                0.5 * float(y @ alpha) + float(np.sum(np.log(np.diag(L)))) + 0.5 * len(y) * _LOG_2PI
+            )
+            W = _inverse_from_cholesky(L)
+            W -= np.outer(alpha, alpha)
+            grad = 0.5 * contract(W)
     except (LinAlgError, ValueError, FloatingPointError):
         return FAILED_NLL, np.zeros(len(theta))
     if not (math.isfinite(nll) and np.all(np.isfinite(grad))):
@@ -142,7 +146,7 @@ def fit(
     summary: DataSummary | None = None,
     max_iter: int = 200,
     polish: int | None = None,
-    screen_iter: int = 15,
+    screen_iter: int = 10,
 ) -> FitResult:
     """Maximise the marginal likelihood with L-BFGS-B from several starting points.
 

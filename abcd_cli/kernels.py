@@ -13,9 +13,9 @@ dK/dtheta_i, one N x N slice per entry of ``theta``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.special import ive
@@ -173,6 +173,24 @@ class Kernel:
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         raise NotImplementedError
 
+    def vjp(self, X: np.ndarray) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """K(X, X) and a function G ↦ [Σ G ∘ ∂K/∂θ_i]_i (reverse mode, for symmetric G).
+
+        This is what the likelihood gradient needs, tr(W ∂K/∂θ_i), without forming every
+        ∂K/∂θ_i of a product: the adjoint G is passed down the tree instead.
+        """
+        inp = Inputs(X)
+        K, cache = self._forward(inp)
+        return K, lambda G: np.array(self._backward(cache, G), dtype=float)
+
+    def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
+        """K and what ``_backward`` needs (here: the forward-mode derivatives)."""
+        return self._eval(inp, grad=True)
+
+    def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
+        """[Σ G ∘ ∂K/∂θ_i] for this node's parameters, in theta order."""
+        return [float(np.vdot(G, d)) for d in cache]
+
     # --- text ------------------------------------------------------------------------------
     def to_text(self, params: bool = True, digits: int | None = None) -> str:
         """Unambiguous text form; ``parse`` reads it back."""
@@ -191,6 +209,14 @@ class Kernel:
 
     def __mul__(self, other: Kernel) -> Kernel:
         return Product((self, other))
+
+
+def _copy_with(node: Kernel, **changes: Any) -> Kernel:
+    """A copy of a frozen node with some fields changed, skipping re-validation (hot path)."""
+    new = object.__new__(type(node))
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _own_text(kernel: Kernel, digits: int | None) -> str:
@@ -236,7 +262,7 @@ class BaseKernel(Kernel):
         return self.positive
 
     def with_own_values(self, values: Sequence[float]) -> Kernel:
-        return replace(self, params=tuple(float(v) for v in values))
+        return _copy_with(self, params=tuple(float(v) for v in values))
 
     def param(self, name: str) -> float:
         return self.params[self.names.index(name)]
@@ -368,16 +394,54 @@ class Per(BaseKernel):
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         ell, period, sd = self.params
-        phase = 2.0 * np.pi * inp.diff(self.dim) / period
-        c = np.cos(phase)
+        phase = inp.diff(self.dim) * (2.0 * np.pi / period)
+        u = np.cos(phase)
+        u -= 1.0  # u = c - 1
         a = 1.0 / ell**2
-        f, df_dc, df_da = _periodic_shape(a, c)
-        K = sd**2 * f
+        if a < _PER_SERIES_BELOW:
+            f, df_dc, df_da = _periodic_series(a, u)
+            K = sd**2 * f
+            if not grad:
+                return K, []
+            d_ell = (-2.0 * a * sd**2) * df_da  # da/dlog(ell) = -2a
+            d_period = (sd**2 * df_dc) * np.sin(phase) * phase  # dc/dlog(period) = sin·phase
+            return K, [d_ell, d_period, 2.0 * K]
+        # f = (e - j0)/den with e = exp(a·u), den = 1 - j0, j0 = ive(0, a);
+        # df/dc = a·e/den; df/da = (e/den)·(u + dj0/den) - (dj0/den)·(1 + j0/den).
+        j0 = float(ive(0, a))
+        dj0 = float(ive(1, a)) - j0  # d/da [exp(-a) I0(a)] = exp(-a)(I1(a) - I0(a))
+        den = 1.0 - j0
+        e = np.exp(a * u)
+        K = e * (sd**2 / den)
+        K -= sd**2 * j0 / den
         if not grad:
             return K, []
-        d_ell = sd**2 * df_da * (-2.0 * a)  # da/dlog(ell) = -2a
-        d_period = sd**2 * df_dc * np.sin(phase) * phase  # dc/dlog(period) = sin(phase)·phase
+        d_ell = u + dj0 / den
+        d_ell *= e
+        d_ell *= -2.0 * a * sd**2 / den
+        d_ell += 2.0 * a * sd**2 * (dj0 / den) * (1.0 + j0 / den)
+        d_period = np.sin(phase)
+        d_period *= phase
+        d_period *= e
+        d_period *= sd**2 * a / den
         return K, [d_ell, d_period, 2.0 * K]
+
+
+def _periodic_series(a: float, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """f(a, c) = (exp(a(c-1)) - ive(a)) / (1 - ive(a)) for small a, with df/dc and df/da.
+
+    N/a = c + a·A + a²·B and D/a = 1 - 3a/4 + 5a²/12, with u = c - 1, A = u²/2 - 3/4,
+    B = u³/6 + 5/12 (Taylor series of exp and of ive about a = 0).
+    """
+    c = u + 1.0
+    A = 0.5 * u**2 - 0.75
+    B = u**3 / 6.0 + 5.0 / 12.0
+    num = c + a * A + a**2 * B
+    den = 1.0 - 0.75 * a + (5.0 / 12.0) * a**2
+    dnum_dc = 1.0 + a * u + 0.5 * a**2 * u**2
+    dnum_da = A + 2.0 * a * B
+    dden_da = -0.75 + (5.0 / 6.0) * a
+    return num / den, dnum_dc / den, (dnum_da * den - num * dden_da) / den**2
 
 
 @dataclass(frozen=True)
@@ -396,32 +460,6 @@ class Cos(BaseKernel):
         if not grad:
             return K, []
         return K, [sd**2 * np.sin(phase) * phase, 2.0 * K]
-
-
-def _periodic_shape(a: float, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """f(a, c) = (exp(a(c-1)) - ive(a)) / (1 - ive(a)) with df/dc and df/da."""
-    if a < _PER_SERIES_BELOW:
-        # N/a = c + a·A + a²·B and D/a = 1 - 3a/4 + 5a²/12, with u = c - 1,
-        # A = u²/2 - 3/4, B = u³/6 + 5/12 (Taylor series of exp and of ive about a = 0).
-        u = c - 1.0
-        A = 0.5 * u**2 - 0.75
-        B = u**3 / 6.0 + 5.0 / 12.0
-        num = c + a * A + a**2 * B
-        den = 1.0 - 0.75 * a + (5.0 / 12.0) * a**2
-        f = num / den
-        dnum_dc = 1.0 + a * u + 0.5 * a**2 * u**2
-        dnum_da = A + 2.0 * a * B
-        dden_da = -0.75 + (5.0 / 6.0) * a
-        return f, dnum_dc / den, (dnum_da * den - num * dden_da) / den**2
-    j0 = ive(0, a)
-    dj0 = ive(1, a) - j0  # d/da [exp(-a) I0(a)] = exp(-a)(I1(a) - I0(a))
-    e = np.exp(a * (c - 1.0))
-    num = e - j0
-    den = 1.0 - j0
-    f = num / den
-    df_dc = a * e / den
-    df_da = ((c - 1.0) * e - dj0) / den + num * dj0 / den**2
-    return f, df_dc, df_da
 
 
 # ==========================================================================================
@@ -495,7 +533,7 @@ class ChangeOperator(Kernel):
 
     def with_operands(self, operands: Sequence[Kernel]) -> Kernel:
         first, second = operands
-        return replace(self, first=first, second=second)
+        return _copy_with(self, first=first, second=second)
 
     @property
     def own_values(self) -> tuple[float, ...]:
@@ -510,7 +548,7 @@ class ChangeOperator(Kernel):
         return (False,) + (True,) * (len(self.names) - 1)
 
     def with_own_values(self, values: Sequence[float]) -> Kernel:
-        return replace(self, params=tuple(float(v) for v in values))
+        return _copy_with(self, params=tuple(float(v) for v in values))
 
     def param(self, name: str) -> float:
         return self.params[self.names.index(name)]
@@ -534,6 +572,20 @@ class ChangeOperator(Kernel):
             d_second = -np.outer(dg1[j], 1.0 - g2) - np.outer(1.0 - g1, dg2[j])
             own.append(d_first * K1 + d_second * K2)
         return K, own + [w_first * d for d in dK1] + [w_second * d for d in dK2]
+
+    def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
+        g, dg = self.gate(inp.col(self.dim))
+        K1, c1 = self.first._forward(inp)
+        K2, c2 = self.second._forward(inp)
+        w_first, w_second = np.outer(g, g), np.outer(1.0 - g, 1.0 - g)
+        return w_first * K1 + w_second * K2, (g, dg, K1, c1, K2, c2, w_first, w_second)
+
+    def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
+        # Σ G ∘ (dg gᵀ + g dgᵀ) ∘ K1 = 2 dgᵀ (G ∘ K1) g for symmetric G and K1.
+        g, dg, K1, c1, K2, c2, w_first, w_second = cache
+        H1, H2 = (G * K1) @ g, (G * K2) @ (1.0 - g)
+        own = [2.0 * float(d @ H1) - 2.0 * float(d @ H2) for d in dg]
+        return own + self.first._backward(c1, G * w_first) + self.second._backward(c2, G * w_second)
 
     def to_text(self, params: bool = True, digits: int | None = None) -> str:
         head = self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"
@@ -660,7 +712,10 @@ class Combination(Kernel):
         return all(k.stationary for k in self.terms)
 
     def with_operands(self, operands: Sequence[Kernel]) -> Kernel:
-        return replace(self, terms=tuple(operands))
+        terms = tuple(operands)
+        if len(terms) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least two operands")
+        return _copy_with(self, terms=terms)
 
     def to_text(self, params: bool = True, digits: int | None = None) -> str:
         parts = []
@@ -687,6 +742,16 @@ class Sum(Combination):
             dK += dKi
         return K, dK
 
+    def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
+        parts = [k._forward(inp) for k in self.terms]
+        K = parts[0][0].copy()
+        for Ki, _ in parts[1:]:
+            K += Ki
+        return K, [c for _, c in parts]
+
+    def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
+        return [v for k, c in zip(self.terms, cache, strict=True) for v in k._backward(c, G)]
+
 
 @dataclass(frozen=True)
 class Product(Combination):
@@ -702,21 +767,39 @@ class Product(Combination):
             for Ki in Ks[1:]:
                 K = K * Ki
             return K, []
-        # others[j] = Π_{i≠j} K_i from prefix and suffix products.
-        m = len(Ks)
-        prefix = [np.ones_like(Ks[0])]
-        for Ki in Ks[:-1]:
-            prefix.append(prefix[-1] * Ki)
-        suffix = Ks[-1]
-        others = [None] * m
-        others[m - 1] = prefix[m - 1]
-        for j in range(m - 2, -1, -1):
-            others[j] = prefix[j] * suffix
-            suffix = suffix * Ks[j]
+        K, others = _product_and_others(Ks)
         dK: Matrices = []
         for j, (_, dKj) in enumerate(parts):
             dK += [d * others[j] for d in dKj]
-        return suffix, dK
+        return K, dK
+
+    def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
+        parts = [k._forward(inp) for k in self.terms]
+        K, others = _product_and_others([Ki for Ki, _ in parts])
+        return K, (others, [c for _, c in parts])
+
+    def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
+        others, caches = cache
+        out: list[float] = []
+        for k, c, rest in zip(self.terms, caches, others, strict=True):
+            out += k._backward(c, G * rest)
+        return out
+
+
+def _product_and_others(Ks: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Π K_i and, for each j, Π_{i≠j} K_i (from prefix and suffix products, no division)."""
+    m = len(Ks)
+    prefix = [Ks[0]]
+    for Ki in Ks[1:-1]:
+        prefix.append(prefix[-1] * Ki)
+    others: list[np.ndarray] = [Ks[0]] * m
+    suffix = Ks[-1]
+    others[m - 1] = prefix[m - 2]
+    for j in range(m - 2, 0, -1):
+        others[j] = prefix[j - 1] * suffix
+        suffix = suffix * Ks[j]
+    others[0] = suffix
+    return suffix * Ks[0], others
 
 
 BASE_KERNELS: dict[str, type[BaseKernel]] = {

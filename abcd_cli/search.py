@@ -56,10 +56,13 @@ class SearchSettings:
     interpretable: bool = False
     bases: tuple[str, ...] = DEFAULT_BASES
     subset_size: int = 250  # above this many points, optimise on a subset first
-    refine: int = 3  # subset-ranked candidates refined on all the data per level
+    finalists: int = 6  # candidates per level optimised to convergence
+    refine: int = 3  # long series: finalists re-optimised on all the data per level
     patience: int = 2  # stop after this many levels without a better BIC (0: never)
-    polish: int = 3  # starts optimised past the first screening iterations
-    max_iter: int = 100
+    polish: int = 2  # restarts kept after ranking the starting points by likelihood
+    screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
+    max_iter: int = 150  # iterations for finalists
+    refine_iter: int = 40  # iterations on all the data (long series)
 
     def __post_init__(self) -> None:
         checks = {
@@ -68,6 +71,9 @@ class SearchSettings:
             "beam": self.beam >= 1,
             "subset_size": self.subset_size >= 20,
             "refine": self.refine >= 1,
+            "finalists": self.finalists >= 1,
+            "screen_iter": self.screen_iter >= 1,
+            "refine_iter": self.refine_iter >= 1,
             "patience": self.patience >= 0,
             "polish": self.polish >= 1,
             "max_iter": self.max_iter >= 1,
@@ -263,12 +269,13 @@ class Search:
     def _user_nll(self, nll_internal: float, n: int) -> float:
         return self.scaling.nll_out(nll_internal, n)
 
-    def _tasks(
-        self, kernels: list[Kernel], X: np.ndarray, y: np.ndarray, restarts: int
-    ) -> list[FitTask]:
-        summary = self.fit_summary if X is self.X_fit else self.full_summary
+    def _fit_all(
+        self, kernels: list[Kernel], full: bool, restarts: int, max_iter: int
+    ) -> list[Candidate]:
         s = self.settings
-        return [
+        X, y = (self.X, self.Y) if full else (self.X_fit, self.Y_fit)
+        summary = self.full_summary if full else self.fit_summary
+        tasks = [
             FitTask(
                 k,
                 X,
@@ -277,37 +284,38 @@ class Search:
                 self.full_summary,
                 restarts,
                 s.polish,
-                s.max_iter,
+                max_iter,
                 _entropy(s.seed, k),
             )
             for k in kernels
         ]
+        return list(self.executor.map(fit_candidate, tasks))
+
+    def _rank(self, results: list[Candidate], n: int) -> list[Candidate]:
+        ok = [r for r in results if r.status == "ok"]
+        return sorted(ok, key=lambda r: bic(self._user_nll(r.nll, n), count_params(r.kernel), n))
 
     def _score_level(self, kernels: list[Kernel]) -> tuple[list[_Scored], dict[str, int]]:
-        """Fit candidates; return those with full-data scores, best first, and counts."""
+        """Fit candidates in stages; return the survivors with full-data scores, best first.
+
+        1. every candidate: screened restarts and a short optimisation on the search data;
+        2. the best ``finalists`` by BIC: optimised to convergence on the search data;
+        3. long series only: the best ``refine`` of those re-optimised on all the data.
+        """
         s = self.settings
-        results = list(
-            self.executor.map(
-                fit_candidate, self._tasks(kernels, self.X_fit, self.Y_fit, s.restarts)
-            )
-        )
+        first = self._fit_all(kernels, self.subset is None, s.restarts, s.screen_iter)
         counts = {
-            "candidates": len(results),
-            "failed": sum(r.status == "failed" for r in results),
-            "rejected": sum(r.status == "rejected" for r in results),
+            "candidates": len(first),
+            "failed": sum(r.status == "failed" for r in first),
+            "rejected": sum(r.status == "rejected" for r in first),
         }
-        ok = [r for r in results if r.status == "ok"]
         n_fit = self.Y_fit.size
-        ranked = sorted(
-            ok,
-            key=lambda r: bic(self._user_nll(r.nll, n_fit), count_params(r.kernel), n_fit),
-        )
-        if self.subset is None:
-            scored = [self._scored(r.kernel, r.nll) for r in ranked]
-        else:
-            top = [r.kernel for r in ranked[: max(s.refine, s.beam)]]
-            refined = self.executor.map(fit_candidate, self._tasks(top, self.X, self.Y, 1))
-            scored = [self._scored(r.kernel, r.nll) for r in refined if r.status == "ok"]
+        finalists = [r.kernel for r in self._rank(first, n_fit)[: max(s.finalists, s.beam)]]
+        second = self._rank(self._fit_all(finalists, self.subset is None, 1, s.max_iter), n_fit)
+        if self.subset is not None:
+            top = [r.kernel for r in second[: max(s.refine, s.beam)]]
+            second = self._fit_all(top, True, 1, s.refine_iter)
+        scored = [self._scored(r.kernel, r.nll) for r in second if r.status == "ok"]
         scored.sort(key=lambda c: c.bic)
         return scored, counts
 

@@ -203,3 +203,15 @@ def test_dimension_index_is_kept():
 def test_parse_errors_are_input_errors(text):
     with pytest.raises(InputError):
         parse_kernel(text)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.structure)
+def test_reverse_mode_matches_forward_mode(kernel):
+    rng = np.random.default_rng(11)
+    A = rng.normal(size=(X.size, X.size))
+    G = A + A.T
+    K, contract = kernel.vjp(X)
+    K_forward, dK = kernel.gram_grad(X)
+    np.testing.assert_allclose(K, K_forward, rtol=1e-12, atol=1e-14)
+    expected = [float(np.vdot(G, d)) for d in dK]
+    np.testing.assert_allclose(contract(G), expected, rtol=1e-9, atol=1e-9)

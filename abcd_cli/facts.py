@@ -1,0 +1,81 @@
+"""Plain records passed from the computation (decompose) to the presentation (describe, report).
+
+Nothing here computes; these are the contract between the layers. All numbers are in the
+user's units: x as in the data (decimal years when ``Axis.kind`` is "date" or "year"), y in the
+data's units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from abcd_cli.kernels import Kernel
+
+
+@dataclass(frozen=True)
+class Axis:
+    """What x and y are, for wording: ``kind`` is "date", "year" (decimal years) or "number"."""
+
+    kind: str
+    x_name: str
+    y_name: str
+
+    @property
+    def is_time(self) -> bool:
+        return self.kind in ("date", "year")
+
+
+@dataclass(frozen=True)
+class ComponentFacts:
+    """One additive component of the chosen model, after ordering.
+
+    ``kernel`` is a product of base kernels (WN, C, SE, RQ, Per, Cos, Lin) and change factors
+    (Before, After, Inside, Outside) in the user's units: one term of the sum-of-products form.
+    Statistics follow thesis §4.1: R² of the data explained by the components up to and
+    including this one (``cum_r2``), its gain (``delta_r2``), the share of the variance left by
+    the earlier components that this one explains (``residual_r2``), and 10-fold contiguous
+    cross-validated mean absolute errors before and after adding it.
+    """
+
+    index: int  # 1-based position in the report's order
+    kernel: Kernel
+    x_grid: np.ndarray  # data range plus the extrapolation
+    mean: np.ndarray  # posterior mean of the component on x_grid
+    sd: np.ndarray  # posterior standard deviation on x_grid
+    data_mean: np.ndarray  # posterior mean at the data's x
+    cum_r2: float
+    delta_r2: float
+    residual_r2: float
+    cv_mae_before: float
+    cv_mae: float
+    is_noise: bool  # a white-noise term (uncorrelated noise, possibly heteroscedastic)
+
+    @property
+    def mae_reduction(self) -> float:
+        """Fractional reduction of the cross-validated MAE brought by this component."""
+        if self.cv_mae_before <= 0:
+            return 0.0
+        return (self.cv_mae_before - self.cv_mae) / self.cv_mae_before
+
+    @property
+    def improves_cv(self) -> bool:
+        return self.mae_reduction > 0.001
+
+
+@dataclass(frozen=True)
+class ModelCheck:
+    """One posterior predictive check of the residuals."""
+
+    name: str  # "autocorrelation", "periodogram", "quantile-quantile"
+    statistic: str  # what was compared, in words
+    p_value: float
+    observed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    simulated_low: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    simulated_high: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    lag_or_freq: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < 0.05

@@ -1,0 +1,323 @@
+"""Figures for the report: matplotlib functions that take arrays and return a ``Figure``.
+
+No pyplot and no global state: every function builds a :class:`matplotlib.figure.Figure`
+directly and styles its own axes, so the functions are safe in worker processes and do not
+touch ``rcParams``. :func:`figure_to_svg`, :func:`figure_to_png_base64` and
+:func:`embed_figure` turn a figure into the strings the report context holds.
+
+Style: full-width figures are 6.5 in wide, half-width figures 3.2 in (two fit side by side on an
+A4 page); a quiet grey for data points, one accent colour for means, a translucent band of the
+accent colour for ±2 standard deviations, a light grey shade over the extrapolated range.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, ScalarFormatter
+
+FULL_WIDTH = 6.5
+HALF_WIDTH = 3.2
+FULL_HEIGHT = 2.5
+HALF_HEIGHT = 2.35
+
+DATA_COLOUR = "#3a3a3a"
+ACCENT = "#1f5d99"
+BAND_ALPHA = 0.22
+CHECK_BAND = "#9aa5b1"
+EXTRAPOLATION_SHADE = "#000000"
+EXTRAPOLATION_ALPHA = 0.045
+GRID_COLOUR = "#d9d9d9"
+TEXT_COLOUR = "#222222"
+FONT_SIZE = 8.0
+TITLE_SIZE = 8.5
+
+CHECK_LABELS: dict[str, tuple[str, str]] = {
+    "acf": ("Lag", "Autocorrelation"),
+    "autocorrelation": ("Lag", "Autocorrelation"),
+    "periodogram": ("Frequency", "Power"),
+    "quantile-quantile": ("Theoretical quantile", "Observed quantile"),
+    "qq": ("Theoretical quantile", "Observed quantile"),
+}
+
+SVG_METADATA = ("Date", "Creator", "Format", "Type")  # set to None: no <metadata> block
+
+ArrayLike = Sequence[float] | np.ndarray
+
+
+def _arrays(*named: tuple[str, Any]) -> list[np.ndarray]:
+    """Convert to 1-d float arrays of one common length, naming the culprit otherwise."""
+    out = [np.asarray(value, dtype=float).ravel() for _, value in named]
+    lengths = {len(a) for a in out}
+    if len(lengths) > 1:
+        sizes = ", ".join(f"{name}={len(a)}" for (name, _), a in zip(named, out, strict=True))
+        raise ValueError(f"arrays must have the same length, got {sizes}")
+    return out
+
+
+def _new(width: float, height: float) -> tuple[Figure, Axes]:
+    """A figure with one styled axes, laid out so labels are never clipped."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03)
+    ax = fig.add_subplot()
+    ax.set_facecolor("white")
+    ax.grid(True, color=GRID_COLOUR, linewidth=0.6, alpha=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color("#888888")
+        ax.spines[side].set_linewidth(0.7)
+    ax.tick_params(labelsize=FONT_SIZE - 0.5, colors="#444444", width=0.6, length=3)
+    ax.xaxis.label.set_color(TEXT_COLOUR)
+    ax.yaxis.label.set_color(TEXT_COLOUR)
+    _plain_ticks(ax)
+    return fig, ax
+
+
+def _plain_ticks(ax: Axes) -> None:
+    """No offset on either axis; plain numbers and round steps on x so decimal years read as
+    years (1950, 1952, ... rather than 1950.0, 1952.5)."""
+    ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 5, 10]))
+    x_format = ScalarFormatter(useOffset=False)
+    x_format.set_scientific(False)
+    ax.xaxis.set_major_formatter(x_format)
+    ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
+
+
+def _labels(ax: Axes, x_label: str, y_label: str, title: str | None = None) -> None:
+    ax.set_xlabel(x_label, fontsize=FONT_SIZE)
+    ax.set_ylabel(y_label, fontsize=FONT_SIZE)
+    if title:
+        ax.set_title(title, fontsize=TITLE_SIZE, color=TEXT_COLOUR, loc="left", pad=4)
+
+
+def _band(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str) -> None:
+    """Posterior mean as a line with a translucent ±2 sd band."""
+    order = np.argsort(x, kind="stable")
+    x, mean, sd = x[order], mean[order], np.abs(sd[order])
+    ax.fill_between(
+        x,
+        mean - 2 * sd,
+        mean + 2 * sd,
+        color=ACCENT,
+        alpha=BAND_ALPHA,
+        linewidth=0,
+        label="±2 sd",
+    )
+    ax.plot(x, mean, color=ACCENT, linewidth=1.3, label=label)
+
+
+def _legend(ax: Axes, loc: str) -> None:
+    """A small legend on a translucent white box, so it stays legible over the data."""
+    ax.legend(
+        loc=loc,
+        fontsize=FONT_SIZE - 1.5,
+        frameon=True,
+        framealpha=0.85,
+        edgecolor="none",
+        handlelength=1.5,
+        borderaxespad=0.3,
+    )
+
+
+def _data_points(ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2) -> None:
+    ax.plot(
+        x,
+        y,
+        linestyle="none",
+        marker="o",
+        markersize=size,
+        markeredgewidth=0,
+        color=DATA_COLOUR,
+        alpha=0.8,
+        label="data",
+    )
+
+
+def _shade_extrapolation(
+    ax: Axes, x_grid: np.ndarray, data_end: float, label: bool = False
+) -> None:
+    """Shade the part of the grid beyond the last data point; with ``label``, name it if there
+    is room."""
+    if x_grid.size == 0:
+        return
+    grid_end = float(np.max(x_grid))
+    if not grid_end > data_end:
+        return
+    ax.axvspan(
+        data_end, grid_end, color=EXTRAPOLATION_SHADE, alpha=EXTRAPOLATION_ALPHA, linewidth=0
+    )
+    ax.axvline(data_end, color="#777777", linewidth=0.7, linestyle=(0, (3, 2)))
+    grid_start = min(float(np.min(x_grid)), data_end)
+    if label and (grid_end - data_end) >= 0.12 * (grid_end - grid_start):
+        ax.text(
+            (data_end + grid_end) / 2,
+            0.98,
+            "extrapolation",
+            transform=ax.get_xaxis_transform(),
+            ha="center",
+            va="top",
+            fontsize=FONT_SIZE - 1.5,
+            color="#666666",
+            style="italic",
+        )
+    ax.set_xlim(grid_start, grid_end)
+
+
+def data_figure(x: ArrayLike, y: ArrayLike, x_label: str, y_label: str) -> Figure:
+    """The raw series: points joined by a faint line, full width."""
+    x, y = _arrays(("x", x), ("y", y))
+    fig, ax = _new(FULL_WIDTH, FULL_HEIGHT)
+    order = np.argsort(x, kind="stable")
+    ax.plot(x[order], y[order], color=DATA_COLOUR, linewidth=0.6, alpha=0.45)
+    _data_points(ax, x, y, size=2.6)
+    ax.margins(x=0.01)
+    _labels(ax, x_label, y_label)
+    return fig
+
+
+def component_figure(
+    x_grid: ArrayLike,
+    mean: ArrayLike,
+    sd: ArrayLike,
+    x_data_range: tuple[float, float],
+    x_label: str,
+    y_label: str,
+    title: str,
+) -> Figure:
+    """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded."""
+    x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
+    fig, ax = _new(HALF_WIDTH, HALF_HEIGHT)
+    _band(ax, x_grid, mean, sd, "posterior mean")
+    _shade_extrapolation(ax, x_grid, float(x_data_range[1]))
+    _labels(ax, x_label, y_label, title)
+    return fig
+
+
+def cumulative_figure(
+    x_grid: ArrayLike,
+    mean: ArrayLike,
+    sd: ArrayLike,
+    x: ArrayLike,
+    y: ArrayLike,
+    x_label: str,
+    y_label: str,
+    title: str,
+) -> Figure:
+    """Sum of the components so far (mean ± 2 sd) against the data points, half width."""
+    x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
+    x, y = _arrays(("x", x), ("y", y))
+    fig, ax = _new(HALF_WIDTH, HALF_HEIGHT)
+    _band(ax, x_grid, mean, sd, "sum of components")
+    _data_points(ax, x, y, size=1.8)
+    if x.size:
+        _shade_extrapolation(ax, x_grid, float(np.max(x)))
+    _labels(ax, x_label, y_label, title)
+    return fig
+
+
+def forecast_figure(
+    x: ArrayLike,
+    y: ArrayLike,
+    x_grid: ArrayLike,
+    mean: ArrayLike,
+    sd: ArrayLike,
+    x_label: str,
+    y_label: str,
+) -> Figure:
+    """The full model's posterior mean ± 2 sd over the grid with the data, full width."""
+    x, y = _arrays(("x", x), ("y", y))
+    x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
+    fig, ax = _new(FULL_WIDTH, FULL_HEIGHT + 0.2)
+    _band(ax, x_grid, mean, sd, "forecast mean")
+    _data_points(ax, x, y, size=2.4)
+    if x.size:
+        _shade_extrapolation(ax, x_grid, float(np.max(x)), label=True)
+    _labels(ax, x_label, y_label)
+    _legend(ax, "upper left")
+    return fig
+
+
+def check_figure(
+    kind: str,
+    lag_or_freq: ArrayLike,
+    observed: ArrayLike,
+    low: ArrayLike,
+    high: ArrayLike,
+    title: str,
+) -> Figure:
+    """A posterior predictive check, half width: the observed statistic as a line over the
+    central 95% band of the statistic on data simulated from the model.
+
+    ``kind`` is ``"acf"`` (x = lag), ``"periodogram"`` (x = frequency) or ``"quantile-quantile"``
+    (x = theoretical quantiles, ``observed`` = observed quantiles, with the line y = x).
+    """
+    t, observed, low, high = _arrays(
+        ("lag_or_freq", lag_or_freq), ("observed", observed), ("low", low), ("high", high)
+    )
+    key = kind.strip().lower()
+    x_label, y_label = CHECK_LABELS.get(key, ("", kind))
+    qq = key in ("quantile-quantile", "qq")
+    order = np.argsort(t, kind="stable")
+    t, observed, low, high = t[order], observed[order], low[order], high[order]
+    fig, ax = _new(HALF_WIDTH, HALF_HEIGHT)
+    ax.fill_between(
+        t, low, high, color=CHECK_BAND, alpha=0.35, linewidth=0, label="95% of simulations"
+    )
+    if qq:
+        finite = np.concatenate([t, observed])
+        finite = finite[np.isfinite(finite)]
+        if finite.size:
+            lo, hi = float(finite.min()), float(finite.max())
+            ax.plot([lo, hi], [lo, hi], color="#888888", linewidth=0.7, linestyle=(0, (3, 2)))
+        ax.plot(
+            t,
+            observed,
+            linestyle="none",
+            marker="o",
+            markersize=2.2,
+            markeredgewidth=0,
+            color=ACCENT,
+            label="observed",
+        )
+    else:
+        ax.plot(t, observed, color=ACCENT, linewidth=1.1, label="observed")
+        if key in ("acf", "autocorrelation"):
+            ax.axhline(0.0, color="#888888", linewidth=0.6)
+    if t.size:
+        ax.set_xlim(float(t[0]), float(t[-1]))
+    _labels(ax, x_label, y_label, title)
+    _legend(ax, "upper left" if qq else "upper right")
+    return fig
+
+
+def figure_to_svg(fig: Figure) -> str:
+    """The figure as SVG markup starting at ``<svg`` (no XML prologue, no DOCTYPE, no date),
+    text drawn as paths so it needs no fonts."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata=dict.fromkeys(SVG_METADATA), facecolor="white")
+    text = buffer.getvalue()
+    return text[text.index("<svg") :].strip()
+
+
+def figure_to_png_base64(fig: Figure, dpi: int = 150) -> str:
+    """The figure as a PNG data URI: ``data:image/png;base64,...``."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None}, facecolor="white")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def embed_figure(fig: Figure, alt: str, kind: Literal["svg", "png"] = "svg") -> dict[str, str]:
+    """The report context's figure entry: ``{"kind", "content", "alt"}``."""
+    if kind == "svg":
+        return {"kind": "svg", "content": figure_to_svg(fig), "alt": alt}
+    if kind == "png":
+        return {"kind": "png", "content": figure_to_png_base64(fig), "alt": alt}
+    raise ValueError(f"figure kind must be 'svg' or 'png', got {kind!r}")

@@ -1,0 +1,204 @@
+"""Render a finished report context (a plain dict) as HTML, PDF or JSON.
+
+One Jinja :class:`~jinja2.Environment` (autoescaping, :class:`~jinja2.StrictUndefined`) with its
+filters registered beside it, as in datasette. The HTML is one self-contained file: the CSS of
+``templates/report.css`` is inlined in a ``<style>`` tag and every figure is an ``<img>`` whose
+``src`` is a ``data:`` URI. The PDF is made from that same HTML by WeasyPrint (nbconvert's
+webpdf idea), so the two never drift apart. Nothing is computed here: figures arrive as
+rendered strings (see :func:`abcd_cli.plots.embed_figure`).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import math
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+from markupsafe import Markup
+
+from abcd_cli.errors import InputError, RunError
+from abcd_cli.files import atomic_write
+
+FORMATS = ("html", "pdf", "json")
+MINUS = "\u2212"
+DASH = "\u2014"
+
+
+def _templates_dir() -> Path | None:
+    """``templates/`` beside the package in a source checkout, if it is there."""
+    candidate = Path(__file__).resolve().parent.parent / "templates"
+    return candidate if (candidate / "report.html").is_file() else None
+
+
+def _loader() -> jinja2.BaseLoader:
+    """Templates from the source checkout first, else from the installed package data
+    (``abcd_cli/templates`` inside the wheel)."""
+    folder = _templates_dir()
+    if folder is not None:
+        return jinja2.FileSystemLoader(str(folder))
+    try:
+        return jinja2.PackageLoader("abcd_cli", "templates")
+    except ValueError as exc:
+        raise RunError("report templates not found: reinstall abcd-cli") from exc
+
+
+# -- filters ---------------------------------------------------------------------------------
+
+
+def _minus(text: str) -> str:
+    """Typographic minus signs instead of hyphens."""
+    return text.replace("-", MINUS)
+
+
+def decimals_for(values: float | Iterable[float | None] | None, digits: int = 4) -> int:
+    """How many decimals show the largest finite magnitude in ``values`` with ``digits``
+    significant figures, so that a whole table column can share them."""
+    if values is None or isinstance(values, (int, float)):
+        values = [values]
+    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    largest = max(finite, default=0.0)
+    if largest == 0:
+        return 0
+    return min(max(digits - 1 - math.floor(math.log10(largest)), 0), 6)
+
+
+def fmt_number(value: float | None, digits: int = 3, decimals: int | None = None) -> str:
+    """A number with about ``digits`` significant figures (or exactly ``decimals`` decimals),
+    thousands separated, a true minus sign; scientific notation only for magnitudes beyond
+    10⁹ or below 10⁻³ when ``decimals`` is not given."""
+    if value is None:
+        return DASH
+    x = float(value)
+    if math.isnan(x):
+        return DASH
+    if math.isinf(x):
+        return ("−" if x < 0 else "") + "∞"
+    if decimals is not None:
+        return _minus(f"{x:,.{decimals}f}")
+    if x == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(x)))
+    if magnitude >= 9 or magnitude < -3:
+        return _minus(f"{x:.{max(digits - 1, 0)}e}")
+    if x.is_integer() and (isinstance(value, int) or magnitude >= digits - 1):
+        return _minus(f"{x:,.0f}")
+    return _minus(f"{x:,.{max(digits - 1 - magnitude, 0)}f}")
+
+
+def fmt_percent(value: float | None, decimals: int = 1, signed: bool = False) -> str:
+    """A fraction as a percentage: ``0.972`` -> ``97.2%``; ``signed`` adds ``+`` to gains."""
+    if value is None or math.isnan(float(value)):
+        return DASH
+    text = f"{100 * float(value):{'+' if signed else ''}.{decimals}f}%"
+    return _minus(text)
+
+
+def fmt_pvalue(value: float | None) -> str:
+    """A p-value with three decimals, ``< 0.001`` below that."""
+    if value is None or math.isnan(float(value)):
+        return DASH
+    return "< 0.001" if float(value) < 0.001 else f"{float(value):.3f}"
+
+
+def figure_src(figure: dict[str, Any]) -> str:
+    """The ``src`` of an ``<img>`` for a context figure: PNG data URIs pass through, SVG markup
+    becomes a base64 ``data:image/svg+xml`` URI (keeps each figure's ids to itself)."""
+    kind, content = figure["kind"], figure["content"]
+    if kind == "svg":
+        encoded = base64.b64encode(content.encode("utf-8")).decode("ascii")
+        return f"data:image/svg+xml;base64,{encoded}"
+    if kind == "png":
+        if not content.startswith("data:image/png;base64,"):
+            raise ValueError("a png figure's content must be a data:image/png;base64 URI")
+        return content
+    raise ValueError(f"figure kind must be 'svg' or 'png', got {kind!r}")
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The report's Jinja environment with its filters."""
+    env = jinja2.Environment(
+        loader=_loader(),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        number=fmt_number,
+        decimals_for=decimals_for,
+        percent=fmt_percent,
+        pvalue=fmt_pvalue,
+        figure_src=figure_src,
+    )
+    return env
+
+
+def _css(env: jinja2.Environment) -> Markup:
+    """``report.css`` as trusted text for the ``<style>`` tag."""
+    assert env.loader is not None
+    source, _, _ = env.loader.get_source(env, "report.css")
+    if "</style" in source.lower():
+        raise RunError("report.css must not contain '</style'")
+    return Markup(source)
+
+
+# -- public API ------------------------------------------------------------------------------
+
+
+def render_html(context: dict[str, Any]) -> str:
+    """The report as one self-contained HTML page (CSS inlined, figures as data URIs).
+
+    Raises :class:`jinja2.UndefinedError` when the context lacks a key the templates use.
+    """
+    env = environment()
+    return env.get_template("report.html").render(context, css=_css(env))
+
+
+def render_pdf(html: str) -> bytes:
+    """The PDF of the HTML page, printed by WeasyPrint with the page's print CSS."""
+    import weasyprint  # deferred: importing WeasyPrint (pango, fonts) takes a moment
+
+    return weasyprint.HTML(string=html).write_pdf()
+
+
+def render_json(context: dict[str, Any]) -> str:
+    """``context["json"]`` as strict JSON (no NaN or infinity), indented by one space."""
+    return json.dumps(context["json"], indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def render(context: dict[str, Any], fmt: Literal["html", "pdf", "json"]) -> str | bytes:
+    """The report in one of :data:`FORMATS`, in memory."""
+    if fmt == "html":
+        return render_html(context)
+    if fmt == "pdf":
+        return render_pdf(render_html(context))
+    if fmt == "json":
+        return render_json(context)
+    raise InputError(f"unknown report format {fmt!r}: choose one of {', '.join(FORMATS)}")
+
+
+def write_report(
+    context: dict[str, Any], path: str | Path, fmt: Literal["html", "pdf", "json"]
+) -> None:
+    """Render the report and write it to ``path`` atomically: if rendering or writing fails,
+    ``path`` is left as it was and no temporary file remains."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown report format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    try:
+        data = render(context, fmt)
+    except jinja2.TemplateError as exc:
+        raise RunError(f"cannot render the {fmt} report: {exc}") from exc
+    except KeyError as exc:
+        raise RunError(f"cannot render the {fmt} report: missing key {exc}") from exc
+    except (TypeError, ValueError) as exc:
+        if fmt != "json":
+            raise
+        raise RunError(f"cannot write the JSON report: {exc}") from exc
+    atomic_write(path, data)

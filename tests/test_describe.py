@@ -1,0 +1,505 @@
+"""English descriptions: units, dates, head nouns, change factors, trends, statistics, summary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abcd_cli.data import decimal_year
+from abcd_cli.describe import (
+    CV_WARNING,
+    component_paragraph,
+    describe_checks,
+    describe_extrapolation,
+    format_amount,
+    format_position,
+    format_span,
+    mean_trend,
+    noun_phrase,
+    summary_sentences,
+)
+from abcd_cli.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.kernels import (
+    RQ,
+    SE,
+    WN,
+    After,
+    Before,
+    C,
+    Cos,
+    Inside,
+    Kernel,
+    Lin,
+    Outside,
+    Per,
+    Product,
+    Sum,
+)
+
+YEAR = Axis("year", "year", "passengers")
+DATE = Axis("date", "date", "sales")
+NUMBER = Axis("number", "t", "y")
+X_DATA = np.arange(1949.0, 1961.0, 1.0 / 12.0)  # monthly, 1949-1960
+GRID = np.linspace(1949.0, 1964.0, 301)
+CW_PARAMS = (1680.0, 70.0, 1.5)  # window 1645-1715
+
+
+def prod(*factors: Kernel) -> Product:
+    return Product(tuple(factors))
+
+
+def make_facts(
+    kernel: Kernel,
+    mean: np.ndarray | None = None,
+    *,
+    index: int = 1,
+    cum_r2: float = 0.9,
+    delta_r2: float = 0.4,
+    residual_r2: float = 0.8,
+    cv_before: float = 10.0,
+    cv_after: float = 5.0,
+    is_noise: bool = False,
+    grid: np.ndarray = GRID,
+) -> ComponentFacts:
+    mean = np.zeros_like(grid) if mean is None else mean
+    return ComponentFacts(
+        index=index,
+        kernel=kernel,
+        x_grid=grid,
+        mean=mean,
+        sd=np.ones_like(grid),
+        data_mean=mean[:10],
+        cum_r2=cum_r2,
+        delta_r2=delta_r2,
+        residual_r2=residual_r2,
+        cv_mae_before=cv_before,
+        cv_mae=cv_after,
+        is_noise=is_noise,
+    )
+
+
+# ------------------------------------------------------------------------------ units
+
+
+@pytest.mark.parametrize(
+    ("length", "expected"),
+    [
+        (1.0, "1.0 year"),
+        (11.2, "11.2 years"),
+        (0.0833, "1.0 month"),
+        (0.5, "6.0 months"),
+        (0.0192, "1.0 week"),
+        (3 * 7 / 365.2425, "3.0 weeks"),
+        (0.00274, "1.0 day"),
+        (2 / 365.2425, "2.0 days"),
+        (1 / (24 * 365.2425), "1.0 hour"),
+        (5 / (24 * 365.2425), "5.0 hours"),
+        (401.0, "401 years"),
+    ],
+)
+def test_format_span_picks_time_unit_and_plural(length: float, expected: str) -> None:
+    assert format_span(length, YEAR) == expected
+    assert format_span(length, DATE) == expected
+
+
+def test_format_span_on_number_axis_names_the_column() -> None:
+    assert format_span(3.2, NUMBER) == "3.2 units of t"
+    assert format_span(1.0, NUMBER) == "1.0 unit of t"
+    assert "0.25" in format_span(0.25, NUMBER)
+
+
+def test_format_position_year_axis_by_precision() -> None:
+    x = decimal_year(1958, 3, 14)
+    assert format_position(1716.0, YEAR) == "1716"
+    assert format_position(1715.7, YEAR, 1.0) == "1716"  # labelled years round
+    assert format_position(x, YEAR, 1 / 12) == "March 1958"
+    assert format_position(x, YEAR, 1 / 365.25) == "14 March 1958"
+
+
+def test_format_position_date_axis_by_precision() -> None:
+    x = decimal_year(2020, 1, 31, seconds=13.5 * 3600)
+    assert format_position(x, DATE, 2.0) == "2020"
+    assert format_position(x, DATE, 0.1) == "January 2020"
+    assert format_position(x, DATE, 2 / 365.25) == "31 January 2020"
+    assert format_position(x, DATE, 1 / (24 * 365.25)) == "31 January 2020, 13:30"
+    assert format_position(2020.9, DATE, 1.0) == "2020"  # a calendar year does not round up
+
+
+def test_format_position_number_axis() -> None:
+    assert format_position(4.25, NUMBER) == "t = 4.25"
+    assert format_position(4.27, NUMBER, 1.0) == "t = 4.3"
+    assert format_position(4.0, NUMBER, 0.01) == "t = 4"
+    assert format_position(123.456, NUMBER, 0.1) == "t = 123.46"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(280.3, "280"), (34.03, "34.0"), (0.18, "0.180"), (12345.6, "12,300"), (-4.56, "-4.56")],
+)
+def test_format_amount_three_significant_digits(value: float, expected: str) -> None:
+    assert format_amount(value, YEAR) == expected
+
+
+def test_format_amount_avoids_scientific_notation_for_ordinary_values() -> None:
+    assert "e" not in format_amount(1_234_567.0, YEAR)
+    assert "e" not in format_amount(0.000123, YEAR)
+
+
+# ------------------------------------------------------------------------------ head nouns
+
+
+def test_base_kernel_heads() -> None:
+    assert noun_phrase(SE((1.0, 1.0)), YEAR) == "a smooth function"
+    assert noun_phrase(C((1.0,)), YEAR) == "a constant"
+    assert noun_phrase(WN((1.0,)), YEAR) == "uncorrelated noise"
+    assert noun_phrase(Lin((1.0, 1900.0)), YEAR) == "a linear trend"
+    assert noun_phrase(Per((1.0, 1.0, 1.0)), YEAR).startswith("a periodic function")
+    assert noun_phrase(Cos((1.0, 1.0)), YEAR).startswith("a sinusoid")
+    rq = noun_phrase(RQ((1.0, 1.0, 0.5)), YEAR)
+    assert rq.startswith("a smooth function") and "scales" in rq
+
+
+def test_periodic_phrase_gives_the_period() -> None:
+    assert "a period of 1.0 year" in noun_phrase(Per((1.0, 1.0, 1.0)), YEAR)
+    assert "a period of 10.8 years" in noun_phrase(Per((1.0, 10.8, 1.0)), YEAR)
+    assert "a period of 3.2 units of t" in noun_phrase(Per((1.0, 3.2, 1.0)), NUMBER)
+
+
+def test_per_wins_over_se() -> None:
+    phrase = noun_phrase(prod(SE((4.0, 1.0)), Per((1.0, 1.0, 1.0))), YEAR)
+    assert phrase.startswith("an approximately periodic function")
+    assert "smooth" not in phrase
+
+
+def test_per_wins_over_lin() -> None:
+    phrase = noun_phrase(prod(Lin((1.0, 1940.0)), Per((1.0, 1.0, 1.0))), YEAR, x_data=X_DATA)
+    assert phrase.startswith("a periodic function")
+    assert "linearly increasing amplitude" in phrase
+
+
+def test_wn_wins_over_lin_and_direction_of_noise() -> None:
+    rising = noun_phrase(prod(WN((1.0,)), Lin((1.0, 1940.0))), YEAR, x_data=X_DATA)
+    falling = noun_phrase(prod(WN((1.0,)), Lin((1.0, 1970.0))), YEAR, x_data=X_DATA)
+    inside = noun_phrase(prod(WN((1.0,)), Lin((1.0, 1955.0))), YEAR, x_data=X_DATA)
+    assert rising == "uncorrelated noise with linearly increasing standard deviation"
+    assert falling == "uncorrelated noise with linearly decreasing standard deviation"
+    assert inside == "uncorrelated noise with standard deviation varying linearly"
+
+
+def test_wn_times_stationary_is_still_noise() -> None:
+    assert noun_phrase(prod(WN((1.0,)), SE((1.0, 1.0))), YEAR) == "uncorrelated noise"
+    assert noun_phrase(prod(WN((1.0,)), Per((1.0, 1.0, 1.0))), YEAR) == "uncorrelated noise"
+
+
+def test_lin_products() -> None:
+    assert noun_phrase(prod(Lin((1.0, 0.0)), Lin((1.0, 2.0))), YEAR) == "a quadratic function"
+    se_lin = noun_phrase(prod(SE((1.0, 1.0)), Lin((1.0, 1955.0))), YEAR, x_data=X_DATA)
+    assert se_lin == "a smooth function with amplitude varying linearly"
+    assert noun_phrase(Lin((1.0, 0.0)), YEAR, direction="increasing") == (
+        "a linearly increasing function"
+    )
+    assert noun_phrase(Lin((1.0, 0.0)), YEAR, direction="decreasing") == (
+        "a linearly decreasing function"
+    )
+
+
+def test_constant_factor_only_rescales() -> None:
+    assert noun_phrase(prod(C((2.0,)), SE((1.0, 1.0))), YEAR) == "a smooth function"
+    assert noun_phrase(prod(C((2.0,)), Lin((1.0, 0.0))), YEAR) == "a linear trend"
+
+
+def test_airline_second_component() -> None:
+    kernel = prod(SE((4.3, 1.0)), Per((0.7, 1.0, 0.4)), Lin((3.0, 1946.0)))
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA)
+    assert phrase == (
+        "an approximately periodic function with a period of 1.0 year and linearly increasing "
+        "amplitude"
+    )
+
+
+def test_second_periodic_factor_modulates() -> None:
+    phrase = noun_phrase(prod(Per((1.0, 1.0, 1.0)), Per((1.0, 7.0, 1.0))), YEAR)
+    assert phrase.startswith("a periodic function with a period of 1.0 year")
+    assert "modulated by a periodic function with a period of 7.0 years" in phrase
+
+
+def test_sum_is_not_a_single_phrase() -> None:
+    assert "covariance" in noun_phrase(Sum((SE((1.0, 1.0)), C((1.0,)))), YEAR)
+
+
+# ------------------------------------------------------------------------------ change factors
+
+
+def test_before_after_phrases() -> None:
+    until = noun_phrase(prod(SE((1.0, 1.0)), Before((1643.0, 1.0))), YEAR)
+    since = noun_phrase(prod(SE((1.0, 1.0)), After((1716.0, 1.0))), YEAR)
+    assert until == "a smooth function which applies until 1643"
+    assert since == "a smooth function which applies from 1716 onwards"
+
+
+def test_window_phrases() -> None:
+    inside = noun_phrase(prod(C((1.0,)), Inside(CW_PARAMS)), YEAR)
+    outside = noun_phrase(prod(SE((1.0, 1.0)), Outside(CW_PARAMS)), YEAR)
+    assert inside == "a constant which applies between 1645 and 1715"
+    assert outside == "a smooth function which applies before 1645 and after 1715"
+
+
+def test_change_factors_alone_are_a_constant() -> None:
+    assert noun_phrase(Before((1643.0, 1.0)), YEAR) == "a constant which applies until 1643"
+
+
+def test_several_change_factors_combine() -> None:
+    kernel = prod(SE((1.0, 1.0)), After((1716.0, 1.0)), Before((1850.0, 1.0)))
+    assert noun_phrase(kernel, YEAR).endswith("which applies between 1716 and 1850")
+    never = prod(SE((1.0, 1.0)), After((1900.0, 1.0)), Before((1850.0, 1.0)))
+    assert "switched off" in noun_phrase(never, YEAR)
+
+
+def test_change_dates_use_the_switch_width_and_data_spacing() -> None:
+    kernel = prod(SE((1.0, 1.0)), After((decimal_year(1955, 3, 14), 0.01)))
+    assert "from March 1955 onwards" in noun_phrase(kernel, YEAR, x_data=X_DATA)
+    assert "from 14 March 1955 onwards" in noun_phrase(kernel, YEAR)
+    on_numbers = noun_phrase(prod(SE((1.0, 1.0)), Before((4.25, 0.01))), NUMBER)
+    assert on_numbers.endswith("which applies until t = 4.25")
+
+
+def test_gates_from_a_changewindow_split() -> None:
+    """A solar-like CW(SE × Per, C) gives SE × Per × Outside and C × Inside."""
+    periodic = prod(Per((3.0, 10.8, 0.3)), SE((36.9, 1.0)), Outside(CW_PARAMS))
+    phrase = noun_phrase(periodic, YEAR)
+    assert phrase == (
+        "an approximately periodic function with a period of 10.8 years which applies before "
+        "1645 and after 1715"
+    )
+
+
+# ------------------------------------------------------------------------------ paragraphs
+
+
+def test_paragraph_periodic_numbers_and_sinusoid() -> None:
+    smooth_shape = make_facts(prod(SE((36.9, 1.0)), Per((3.0, 10.8, 0.3))))
+    text = component_paragraph(smooth_shape, YEAR)
+    assert "10.8 years" in text
+    assert "sinusoid" in text
+    assert "36.9 years" in text  # how the shape changes across periods
+    spiky = component_paragraph(make_facts(Per((0.2, 1.0, 1.0))), YEAR)
+    assert "spiky" in spiky
+    assert "sinusoid" not in spiky
+
+
+def test_paragraph_smooth_lengthscale() -> None:
+    text = component_paragraph(make_facts(SE((2.3, 1.0)), np.sin(GRID)), YEAR)
+    assert "varies smoothly over about 2.3 years" in text
+
+
+@pytest.mark.parametrize(
+    ("mean", "word"),
+    [
+        (GRID - 1950.0, "only increases"),
+        (1950.0 - GRID, "only decreases"),
+        (np.sin(GRID), "not monotonic"),
+    ],
+)
+def test_paragraph_monotonic_trend(mean: np.ndarray, word: str) -> None:
+    text = component_paragraph(make_facts(SE((5.0, 1.0)), mean), YEAR, x_data=X_DATA)
+    assert word in text
+
+
+def test_monotonic_judged_inside_the_data_range_only() -> None:
+    mean = -np.abs(GRID - 1961.0)  # rises over the data, falls in the extrapolation
+    facts = make_facts(SE((5.0, 1.0)), mean)
+    assert mean_trend(facts, X_DATA) == "increasing"
+    assert mean_trend(facts) == "not monotonic"
+    assert mean_trend(make_facts(SE((5.0, 1.0)), 1e-3 * np.sin(40 * GRID) + GRID)) == "increasing"
+
+
+def test_paragraph_linear_trend_slope_and_bullet_direction() -> None:
+    facts = make_facts(Lin((30.0, 1944.0)), 30.0 * (GRID - 1944.0))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "a linearly increasing function" in text
+    assert "30.0 per year" in text
+
+
+def test_paragraph_amplitude_and_noise_direction() -> None:
+    per_lin = make_facts(prod(Per((1.0, 1.0, 1.0)), Lin((1.0, 1940.0))))
+    assert "grows linearly" in component_paragraph(per_lin, YEAR, x_data=X_DATA)
+    noise = make_facts(prod(WN((1.0,)), Lin((1.0, 1970.0))), is_noise=True)
+    assert "standard deviation shrinks linearly" in component_paragraph(noise, YEAR, x_data=X_DATA)
+
+
+def test_paragraph_noise_level() -> None:
+    text = component_paragraph(make_facts(WN((0.25,)), is_noise=True), YEAR)
+    assert "standard deviation of about 0.250" in text
+
+
+def test_paragraph_heteroscedastic_noise_numbers() -> None:
+    kernel = prod(WN((1.0,)), Lin((2.0, 1944.0)))  # sd = 2 |x - 1944|
+    text = component_paragraph(make_facts(kernel, is_noise=True), YEAR, x_data=X_DATA)
+    assert "grows linearly, from about 10.0 to about 33.8" in text
+
+
+def test_merged_noise_terms_read_as_one_noise() -> None:
+    """decompose merges every noise term into one component, a sum of noise products."""
+    kernel = Sum((WN((1.0,)), prod(WN((1.0,)), Lin((2.0, 1944.0)))))
+    assert noun_phrase(kernel, YEAR) == "uncorrelated noise with varying standard deviation"
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA)
+    assert phrase == "uncorrelated noise with increasing standard deviation"
+    facts = make_facts(kernel, is_noise=True)
+    assert "standard deviation grows" in component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "uncorrelated" in describe_extrapolation(facts, YEAR)
+    plain = Sum((WN((1.0,)), prod(WN((1.0,)), C((2.0,)))))
+    assert noun_phrase(plain, YEAR) == "uncorrelated noise"
+    assert "2.24" in component_paragraph(make_facts(plain, is_noise=True), YEAR)
+
+
+def test_paragraph_change_dates() -> None:
+    facts = make_facts(prod(SE((23.1, 1.0)), Outside(CW_PARAMS)), np.cos(GRID))
+    text = component_paragraph(facts, YEAR, x_data=np.arange(1610.0, 2012.0))
+    assert "switches off around 1645" in text
+    assert "switches on around 1715" in text
+    assert "3.0 years" in text  # each switch takes about 2 × steepness
+
+
+def test_paragraph_statistics() -> None:
+    facts = make_facts(
+        SE((1.0, 1.0)),
+        cum_r2=0.985,
+        delta_r2=0.131,
+        residual_r2=0.899,
+        cv_before=34.03,
+        cv_after=12.44,
+    )
+    text = component_paragraph(facts, YEAR, previous_r2=0.854)
+    for number in ("89.9%", "85.4%", "98.5%", "63.4%", "34.0", "12.4"):
+        assert number in text
+
+
+@pytest.mark.parametrize("index", [1, 2, 3, 4, 5])
+def test_cv_warning_exactly_when_no_improvement(index: int) -> None:
+    helps = make_facts(SE((1.0, 1.0)), index=index, cv_before=10.0, cv_after=9.0)
+    idle = make_facts(SE((1.0, 1.0)), index=index, cv_before=10.0, cv_after=9.995)
+    worse = make_facts(SE((1.0, 1.0)), index=index, cv_before=10.0, cv_after=10.5)
+    assert CV_WARNING not in component_paragraph(helps, YEAR)
+    assert CV_WARNING in component_paragraph(idle, YEAR)
+    assert CV_WARNING in component_paragraph(worse, YEAR)
+    assert "rises" in component_paragraph(worse, YEAR)
+
+
+def test_paragraph_openings_vary_with_index() -> None:
+    openings = {
+        component_paragraph(make_facts(SE((1.0, 1.0)), index=i), YEAR).split(" a smooth")[0]
+        for i in range(1, 5)
+    }
+    assert len(openings) == 4
+    again = component_paragraph(make_facts(SE((1.0, 1.0)), index=3), YEAR)
+    assert again == component_paragraph(make_facts(SE((1.0, 1.0)), index=3), YEAR)
+
+
+# ------------------------------------------------------------------------------ summary
+
+
+def airline_components() -> list[ComponentFacts]:
+    rows = [
+        (Lin((30.0, 1944.0)), 0.854, 0.854, 0.854, 280.3, 34.03),
+        (
+            prod(SE((4.3, 1.0)), Per((0.7, 1.0, 0.4)), Lin((3.0, 1946.0))),
+            0.985,
+            0.131,
+            0.899,
+            34.03,
+            12.44,
+        ),
+        (SE((0.9, 8.0)), 0.998, 0.013, 0.851, 12.44, 9.10),
+        (prod(WN((0.4,)), Lin((1.0, 1947.0))), 1.0, 0.002, 1.0, 9.10, 9.10),
+    ]
+    return [
+        make_facts(
+            k,
+            30.0 * (GRID - 1944.0) if i == 0 else np.sin(GRID),
+            index=i + 1,
+            cum_r2=cum,
+            delta_r2=d,
+            residual_r2=r,
+            cv_before=b,
+            cv_after=a,
+            is_noise=i == 3,
+        )
+        for i, (k, cum, d, r, b, a) in enumerate(rows)
+    ]
+
+
+def test_summary_counts_and_stop_point() -> None:
+    summary = summary_sentences(airline_components(), YEAR, x_data=X_DATA)
+    assert "four" in summary["intro"]
+    assert "The first 2 components explain 98.5%" in summary["explained"]
+    assert "first 3 components" in summary["stops_improving"]
+    bullets = summary["bullets"]
+    assert len(bullets) == 4
+    assert bullets[0] == "A linearly increasing function."
+    assert bullets[1].startswith("An approximately periodic function with a period of 1.0 year")
+    assert bullets[3] == "Uncorrelated noise with linearly increasing standard deviation."
+    assert all(b[0].isupper() and b.endswith(".") for b in bullets)
+
+
+def test_summary_every_component_helps() -> None:
+    comps = airline_components()[:3]
+    summary = summary_sentences(comps, YEAR)
+    assert "three" in summary["intro"]
+    assert "Every component" in summary["stops_improving"]
+
+
+def test_summary_single_component() -> None:
+    facts = make_facts(SE((1.0, 1.0)), cum_r2=0.7, delta_r2=0.7)
+    summary = summary_sentences([facts], YEAR)
+    assert "one additive component" in summary["intro"]
+    assert "70.0%" in summary["explained"]
+
+
+def test_summary_lists_components_that_do_not_help() -> None:
+    comps = airline_components()
+    comps[1] = make_facts(SE((1.0, 1.0)), index=2, cv_before=34.0, cv_after=34.0)
+    text = summary_sentences(comps[:3], YEAR)["stops_improving"]
+    assert "except component 2" in text
+
+
+# ------------------------------------------------------------------------------ extrapolation
+
+
+def test_extrapolation_by_kind() -> None:
+    periodic = describe_extrapolation(make_facts(Per((1.0, 10.8, 1.0))), YEAR)
+    assert "repeating" in periodic and "10.8 years" in periodic
+    smooth = describe_extrapolation(make_facts(SE((2.3, 1.0))), YEAR)
+    assert "zero" in smooth and "2.3 years" in smooth
+    assert "continue" in describe_extrapolation(make_facts(Lin((1.0, 0.0))), YEAR)
+    noise = describe_extrapolation(make_facts(WN((1.0,)), is_noise=True), YEAR)
+    assert "uncorrelated" in noise
+    assert "same" in describe_extrapolation(make_facts(C((1.0,))), YEAR)
+
+
+def test_extrapolation_switched_off_stays_off() -> None:
+    off = describe_extrapolation(make_facts(prod(SE((1.0, 1.0)), Before((1850.0, 1.0)))), YEAR)
+    assert "switched off from 1850" in off
+    on = describe_extrapolation(make_facts(prod(Per((1.0, 10.8, 1.0)), Outside(CW_PARAMS))), YEAR)
+    assert "repeating" in on
+
+
+# ------------------------------------------------------------------------------ model checks
+
+
+def test_checks_none_significant() -> None:
+    text = describe_checks([ModelCheck("autocorrelation", "lag-1", 0.4)])
+    assert text.startswith("None")
+    assert "No posterior predictive" in describe_checks([])
+
+
+def test_checks_significant_named() -> None:
+    checks = [
+        ModelCheck("autocorrelation", "largest autocorrelation", 0.01),
+        ModelCheck("periodogram", "largest peak", 0.5),
+        ModelCheck("quantile-quantile", "largest deviation", 0.002),
+    ]
+    text = describe_checks(checks)
+    assert "autocorrelation check is significant" in text
+    assert "p = 0.010" in text
+    assert "quantile-quantile check is significant" in text
+    assert "periodogram check shows nothing unusual" in text
