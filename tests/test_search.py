@@ -1,0 +1,156 @@
+"""The search recovers known structure from synthetic draws, is deterministic across worker
+counts, and resumes from a checkpoint to the same result."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+
+from abcd_cli.algebra import sum_of_products
+from abcd_cli.init import DataSummary
+from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
+from abcd_cli.parse import parse_kernel
+from abcd_cli.search import Search, SearchSettings, invalid_reason, run_search
+
+X = np.linspace(2000.0, 2010.0, 120)  # ten "years", twelve points a year
+
+
+def draw(text: str, seed: int, x: np.ndarray = X) -> np.ndarray:
+    """One sample of y at x from the GP with the kernel written in ``text``."""
+    K = parse_kernel(text).gram(x)
+    rng = np.random.default_rng(seed)
+    return rng.multivariate_normal(np.zeros(x.size), K + 1e-9 * np.eye(x.size)) + 50.0
+
+
+SMALL = SearchSettings(depth=4, restarts=5, seed=1, patience=1)
+
+
+def periods(kernel) -> list[float]:
+    return sorted(b.param("period") for b in kernel.bases() if isinstance(b, Per))
+
+
+def test_trend_plus_period():
+    y = draw(
+        "SE(lengthscale=4.0, sd=3.0) + Per(lengthscale=1.5, period=1.0, sd=1.0) + WN(sd=0.2)", 1
+    )
+    k = run_search(X, y, SMALL).model.user_kernel
+    assert any(p == pytest.approx(1.0, rel=0.05) for p in periods(k)), k.to_text(digits=3)
+    assert any(b.symbol in ("SE", "Lin", "RQ") for b in k.bases())
+
+
+def test_period_with_growing_amplitude():
+    y = draw(
+        "Lin(sd=0.4, location=1998.0) * Per(lengthscale=2.0, period=1.0, sd=1.0) + WN(sd=0.2)", 2
+    )
+    k = run_search(X, y, SMALL).model.user_kernel
+    terms = sum_of_products(k)
+    grown = [t for t in terms if {"Per", "Lin"} <= {b.symbol for b in t.bases()}]
+    assert grown, k.to_text(digits=3)
+    assert any(p == pytest.approx(1.0, rel=0.05) for p in periods(k))
+
+
+def test_changepoint():
+    y = draw(
+        "CP(SE(lengthscale=1.0, sd=0.2), SE(lengthscale=1.0, sd=3.0), location=2005.0, steepness=0.05)"
+        " + WN(sd=0.1)",
+        3,
+    )
+    k = run_search(X, y, SMALL).model.user_kernel
+    changes = []
+    stack = [k]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (CP, CW)):
+            changes.append(node)
+        stack.extend(node.operands)
+    assert changes, k.to_text(digits=3)
+    assert any(abs(c.param("location") - 2005.0) < 1.0 for c in changes)
+
+
+def test_two_periods():
+    y = draw(
+        "Per(lengthscale=2.0, period=1.0, sd=1.0) + Per(lengthscale=2.0, period=3.3, sd=1.5) + WN(sd=0.15)",
+        4,
+    )
+    k = run_search(X, y, SearchSettings(depth=4, restarts=5, seed=0, patience=1)).model.user_kernel
+    found = periods(k)
+    assert any(p == pytest.approx(1.0, rel=0.05) for p in found), k.to_text(digits=3)
+    assert any(p == pytest.approx(3.3, rel=0.05) for p in found), k.to_text(digits=3)
+
+
+def test_pure_noise_reports_nothing_but_noise_and_a_constant():
+    y = np.random.default_rng(5).normal(10.0, 2.0, X.size)
+    k = run_search(X, y, SMALL).model.user_kernel
+    assert all(isinstance(b, (WN, C)) for b in k.bases()), k.to_text(digits=3)
+
+
+def test_restricted_languages_stay_in_their_language():
+    y = draw(
+        "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5) + WN(sd=0.2)", 6
+    )
+    settings = {"depth": 2, "restarts": 3, "seed": 0}
+    allowed = {
+        "se": {"SE", "WN"},
+        "linear": {"C", "Lin", "WN"},
+        "mkl": {"SE", "WN"},
+        "tci": {"SE", "Per", "WN"},
+        "spectral": {"SE", "Cos", "WN"},
+        "changepoint": {"SE", "WN"},
+    }
+    for language, symbols in allowed.items():
+        k = run_search(X, y, SearchSettings(language=language, **settings)).model.kernel
+        assert {b.symbol for b in k.bases()} <= symbols, (language, k.structure)
+
+
+def _result_json(result) -> dict:
+    d = result.to_dict()
+    d.pop("elapsed_seconds")
+    for level in d["trace"]:
+        level.pop("elapsed_seconds", None)
+    return d
+
+
+def test_same_seed_same_result_serial_and_parallel():
+    y = draw(
+        "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5) + WN(sd=0.2)", 7
+    )
+    settings = SearchSettings(depth=2, restarts=3, seed=3)
+    serial = run_search(X, y, settings)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        parallel = run_search(X, y, settings, executor=pool)
+    assert json.dumps(_result_json(serial)) == json.dumps(_result_json(parallel))
+
+
+def test_resume_reaches_the_same_result(tmp_path):
+    y = draw(
+        "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5) + WN(sd=0.2)", 8
+    )
+    settings = SearchSettings(depth=3, restarts=3, seed=2, patience=0)
+    whole = run_search(X, y, settings)
+    ckpt = tmp_path / "state.json"
+    first = Search(X, y, settings, checkpoint=ckpt)
+    first.step()
+    first.step()  # "interrupted" after level 1
+    assert json.loads(ckpt.read_text())["level"] == 1
+    resumed = run_search(X, y, settings, checkpoint=ckpt, resume=True)
+    assert json.dumps(_result_json(resumed)) == json.dumps(_result_json(whole))
+
+
+def test_long_series_use_a_subset_and_say_so():
+    x = np.linspace(0.0, 50.0, 400)
+    y = draw("SE(lengthscale=5.0, sd=1.0) + WN(sd=0.3)", 9, x)
+    result = run_search(x, y, SearchSettings(depth=1, restarts=2, subset_size=100))
+    assert result.notes and "100 of 400" in result.notes[0]
+    assert result.model.n == 400
+
+
+def test_invalid_models_are_rejected():
+    s = DataSummary.from_data(X, np.sin(X))
+    too_short = Per((1.0, 0.5 * (X[1] - X[0]), 1.0)) + WN((0.1,))
+    assert "period" in invalid_reason(too_short, s)
+    outside = CP(Lin((1.0, 2000.0)), WN((0.1,)), (2020.0, 0.1))
+    assert "outside" in invalid_reason(outside, s)
+    assert invalid_reason(Per((1.0, 1.0, 1.0)) + WN((0.1,)), s) == ""
