@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo bench-gp clean
+.PHONY: install test lint demo bench-gp bench-search clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	mkdir -p results
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -20,6 +21,16 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# A real result from a bundled dataset: the model search on the airline series.
+demo: $(STAMP)
+	$(BIN)/abcd search datasets/01-airline.csv --json results/01-airline.model.json
+
+bench-gp: $(STAMP)
+	$(BIN)/python benchmarks/bench_gp.py --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md
+
+bench-search: $(STAMP)
+	$(BIN)/python benchmarks/bench_search.py --out benchmarks/search.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
