@@ -737,12 +737,18 @@ def _detail_sentences(
     return out
 
 
+def _distinct_percents(before: float, after: float) -> tuple[str, str]:
+    """Two percentages with enough decimals (up to 3) to tell them apart."""
+    for decimals in (1, 2, 3):
+        a, b = f"{100 * before:.{decimals}f}%", f"{100 * after:.{decimals}f}%"
+        if a != b:
+            break
+    return a, b
+
+
 def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
-    res, prev, cum = (
-        _percent(facts.residual_r2),
-        _percent(previous_r2),
-        _percent(facts.cum_r2),
-    )
+    res = _percent(facts.residual_r2)
+    prev, cum = _distinct_percents(previous_r2, facts.cum_r2)
     forms = (
         f"It accounts for {res} of the variance that the earlier components left unexplained, "
         f"raising the share of variance explained from {prev} to {cum}.",
@@ -901,8 +907,10 @@ def _continuation(parts: _Factors, axis: Axis, x_data: np.ndarray | None) -> str
     """What the component does beyond the data while it is switched on."""
     head = parts.head
     lin = parts.lin
-    growing = _lin_trend(lin, _data_range(x_data)) == "increasing"
-    change = f"{'growing' if growing else 'changing'} {_adverb(len(lin))}"
+    verb = {"increasing": "growing", "decreasing": "shrinking"}.get(
+        _lin_trend(lin, _data_range(x_data)) or "", "changing"
+    )
+    change = f"{verb} {_adverb(len(lin))}"
     if head == "noise":
         tail = f", and its standard deviation keeps {change}" if lin else ""
         return (
@@ -984,7 +992,7 @@ def describe_checks(checks: list[ModelCheck]) -> str:
         )
     sentences = []
     for check in flagged:
-        p = f"p = {_sig(check.p_value, 2)}"
+        p = "p < 0.001" if check.p_value < 0.001 else f"p = {check.p_value:.2g}"
         hint = _CHECK_HINTS.get(check.name, "the model misses something this statistic picks up")
         sentences.append(
             f"The {check.name} check is significant ({p}; {check.statistic}), which suggests "

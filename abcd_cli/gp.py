@@ -50,9 +50,8 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     inv, info = dpotri(L, lower=1)  # fills the lower triangle; L's upper one is zero
     if info != 0:
         raise LinAlgError(f"potri failed with info={info}")
-    full = inv + inv.T
-    full[np.diag_indices_from(full)] *= 0.5
-    return full
+    inv += np.tril(inv, -1).T
+    return inv
 
 
 def nll_and_grad(

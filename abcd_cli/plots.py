@@ -84,7 +84,7 @@ def _new(width: float, height: float) -> tuple[Figure, Axes]:
 def _plain_ticks(ax: Axes) -> None:
     """No offset on either axis; plain numbers and round steps on x so decimal years read as
     years (1950, 1952, ... rather than 1950.0, 1952.5)."""
-    ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 5, 10]))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 2.5, 5, 10], integer=True))
     x_format = ScalarFormatter(useOffset=False)
     x_format.set_scientific(False)
     ax.xaxis.set_major_formatter(x_format)

@@ -30,9 +30,13 @@ DASH = "\u2014"
 
 
 def _templates_dir() -> Path | None:
-    """``templates/`` beside the package in a source checkout, if it is there."""
-    candidate = Path(__file__).resolve().parent.parent / "templates"
-    return candidate if (candidate / "report.html").is_file() else None
+    """``templates/`` at the top of a source checkout (beside ``pyproject.toml``), if this
+    module runs from one."""
+    root = Path(__file__).resolve().parent.parent
+    folder = root / "templates"
+    if (root / "pyproject.toml").is_file() and (folder / "report.html").is_file():
+        return folder
+    return None
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -163,8 +167,10 @@ def render_html(context: dict[str, Any]) -> str:
 
 def render_pdf(html: str) -> bytes:
     """The PDF of the HTML page, printed by WeasyPrint with the page's print CSS."""
-    import weasyprint  # deferred: importing WeasyPrint (pango, fonts) takes a moment
-
+    try:  # deferred: importing WeasyPrint (pango, fonts) takes a moment
+        import weasyprint
+    except (ImportError, OSError) as exc:  # OSError: the system's pango library is missing
+        raise RunError(f"cannot make a PDF: WeasyPrint is not usable here ({exc})") from exc
     return weasyprint.HTML(string=html).write_pdf()
 
 

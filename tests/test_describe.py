@@ -372,6 +372,9 @@ def test_paragraph_statistics() -> None:
     text = component_paragraph(facts, YEAR, previous_r2=0.854)
     for number in ("89.9%", "85.4%", "98.5%", "63.4%", "34.0", "12.4"):
         assert number in text
+    close = make_facts(SE((1.0, 1.0)), cum_r2=0.99312, delta_r2=0.0003)
+    assert "99.28%" in component_paragraph(close, YEAR)
+    assert "99.31%" in component_paragraph(close, YEAR)
 
 
 @pytest.mark.parametrize("index", [1, 2, 3, 4, 5])
@@ -500,6 +503,6 @@ def test_checks_significant_named() -> None:
     ]
     text = describe_checks(checks)
     assert "autocorrelation check is significant" in text
-    assert "p = 0.010" in text
+    assert "p = 0.01" in text
     assert "quantile-quantile check is significant" in text
     assert "periodogram check shows nothing unusual" in text
