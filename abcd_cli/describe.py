@@ -731,24 +731,31 @@ def _detail_sentences(
         _, mean = _in_range(facts, x_data)
         if len(mean):
             level = mean[int(np.argmax(np.abs(mean)))]
-            out.append(f"Where it applies, its level is about {format_amount(level, axis)}.")
+            where = "Where it applies, its" if parts.gates else "Its"
+            out.append(f"{where} level is about {format_amount(level, axis)}.")
     if parts.gates:
         out += _switch_sentences(parts, axis, x_data)
     return out
 
 
-def _distinct_percents(before: float, after: float) -> tuple[str, str]:
-    """Two percentages with enough decimals (up to 3) to tell them apart."""
+def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:
+    """Two percentages with enough decimals (up to 3) to tell them apart, or None."""
     for decimals in (1, 2, 3):
         a, b = f"{100 * before:.{decimals}f}%", f"{100 * after:.{decimals}f}%"
         if a != b:
-            break
-    return a, b
+            return a, b
+    return None
 
 
 def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
     res = _percent(facts.residual_r2)
-    prev, cum = _distinct_percents(previous_r2, facts.cum_r2)
+    pair = _distinct_percents(previous_r2, facts.cum_r2)
+    if pair is None:
+        return (
+            "It leaves the share of variance explained practically unchanged at "
+            f"{_percent(facts.cum_r2)}."
+        )
+    prev, cum = pair
     forms = (
         f"It accounts for {res} of the variance that the earlier components left unexplained, "
         f"raising the share of variance explained from {prev} to {cum}.",
@@ -771,7 +778,7 @@ def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
             f"from {before} to {after}.",
         )
         return [forms[(facts.index - 1) % len(forms)]]
-    if facts.mae_reduction < 0:
+    if facts.mae_reduction < 0 and reduction != _percent(0.0, fine=True):
         change = (
             f"The cross-validated mean absolute error rises by {reduction}, from {before} to "
             f"{after}."
@@ -839,20 +846,21 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
     if n == 1:
         return f"The single component explains {_percent(cum[0])} of the variation in the data."
     sentences = []
-    shown: set[int] = set()
+    shown = [""]
     for threshold in (0.9, 0.99):
         k = next((i + 1 for i, r in enumerate(cum) if r >= threshold), None)
-        if k is None or k in shown or k == n:
+        if k is None or k == n or _percent(cum[k - 1]) == shown[-1]:
             continue
-        shown.add(k)
+        shown.append(_percent(cum[k - 1]))
         lead = "The first component explains" if k == 1 else f"The first {k} components explain"
-        sentences.append(f"{lead} {_percent(cum[k - 1])} of the variation in the data.")
-    sentences.append(
-        f"All {_number_word(n)} together explain {_percent(cum[-1])}."
-        if sentences
-        else f"All {_number_word(n)} components together explain {_percent(cum[-1])} of the "
-        "variation in the data."
-    )
+        sentences.append(f"{lead} {shown[-1]} of the variation in the data.")
+    if not sentences:
+        sentences.append(
+            f"All {_number_word(n)} components together explain {_percent(cum[-1])} of the "
+            "variation in the data."
+        )
+    elif _percent(cum[-1]) != shown[-1]:
+        sentences.append(f"All {_number_word(n)} together explain {_percent(cum[-1])}.")
     return " ".join(sentences)
 
 
@@ -872,8 +880,8 @@ def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
         lead = "After the first component" if last == 1 else f"After the first {last} components"
         return (
             f"{lead} the cross-validated mean absolute error no longer falls by more than 0.1%, "
-            "which suggests that the later ones describe very short-term structure or noise, "
-            "or are artefacts of the model or the search."
+            "so the later components most likely capture short-lived wiggles, noise or quirks "
+            "of the fitted model rather than structure that helps prediction."
         )
     idle = [str(i + 1) for i, h in enumerate(helping) if not h]
     label = "component" if len(idle) == 1 else "components"

@@ -23,6 +23,9 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
             f.write(data)
             f.flush()

@@ -375,6 +375,8 @@ def test_paragraph_statistics() -> None:
     close = make_facts(SE((1.0, 1.0)), cum_r2=0.99312, delta_r2=0.0003)
     assert "99.28%" in component_paragraph(close, YEAR)
     assert "99.31%" in component_paragraph(close, YEAR)
+    same = make_facts(SE((1.0, 1.0)), cum_r2=1.0, delta_r2=0.0)
+    assert "unchanged at 100.0%" in component_paragraph(same, YEAR)
 
 
 @pytest.mark.parametrize("index", [1, 2, 3, 4, 5])
@@ -442,6 +444,13 @@ def test_summary_counts_and_stop_point() -> None:
     assert bullets[1].startswith("An approximately periodic function with a period of 1.0 year")
     assert bullets[3] == "Uncorrelated noise with linearly increasing standard deviation."
     assert all(b[0].isupper() and b.endswith(".") for b in bullets)
+
+
+def test_summary_does_not_repeat_the_same_share() -> None:
+    comps = airline_components()
+    comps[2] = make_facts(SE((1.0, 1.0)), index=3, cum_r2=0.9999, delta_r2=0.014)
+    text = summary_sentences(comps, YEAR)["explained"]
+    assert text.count("100.0%") == 1
 
 
 def test_summary_every_component_helps() -> None:
