@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo bench-gp bench-search clean
+.PHONY: install test lint demo snapshots bench-gp bench-search clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Rewrite the report snapshots in tests/golden/ after an intended change (review the diff).
+snapshots: $(STAMP)
+	ABCD_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -q tests/test_report.py -k snapshot
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -15,6 +15,7 @@ click's own usage errors keep click's behaviour (exit code 2).
 
 from __future__ import annotations
 
+import functools
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -108,10 +109,10 @@ def describe_data(data: str, x: str | None, y: str | None) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def search_options(fn: Any) -> Any:
+def search_options(fn: Any, data_required: bool = True) -> Any:
     """The options shared by every command that runs a search."""
     options = [
-        click.argument("data", metavar="DATA.csv"),
+        click.argument("data", metavar="DATA.csv", required=data_required),
         click.option(
             "--x", "x", metavar="COL", help="Column holding time (name or 1-based number)."
         ),
@@ -274,19 +275,133 @@ def search(json_out: str | None, **opts: Any) -> None:
     for note in result.notes + ([result.stopped_early] if result.stopped_early else []):
         click.echo(f"note: {note}")
     if json_out:
-        doc = result.to_dict()
-        doc["data"].update(
-            {
-                "x_name": series.x_name,
-                "y_name": series.y_name,
-                "x_kind": series.x_kind,
-                "source": series.source,
-            }
-        )
-        atomic_write(json_out, json.dumps(doc, indent=1))
+        atomic_write(json_out, json.dumps(_search_document(series, result), indent=1))
         click.echo(f"wrote {json_out}")
     if os.path.exists(checkpoint):
         os.unlink(checkpoint)
+
+
+def _search_document(series: Any, result: Any) -> dict[str, Any]:
+    """The search's JSON: the model, its trace and settings, and the data with its names."""
+    doc = result.to_dict()
+    doc["data"].update(
+        {
+            "x_name": series.x_name,
+            "y_name": series.y_name,
+            "x_kind": series.x_kind,
+            "source": series.source,
+            "n_dropped": series.n_dropped,
+        }
+    )
+    return doc
+
+
+REPORT_FORMATS = ("pdf", "html", "json")
+
+
+def _report_format(output: str, fmt: str | None) -> str:
+    from pathlib import Path
+
+    from abcd_cli.errors import InputError
+
+    if fmt:
+        return fmt
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix in ("htm",):
+        return "html"
+    if suffix not in REPORT_FORMATS:
+        raise InputError(
+            f"cannot tell the report format from {output!r}: use a .pdf, .html or .json name"
+            " or --format"
+        )
+    return suffix
+
+
+@main.command(short_help="Search a model and write the report (PDF, HTML or JSON).")
+@functools.partial(search_options, data_required=False)
+@click.option("-o", "--output", required=True, metavar="REPORT", help="report.pdf, .html or .json")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), help="Else from the suffix.")
+@click.option(
+    "--extrapolate",
+    type=click.FloatRange(0.0, 5.0),
+    default=0.2,
+    show_default=True,
+    help="How far past the data to forecast, as a fraction of its range.",
+)
+@click.option(
+    "--from-model",
+    "from_model",
+    metavar="MODEL.json",
+    help="Report on a saved search (abcd search --json) without searching again.",
+)
+@click.option("--title", help="Title of the report.")
+def report(
+    output: str,
+    fmt: str | None,
+    extrapolate: float,
+    from_model: str | None,
+    title: str | None,
+    **opts: Any,
+) -> None:
+    """Analyse DATA.csv and write an automatic report to REPORT.
+
+    The report explains each additive component of the chosen model in plain English, with
+    figures, a table of how much each one explains, a forecast, model checks and an appendix.
+    The file is written atomically: on any failure no partial file is left.
+    """
+    import os
+    from pathlib import Path
+
+    from abcd_cli.decompose import decompose
+    from abcd_cli.errors import InputError
+    from abcd_cli.facts import Axis
+    from abcd_cli.model import Model
+    from abcd_cli.render import write_report
+    from abcd_cli.report import build_context
+
+    fmt = _report_format(output, fmt)
+    _check_writable(output)
+    checkpoint = None
+    if from_model:
+        doc = _read_model_file(from_model)
+        model = Model.from_dict(doc)
+    else:
+        if not opts["data"]:
+            raise InputError("give DATA.csv to analyse, or --from-model MODEL.json")
+        series, result, checkpoint = run_search_command(
+            opts, _default_checkpoint(opts["data"], output)
+        )
+        doc = _search_document(series, result)
+        model = result.model
+    info = doc["data"]
+    axis = Axis(info.get("x_kind", "number"), info.get("x_name", "x"), info.get("y_name", "y"))
+    source = info.get("source") or opts.get("data") or from_model
+    if not opts["quiet"]:
+        click.echo("decomposing the model and writing the report", err=True)
+    dec = decompose(model, axis, extrapolate=extrapolate, seed=opts["seed"])
+    title = title or f"Analysis of {Path(source).stem}"
+    context = build_context(dec, title, source, doc, int(info.get("n_dropped", 0)))
+    write_report(context, output, fmt)
+    click.echo(f"wrote {output}")
+    if checkpoint and os.path.exists(checkpoint):
+        os.unlink(checkpoint)
+
+
+def _read_model_file(path: str) -> dict[str, Any]:
+    import json
+
+    from abcd_cli.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"model file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"cannot read model file {path}: {exc}") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"model file {path} is not a model saved by 'abcd search --json'")
+    return doc
 
 
 def _check_writable(path: str) -> None:

@@ -1,0 +1,261 @@
+"""The report end to end: snapshot regression against golden files, and the CLI's PDF, HTML and
+JSON outputs. ``make snapshots`` (ABCD_UPDATE_SNAPSHOTS=1) rewrites the golden files."""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+import math
+import os
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from pypdf import PdfReader
+
+from abcd_cli.cli import main
+from abcd_cli.decompose import decompose
+from abcd_cli.facts import Axis
+from abcd_cli.model import Model
+from abcd_cli.parse import parse_kernel
+from abcd_cli.render import render_html
+from abcd_cli.report import build_context
+from abcd_cli.scaling import Scaling
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("ABCD_UPDATE_SNAPSHOTS") == "1"
+KERNEL = (
+    "Lin(sd=3.0, location=1990.0) + Per(lengthscale=1.5, period=1.0, sd=4.0) * Lin(sd=0.2, location=1985.0)"
+    " + SE(lengthscale=0.4, sd=1.5) + WN(sd=0.8)"
+)
+
+
+def _series() -> tuple[np.ndarray, np.ndarray]:
+    x = 2000.0 + (np.arange(96) + 0.5) / 12.0
+    rng = np.random.default_rng(0)
+    y = parse_kernel(KERNEL).gram(x)
+    y = rng.multivariate_normal(np.zeros(x.size), y) + 100.0
+    return x, y
+
+
+def fixed_model() -> Model:
+    """A fixed model on fixed data: no search, so the report is exactly reproducible."""
+    x, y = _series()
+    sc = Scaling.from_data(x, y)
+    kernel = sc.kernel_in(parse_kernel(KERNEL))
+    from abcd_cli.gp import negative_log_likelihood
+
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
+    return Model(kernel, sc, x, y, nll)
+
+
+def _search_doc(model: Model) -> dict:
+    doc = model.to_dict()
+    doc.update(
+        {
+            "trace": [{"level": 0, "structure": "WN", "bic": 1000.0, "candidates": 1}],
+            "settings": {"seed": 0, "depth": 10},
+            "notes": [],
+            "stopped_early": "",
+            "elapsed_seconds": 1.0,
+        }
+    )
+    doc["data"].update(
+        {"x_name": "date", "y_name": "sales", "x_kind": "year", "source": "sales.csv"}
+    )
+    return doc
+
+
+@pytest.fixture(scope="module")
+def context() -> dict:
+    model = fixed_model()
+    dec = decompose(model, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    return build_context(dec, "Sales", "sales.csv", _search_doc(model))
+
+
+def _round(value, digits: int = 6):
+    """Numbers to a fixed number of significant digits: the snapshots' tolerance."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}") if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _round(v, digits) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_round(v, digits) for v in value]
+    return value
+
+
+def _snapshot_json(context: dict) -> dict:
+    doc = json.loads(json.dumps(context["json"]))
+    doc["model"].pop("elapsed_seconds", None)
+    doc["model"].pop("version", None)
+    doc.pop("version", None)
+    return _round(doc, 5)
+
+
+class _Text(HTMLParser):
+    """Text of the headings and paragraphs, the parts of the page a reader sees."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("h1", "h2", "h3", "p", "li", "td", "th", "figcaption"):
+            self._in = tag
+            self.parts.append(f"[{tag}] ")
+
+    def handle_endtag(self, tag):
+        if tag == self._in:
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in and data.strip():
+            self.parts[-1] += " ".join(data.split()) + " "
+
+
+def _fragments(html: str) -> list[str]:
+    parser = _Text()
+    parser.feed(html)
+    return [p.strip() for p in parser.parts if "Generated" not in p]
+
+
+def _compare(name: str, actual) -> None:
+    path = GOLDEN / name
+    text = json.dumps(actual, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if UPDATE or not path.exists():
+        if not UPDATE:
+            pytest.fail(f"golden file {path} is missing: run `make snapshots`")
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    expected = path.read_text(encoding="utf-8")
+    if expected != text:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(True), text.splitlines(True), f"golden/{name}", "now", n=2
+            )
+        )
+        pytest.fail(f"report changed (run `make snapshots` if intended):\n{diff[:6000]}")
+
+
+def test_report_json_matches_snapshot(context):
+    _compare("report.json", _snapshot_json(context))
+
+
+def test_report_html_fragments_match_snapshot(context):
+    _compare("report_fragments.json", _fragments(render_html(context)))
+
+
+def test_report_states_the_components(context):
+    phrases = [c["phrase"] for c in context["components"]]
+    assert any("period of 1.0 year" in p for p in phrases), phrases
+    assert any("noise" in p for p in phrases)
+    total = context["components"][-1]["stats"]["cum_r2"]
+    assert total == pytest.approx(1.0, abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# Through the command line
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("model") / "model.json"
+    path.write_text(json.dumps(_search_doc(fixed_model())))
+    return path
+
+
+def _run(args: list[str]):
+    return CliRunner().invoke(main, args, catch_exceptions=False)
+
+
+def test_pdf_report_from_saved_model(model_file, tmp_path):
+    out = tmp_path / "report.pdf"
+    result = _run(["report", "--from-model", str(model_file), "-o", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    reader = PdfReader(io.BytesIO(out.read_bytes()))
+    text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
+    assert len(reader.pages) >= 3
+    for heading in (
+        "Data",
+        "Executive summary",
+        "Component 1",
+        "Extrapolation",
+        "Model checking",
+        "Appendix",
+    ):
+        assert heading in text
+    assert not list(tmp_path.glob(".*.part"))
+
+
+def test_html_report_is_self_contained(model_file, tmp_path):
+    out = tmp_path / "report.html"
+    assert (
+        _run(["report", "--from-model", str(model_file), "-o", str(out), "--quiet"]).exit_code == 0
+    )
+    html = out.read_text()
+    srcs = []
+
+    class Images(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                srcs.append(dict(attrs)["src"])
+
+    Images().feed(html)
+    assert len(srcs) >= 5 and all(s.startswith("data:image/") for s in srcs)
+    assert "http://" not in html.replace("http://www.w3.org", "")
+
+
+def test_json_report_holds_numbers_and_sentences(model_file, tmp_path):
+    out = tmp_path / "report.json"
+    assert _run(["report", "--from-model", str(model_file), "-o", str(out)]).exit_code == 0
+    doc = json.loads(out.read_text())
+    assert doc["components"][0]["paragraph"]
+    assert doc["model"]["kernel"].startswith(("Lin", "Per", "SE", "WN", "("))
+
+
+def test_report_straight_from_data(tmp_path):
+    x, y = _series()
+    data = tmp_path / "series.csv"
+    data.write_text("date,sales\n" + "".join(f"{a},{b}\n" for a, b in zip(x, y, strict=True)))
+    out = tmp_path / "r.html"
+    result = _run(
+        [
+            "report",
+            str(data),
+            "-o",
+            str(out),
+            "--depth",
+            "1",
+            "--restarts",
+            "2",
+            "--jobs",
+            "1",
+            "--quiet",
+        ]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Executive summary" in out.read_text()
+    assert not list(tmp_path.glob("*.ckpt.json"))
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-o", "{tmp}/r.docx"], "format"),
+        (["-o", "{tmp}/missing/r.pdf"], "does not exist"),
+        ([], "Missing option"),
+    ],
+)
+def test_bad_report_options_fail_cleanly(model_file, tmp_path, args, message):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = CliRunner().invoke(main, ["report", "--from-model", str(model_file), *args])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not any(tmp_path.iterdir())
