@@ -418,3 +418,32 @@ def _check_writable(path: str) -> None:
         raise InputError(f"cannot write {path}: folder {folder} is not writable")
     if Path(path).is_dir():
         raise InputError(f"cannot write {path}: it is a folder")
+
+
+@main.command(short_help="Predict y at new x from a saved model.")
+@click.argument("model_file", metavar="MODEL.json")
+@click.argument("inputs", metavar="X.csv")
+@click.option("-o", "--output", required=True, metavar="OUT.csv", help="Where to write the table.")
+@click.option("--x", "x", metavar="COL", help="Column of X.csv holding x (name or number).")
+def predict(model_file: str, inputs: str, output: str, x: str | None) -> None:
+    """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
+    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`."""
+    from abcd_cli.data import load_inputs
+    from abcd_cli.errors import InputError
+    from abcd_cli.files import atomic_write
+    from abcd_cli.model import Model
+    from abcd_cli.predict import predictive_table, to_csv
+
+    _check_writable(output)
+    doc = _read_model_file(model_file)
+    model = Model.from_dict(doc)
+    values, cells, name, kind = load_inputs(inputs, x)
+    trained = doc.get("data", {}).get("x_kind", kind)
+    if (trained == "number") != (kind == "number"):
+        kinds = {True: "plain numbers", False: "dates or years"}
+        raise InputError(
+            f"{inputs}: column {name!r} holds {kinds[kind == 'number']} but the model was"
+            f" fitted to {kinds[trained == 'number']}"
+        )
+    atomic_write(output, to_csv(name, cells, predictive_table(model, values)))
+    click.echo(f"wrote {output} ({len(cells)} rows)")

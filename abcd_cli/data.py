@@ -898,3 +898,30 @@ def _human_duration(days: float) -> str:
                 return f"about {count} {unit}{'' if count == 1 else 's'}"
             return f"about {count:.3g} {unit}s"
     raise AssertionError("unreachable")
+
+
+def load_inputs(path: str | Path, x: str | None = None) -> tuple[np.ndarray, list[str], str, str]:
+    """Read the x column of a file of new inputs (for predictions), in the file's row order.
+
+    Returns the values (decimal years for dates), the cells as written, the column name and its
+    kind. The column is chosen as in :func:`load_series` (``x`` by name or number; otherwise the
+    only column, or the one named like time). A missing x is an error: there is nothing to
+    predict at.
+    """
+    source = str(path)
+    text, notes = _decode(_read_bytes(Path(path), source), source)
+    table = _parse_table(text, source)
+    if x is not None:
+        xi = _find_column(table, x, "x")
+    elif len(table.names) <= 2:
+        xi = 0
+    else:
+        xi = _default_x(table, None)
+    cells = table.column(xi)
+    missing = [i for i, cell in enumerate(cells) if _is_missing(cell)]
+    if missing:
+        raise InputError(
+            f"{source}: column {table.names[xi]!r} has no value in {table.where(missing[0])}"
+        )
+    values, kind = _x_values(table, xi)
+    return values, cells, table.names[xi], kind

@@ -87,6 +87,8 @@ class Row:
     sk_fit_s: float
     nll: float
     sk_nll: float
+    screened_s: float
+    screened_nll: float
     fit_evals: int
     fit_failed: int
     sk_evals: int
@@ -102,6 +104,10 @@ class Row:
     @property
     def speedup(self) -> float:
         return self.sk_fit_s / self.fit_s
+
+    @property
+    def screened_speedup(self) -> float:
+        return self.sk_fit_s / self.screened_s
 
 
 def log(msg: str) -> None:
@@ -222,6 +228,11 @@ def bench_dataset(
     fit_s = time.perf_counter() - t0
     nll = sc.nll_out(res.nll, n)
     log(f"{name}: our fit {fit_s:.1f} s, NLL {nll:.2f}, {res.n_evaluations} evaluations")
+    t0 = time.perf_counter()
+    screened = fit(kernel, X, Y, np.random.default_rng(args.seed), restarts=args.restarts, polish=1)
+    screened_s = time.perf_counter() - t0
+    screened_nll = sc.nll_out(screened.nll, n)
+    log(f"{name}: screened fit {screened_s:.1f} s, NLL {screened_nll:.2f}")
 
     log(f"{name}: sklearn fit (n_restarts_optimizer={args.sklearn_restarts})")
     sk_kernel = sklearn_kernel(values, s)
@@ -258,6 +269,8 @@ def bench_dataset(
         sk_fit_s=sk_fit_s,
         nll=nll,
         sk_nll=sk_nll,
+        screened_s=screened_s,
+        screened_nll=screened_nll,
         fit_evals=res.n_evaluations,
         fit_failed=res.n_failed,
         sk_evals=sk_evals,
@@ -420,14 +433,16 @@ def command_text() -> str:
 def table(rows: list[Row]) -> list[str]:
     head = (
         "| dataset | N | our eval (ms) | floor (ms) | ratio | sklearn eval (ms) | our fit (s) "
-        "| sklearn fit (s) | speed-up | our NLL | sklearn NLL |"
+        "| sklearn fit (s) | speed-up | our NLL | sklearn NLL "
+        "| screened fit (s) | screened speed-up | screened NLL |"
     )
-    lines = [head, "|" + "---|" * 11]
+    lines = [head, "|" + "---|" * 14]
     for r in rows:
         lines.append(
             f"| {r.name} | {r.n} | {r.eval_s * 1e3:.1f} | {r.floor_s * 1e3:.1f} | {r.ratio:.2f} "
             f"| {r.sk_eval_s * 1e3:.1f} | {r.fit_s:.1f} | {r.sk_fit_s:.1f} | {r.speedup:.1f}× "
-            f"| {r.nll:.2f} | {r.sk_nll:.2f} |"
+            f"| {r.nll:.2f} | {r.sk_nll:.2f} | {r.screened_s:.1f} | {r.screened_speedup:.1f}× "
+            f"| {r.screened_nll:.2f} |"
         )
     return lines
 
@@ -458,7 +473,9 @@ def report(
         "- floor: `scipy.linalg.cholesky` + `cho_solve(identity)` (check_finite=False) on a "
         f"random SPD matrix of size N, median of {args.repeats} after a warm-up.",
         f"- our fit: `fit(kernel, X, Y, default_rng({args.seed}), restarts={args.restarts})` "
-        "(L-BFGS-B, maxiter 200 per start), timed once.",
+        "(L-BFGS-B, maxiter 200 per start: ten full optimisations), timed once. Screened fit: "
+        "the same with `polish=1`, as the search runs it (the ten starting points ranked by their "
+        "likelihood, the best one optimised).",
         f"- sklearn: `GaussianProcessRegressor(C*DotProduct*ExpSineSquared + C*RBF + "
         f"WhiteKernel*DotProduct, n_restarts_optimizer={args.sklearn_restarts}, normalize_y=True, "
         f"random_state={args.seed})` (so {args.sklearn_restarts + 1} optimiser runs; default "
@@ -490,7 +507,8 @@ def report(
     for r in rows:
         ok = "met" if r.speedup >= SPEEDUP_TARGET else "NOT met"
         out.append(
-            f"- {r.name}: fit speed-up {r.speedup:.1f}× (target ≥ {SPEEDUP_TARGET:g}×): {ok}"
+            f"- {r.name}: fit speed-up {r.speedup:.1f}× (target ≥ {SPEEDUP_TARGET:g}×): {ok};"
+            f" screened fit as the search runs it: {r.screened_speedup:.1f}×"
         )
     out += ["", "Details:", ""]
     for r in rows:
