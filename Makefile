@@ -28,7 +28,7 @@ lint: $(STAMP)
 
 # A real result from a bundled dataset: the model search on the airline series.
 demo: $(STAMP)
-	$(BIN)/abcd search datasets/01-airline.csv --json results/01-airline.model.json
+	$(BIN)/abcd report datasets/01-airline.csv -o results/01-airline.pdf
 
 bench-gp: $(STAMP)
 	$(BIN)/python benchmarks/bench_gp.py --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md
