@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo snapshots bench-gp bench-search clean
+.PHONY: install test lint demo benchmark snapshots bench-gp bench-search clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ lint: $(STAMP)
 # A real result from a bundled dataset: the model search on the airline series.
 demo: $(STAMP)
 	$(BIN)/abcd report datasets/01-airline.csv -o results/01-airline.pdf
+
+# Reports for the 13 series into results/benchmark/ (SERIES=01-airline for one); resumable.
+SERIES ?=
+benchmark: $(STAMP)
+	$(BIN)/abcd benchmark datasets -o results/benchmark $(foreach s,$(SERIES),--series $(s))
 
 bench-gp: $(STAMP)
 	$(BIN)/python benchmarks/bench_gp.py --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md

@@ -350,14 +350,9 @@ def report(
     The file is written atomically: on any failure no partial file is left.
     """
     import os
-    from pathlib import Path
 
-    from abcd_cli.decompose import decompose
     from abcd_cli.errors import InputError
-    from abcd_cli.facts import Axis
     from abcd_cli.model import Model
-    from abcd_cli.render import write_report
-    from abcd_cli.report import build_context
 
     fmt = _report_format(output, fmt)
     _check_writable(output)
@@ -373,18 +368,39 @@ def report(
         )
         doc = _search_document(series, result)
         model = result.model
-    info = doc["data"]
-    axis = Axis(info.get("x_kind", "number"), info.get("x_name", "x"), info.get("y_name", "y"))
-    source = info.get("source") or opts.get("data") or from_model
+    source = doc["data"].get("source") or opts.get("data") or from_model
     if not opts["quiet"]:
         click.echo("decomposing the model and writing the report", err=True)
-    dec = decompose(model, axis, extrapolate=extrapolate, seed=opts["seed"])
-    title = title or f"Analysis of {Path(source).stem}"
-    context = build_context(dec, title, source, doc, int(info.get("n_dropped", 0)))
-    write_report(context, output, fmt)
+    _write_reports(model, doc, {fmt: output}, extrapolate, opts["seed"], title, source)
     click.echo(f"wrote {output}")
     if checkpoint and os.path.exists(checkpoint):
         os.unlink(checkpoint)
+
+
+def _write_reports(
+    model: Any,
+    doc: dict[str, Any],
+    outputs: dict[str, str],
+    extrapolate: float,
+    seed: int,
+    title: str | None,
+    source: str,
+) -> None:
+    """Decompose the model once and write the report in each format ({format: path})."""
+    from pathlib import Path
+
+    from abcd_cli.decompose import decompose
+    from abcd_cli.facts import Axis
+    from abcd_cli.render import write_report
+    from abcd_cli.report import build_context
+
+    info = doc["data"]
+    axis = Axis(info.get("x_kind", "number"), info.get("x_name", "x"), info.get("y_name", "y"))
+    dec = decompose(model, axis, extrapolate=extrapolate, seed=seed)
+    title = title or f"Analysis of {Path(source).stem}"
+    context = build_context(dec, title, source, doc, int(info.get("n_dropped", 0)))
+    for fmt, path in outputs.items():
+        write_report(context, path, fmt)
 
 
 def _read_model_file(path: str) -> dict[str, Any]:
@@ -447,3 +463,95 @@ def predict(model_file: str, inputs: str, output: str, x: str | None) -> None:
         )
     atomic_write(output, to_csv(name, cells, predictive_table(model, values)))
     click.echo(f"wrote {output} ({len(cells)} rows)")
+
+
+@main.command(short_help="Reports for every series of a folder (the 13-series benchmark).")
+@click.argument("folder", metavar="DATASETS", default="datasets")
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    default="results/benchmark",
+    show_default=True,
+    metavar="DIR",
+    help="Where the PDF, HTML and JSON reports go.",
+)
+@click.option(
+    "--series",
+    "only",
+    multiple=True,
+    metavar="NAME",
+    help="Only this series (file name without .csv); repeatable.",
+)
+@click.option(
+    "--jobs", type=click.IntRange(0, 512), default=0, help="Worker processes (0: all cores)."
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--depth", type=click.IntRange(0, 50), default=10, show_default=True)
+@click.option("--restarts", type=click.IntRange(1, 100), default=10, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+def benchmark(
+    folder: str,
+    out_dir: str,
+    only: tuple[str, ...],
+    jobs: int,
+    seed: int,
+    depth: int,
+    restarts: int,
+    quiet: bool,
+) -> None:
+    """Search and write PDF, HTML and JSON reports for each CSV in DATASETS.
+
+    Series whose three reports already exist are skipped, so an interrupted run resumes; a
+    search interrupted mid-way continues from its checkpoint in the output folder.
+    """
+    from pathlib import Path
+
+    from abcd_cli.errors import InputError
+
+    files = sorted(Path(folder).glob("*.csv"))
+    if only:
+        files = [f for f in files if f.stem in only]
+        missing = set(only) - {f.stem for f in files}
+        if missing:
+            raise InputError(f"no series named {sorted(missing)[0]!r} in {folder}")
+    if not files:
+        raise InputError(f"no CSV files in {folder}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    from abcd_cli.search import SearchSettings
+
+    d = SearchSettings()
+    defaults = {
+        "x": None,
+        "y": None,
+        "beam": d.beam,
+        "language": d.language,
+        "interpretable": d.interpretable,
+        "subset_size": d.subset_size,
+        "patience": d.patience,
+    }
+    for path in files:
+        outputs = {fmt: str(out / f"{path.stem}.{fmt}") for fmt in REPORT_FORMATS}
+        if all(Path(p).exists() for p in outputs.values()):
+            click.echo(f"{path.stem}: reports already there, skipped")
+            continue
+        opts = dict(
+            defaults,
+            data=str(path),
+            jobs=jobs,
+            seed=seed,
+            quiet=quiet,
+            resume=True,
+            depth=depth,
+            restarts=restarts,
+        )
+        checkpoint = str(out / f".{path.stem}.ckpt.json")
+        series, result, _ = run_search_command(dict(opts, checkpoint=checkpoint), checkpoint)
+        doc = _search_document(series, result)
+        _write_reports(result.model, doc, outputs, 0.2, seed, None, str(path))
+        Path(checkpoint).unlink(missing_ok=True)
+        click.echo(
+            f"{path.stem}: {result.model.kernel.structure}  BIC {result.model.bic:.2f}"
+            f"  ({result.elapsed_seconds:.0f} s)"
+        )
