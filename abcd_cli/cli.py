@@ -25,6 +25,8 @@ import click
 
 from abcd_cli import __version__
 from abcd_cli.errors import AbcdError
+from abcd_cli.grammar import LANGUAGES
+from abcd_cli.search import SearchSettings
 
 EXIT_INTERRUPTED = 130
 
@@ -120,14 +122,14 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
         click.option(
             "--depth",
             type=click.IntRange(0, 50),
-            default=10,
+            default=DEFAULTS.depth,
             show_default=True,
             help="Levels of the greedy search.",
         ),
         click.option(
             "--restarts",
             type=click.IntRange(1, 100),
-            default=10,
+            default=DEFAULTS.restarts,
             show_default=True,
             help="Random starts per candidate model.",
         ),
@@ -147,14 +149,14 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
         click.option(
             "--beam",
             type=click.IntRange(1, 20),
-            default=1,
+            default=DEFAULTS.beam,
             show_default=True,
             help="Models kept and expanded at each level.",
         ),
         click.option(
             "--language",
             type=click.Choice(sorted(LANGUAGE_NAMES)),
-            default="abcd",
+            default=DEFAULTS.language,
             show_default=True,
             help="Space of models to search.",
         ),
@@ -166,14 +168,14 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
         click.option(
             "--subset-size",
             type=click.IntRange(20, 100000),
-            default=250,
+            default=DEFAULTS.subset_size,
             show_default=True,
             help="Above this many points, optimise on a subset and refine on all.",
         ),
         click.option(
             "--patience",
             type=click.IntRange(0, 50),
-            default=2,
+            default=DEFAULTS.patience,
             show_default=True,
             help="Stop after this many levels without a better BIC (0: never).",
         ),
@@ -190,7 +192,8 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
     return fn
 
 
-LANGUAGE_NAMES = ("abcd", "se", "linear", "mkl", "tci", "spectral", "changepoint")
+LANGUAGE_NAMES = tuple(LANGUAGES)
+DEFAULTS = SearchSettings()
 
 
 def run_search_command(opts: dict[str, Any], default_checkpoint: str):
@@ -487,8 +490,10 @@ def predict(model_file: str, inputs: str, output: str, x: str | None) -> None:
     "--jobs", type=click.IntRange(0, 512), default=0, help="Worker processes (0: all cores)."
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--depth", type=click.IntRange(0, 50), default=10, show_default=True)
-@click.option("--restarts", type=click.IntRange(1, 100), default=10, show_default=True)
+@click.option("--depth", type=click.IntRange(0, 50), default=DEFAULTS.depth, show_default=True)
+@click.option(
+    "--restarts", type=click.IntRange(1, 100), default=DEFAULTS.restarts, show_default=True
+)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def benchmark(
     folder: str,
@@ -519,9 +524,7 @@ def benchmark(
         raise InputError(f"no CSV files in {folder}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    from abcd_cli.search import SearchSettings
-
-    d = SearchSettings()
+    d = DEFAULTS
     defaults = {
         "x": None,
         "y": None,

@@ -230,17 +230,12 @@ def _own_text(kernel: Kernel, digits: int | None) -> str:
 # ==========================================================================================
 
 
-@dataclass(frozen=True)
-class BaseKernel(Kernel):
-    """A kernel on one input dimension ``dim`` with named parameters ``params``."""
+class _NamedParams:
+    """Own parameters held in ``params`` (natural units, NaN = unknown), named by ``names``."""
 
-    params: tuple[float, ...] = ()
-    dim: int = 0
-
-    names: ClassVar[tuple[str, ...]] = ()
-    positive: ClassVar[tuple[bool, ...]] = ()
-    stationary: ClassVar[bool] = True
-    units: ClassVar[tuple[str, ...]] = ()
+    params: tuple[float, ...]
+    names: ClassVar[tuple[str, ...]]
+    symbol: ClassVar[str]
 
     def __post_init__(self) -> None:
         if not self.params:
@@ -257,15 +252,28 @@ class BaseKernel(Kernel):
     def own_names(self) -> tuple[str, ...]:
         return self.names
 
-    @property
-    def own_positive(self) -> tuple[bool, ...]:
-        return self.positive
-
     def with_own_values(self, values: Sequence[float]) -> Kernel:
-        return _copy_with(self, params=tuple(float(v) for v in values))
+        return _copy_with(self, params=tuple(float(v) for v in values))  # type: ignore[arg-type]
 
     def param(self, name: str) -> float:
         return self.params[self.names.index(name)]
+
+
+@dataclass(frozen=True)
+class BaseKernel(_NamedParams, Kernel):
+    """A kernel on one input dimension ``dim`` with named parameters ``params``."""
+
+    params: tuple[float, ...] = ()
+    dim: int = 0
+
+    names: ClassVar[tuple[str, ...]] = ()
+    positive: ClassVar[tuple[bool, ...]] = ()
+    stationary: ClassVar[bool] = True
+    units: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def own_positive(self) -> tuple[bool, ...]:
+        return self.positive
 
     @property
     def head(self) -> str:
@@ -518,7 +526,7 @@ _GATES = {"CP": _changepoint_gate, "CW": _changewindow_gate}
 
 
 @dataclass(frozen=True)
-class ChangeOperator(Kernel):
+class ChangeOperator(_NamedParams, Kernel):
     """Common form of CP and CW:  K = g g'ᵀ ∘ K1 + (1-g)(1-g')ᵀ ∘ K2  (eq. 1.6-1.7).
 
     For CP, g = σ: ``first`` applies before ``location`` and ``second`` after it.
@@ -532,13 +540,6 @@ class ChangeOperator(Kernel):
 
     names: ClassVar[tuple[str, ...]] = ()
 
-    def __post_init__(self) -> None:
-        if not self.params:
-            object.__setattr__(self, "params", (math.nan,) * len(self.names))
-        if len(self.params) != len(self.names):
-            raise ValueError(f"{self.symbol} takes parameters {self.names}")
-        object.__setattr__(self, "params", tuple(float(p) for p in self.params))
-
     @property
     def operands(self) -> tuple[Kernel, ...]:
         return (self.first, self.second)
@@ -548,22 +549,8 @@ class ChangeOperator(Kernel):
         return _copy_with(self, first=first, second=second)
 
     @property
-    def own_values(self) -> tuple[float, ...]:
-        return self.params
-
-    @property
-    def own_names(self) -> tuple[str, ...]:
-        return self.names
-
-    @property
     def own_positive(self) -> tuple[bool, ...]:
         return (False,) + (True,) * (len(self.names) - 1)
-
-    def with_own_values(self, values: Sequence[float]) -> Kernel:
-        return _copy_with(self, params=tuple(float(v) for v in values))
-
-    def param(self, name: str) -> float:
-        return self.params[self.names.index(name)]
 
     def gate(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return _GATES[self.symbol](x, self.params)

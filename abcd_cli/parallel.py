@@ -2,11 +2,16 @@
 
 The search only needs ``executor.map``; anything with the ``concurrent.futures.Executor``
 interface (a ``dask.distributed.Client`` too) can be passed instead.
+
+Interrupts are the parent's business: workers ignore SIGINT (Ctrl-C reaches the whole process
+group) and die on SIGTERM, and ``ResilientPool.shutdown(wait=False)`` stops them at once instead
+of letting them finish the candidates they hold.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -15,7 +20,11 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 
-def _limit_threads() -> None:
+def _init_worker() -> None:
+    """One BLAS thread; leave Ctrl-C to the parent, and die quietly when terminated (a forked
+    worker would otherwise inherit the command's SIGTERM handler and print tracebacks)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threadpool_limits(limits=1, user_api="blas")
 
 
@@ -40,7 +49,7 @@ class ResilientPool(Executor):
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.jobs, initializer=_limit_threads)
+        return ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker)
 
     def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
         items = list(zip(*iterables, strict=True))
@@ -74,7 +83,14 @@ class ResilientPool(Executor):
         return self._pool.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """As ``ProcessPoolExecutor.shutdown``; ``wait=False`` (an interrupted run) also ends the
+        workers now, so the program does not wait for the candidates they are fitting."""
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if not wait:
+            for process in workers:
+                if process.is_alive():
+                    process.terminate()
 
 
 def make_executor(jobs: int | None, on_lost: Callable[[Any], Any] | None = None) -> Executor:
