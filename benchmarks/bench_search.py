@@ -1,7 +1,8 @@
 """Default search on the 13 benchmark series, beside the original system's BIC.
 
 Run from the project folder:  .venv/bin/python benchmarks/bench_search.py --out benchmarks/search.md
-Per series it records the chosen structure, its BIC (2·NLL + p·log n, NLL in the series' units)
+Per series it records the chosen structure (and keeps the model as benchmarks/models/NAME.json,
+usable with ``abcd report --from-model``), its BIC (2·NLL + p·log n, NLL in the series' units)
 next to ``../shared/reference/abcd_bic.csv``, and the wall time on this machine. Rows already in
 the CSV are kept (an interrupted run resumes). ``--scaling`` also times one search level at
 growing N on one series.
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import platform
 import statistics
+import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -68,6 +71,18 @@ def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]
         )
         seconds = time.perf_counter() - start
         executor.shutdown()
+        doc = result.to_dict()
+        doc["data"].update(
+            {
+                "x_name": series.x_name,
+                "y_name": series.y_name,
+                "x_kind": series.x_kind,
+                "source": f"datasets/{name}.csv",
+            }
+        )
+        models = csv_path.parent / "models"
+        models.mkdir(exist_ok=True)
+        (models / f"{name}.json").write_text(json.dumps(doc))
         ref = refs.get(name, {})
         done[name] = {
             "dataset": name,
@@ -166,7 +181,7 @@ def main() -> None:
     settings = SearchSettings()
     rows = run_all(args.csv, settings, args.jobs, args.series)
     scaling = level_scaling(args.scaling, args.sizes, args.jobs) if args.scaling else []
-    command = "python benchmarks/bench_search.py " + " ".join(a for a in os.sys.argv[1:])
+    command = "python benchmarks/bench_search.py " + " ".join(sys.argv[1:])
     args.out.write_text(markdown(rows, scaling, command.strip(), settings))
     print(args.out.read_text())
 
