@@ -397,9 +397,9 @@ class Search:
         if not scored:
             self.elapsed += time.perf_counter() - started
             self.trace.append({"level": self.level, **counts, "structure": None, "bic": None})
-            self.progress(f"level {self.level}: every candidate failed")
             if self.best is not None:  # nothing fitted at all: no state worth resuming from
                 self._save()
+            self.progress(f"level {self.level}: every candidate failed")
             return False
         top = scored[0]
         if self.best is None or top.bic < self.best.bic:
@@ -418,12 +418,12 @@ class Search:
                 "elapsed_seconds": round(self.elapsed, 3),
             }
         )
+        self._save()  # before saying the level is done: an interrupt after the line loses nothing
         self.progress(
             f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
             f" ({counts['failed']} failed, {counts['rejected']} rejected);"
             f" best {top.kernel.structure}  BIC {top.bic:.2f}  [{self.elapsed:.1f}s]"
         )
-        self._save()
         return True
 
     def run(self) -> SearchResult:
@@ -483,6 +483,8 @@ class Search:
             state = json.loads(self.checkpoint.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot read checkpoint {self.checkpoint}: {exc}") from None
+        if not isinstance(state, dict):
+            raise InputError(f"checkpoint {self.checkpoint} is not a search state; remove it")
         if state.get("fingerprint") != _fingerprint(self.x, self.y):
             raise InputError(
                 f"checkpoint {self.checkpoint} was made for other data; remove it to start anew"
@@ -496,13 +498,21 @@ class Search:
         def scored(d: dict) -> _Scored:
             return _Scored(parse_kernel(d["kernel"]), float(d["nll"]), float(d["bic"]))
 
-        self.level = int(state["level"])
-        self.parents = [scored(p) for p in state["parents"]]
-        self.best = scored(state["best"]) if state["best"] else None
-        self.seen = set(state["seen"])
-        self.trace = list(state["trace"])
-        self.stale = int(state["stale"])
-        self.elapsed = float(state["elapsed_seconds"])
+        try:
+            level = int(state["level"])
+            parents = [scored(p) for p in state["parents"]]
+            best = scored(state["best"]) if state["best"] else None
+            seen = {str(key) for key in state["seen"]}
+            trace = [dict(t) for t in state["trace"]]
+            stale = int(state["stale"])
+            elapsed = float(state["elapsed_seconds"])
+        except (AttributeError, KeyError, TypeError, ValueError, InputError) as exc:
+            raise InputError(
+                f"checkpoint {self.checkpoint} is damaged ({type(exc).__name__}: {exc});"
+                " remove it to start anew"
+            ) from None
+        self.level, self.parents, self.best, self.seen = level, parents, best, seen
+        self.trace, self.stale, self.elapsed = trace, stale, elapsed
         return True
 
 
