@@ -198,6 +198,7 @@ DEFAULTS = SearchSettings()
 
 def run_search_command(opts: dict[str, Any], default_checkpoint: str):
     """Load the data, run the search with progress and checkpoints; (series, result)."""
+    import os
     import signal
 
     from abcd_cli.data import load_series
@@ -219,6 +220,7 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
         patience=opts["patience"],
     )
     checkpoint = opts["checkpoint"] or default_checkpoint
+    _check_writable(checkpoint)
     progress = None if quiet else (lambda msg: click.echo(msg, err=True))
 
     def terminate(signum: int, frame: Any) -> None:
@@ -226,21 +228,25 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
 
     previous = signal.signal(signal.SIGTERM, terminate)
     executor = make_executor(opts["jobs"], on_lost=lost_candidate)
+    interrupted = False
     try:
         result = run_search(
             series.x, series.y, settings, executor, progress, checkpoint, resume=opts["resume"]
         )
     except KeyboardInterrupt:
-        executor.shutdown(wait=False, cancel_futures=True)
-        click.echo(
-            f"Interrupted. The search state after the last finished level is in {checkpoint};"
-            " run the same command with --resume to continue.",
-            err=True,
-        )
+        interrupted = True
+        if os.path.exists(checkpoint):
+            click.echo(
+                f"Interrupted. The search state after the last finished level is in {checkpoint};"
+                " run the same command with --resume to continue.",
+                err=True,
+            )
+        else:
+            click.echo("Interrupted before the first level finished; nothing was saved.", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-    executor.shutdown()
+        executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
     return series, result, checkpoint
 
 
