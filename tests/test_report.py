@@ -73,7 +73,9 @@ def _search_doc(model: Model) -> dict:
 def context() -> dict:
     model = fixed_model()
     dec = decompose(model, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
-    return build_context(dec, "Sales", "sales.csv", _search_doc(model))
+    context = build_context(dec, "Sales", "sales.csv", _search_doc(model))
+    context["generated"] = "2026-01-01 00:00 UTC"  # the one field that changes from run to run
+    return context
 
 
 def _round(value, digits: int = 6):
@@ -120,7 +122,7 @@ class _Text(HTMLParser):
 def _fragments(html: str) -> list[str]:
     parser = _Text()
     parser.feed(html)
-    return [p.strip() for p in parser.parts if "Generated" not in p]
+    return [p.strip() for p in parser.parts]
 
 
 def _compare(name: str, actual) -> None:
