@@ -487,12 +487,17 @@ def _noise_terms(kernel: Kernel) -> list[_Factors]:
     return terms  # type: ignore[return-value]
 
 
+NOISE_TREND_TOLERANCE = 0.1
+
+
 def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
     """'uncorrelated noise', with how its standard deviation changes when it does."""
     if not any(t.lin or t.gates for t in _noise_terms(kernel)):
         return "uncorrelated noise"
     span = _data_range(x_data)
-    trend = _trend(_noise_profile(kernel, span)) if span else None
+    # A noise level is a rough estimate: a dip of under a tenth of its range (e.g. near the zero
+    # of a linear factor at the edge of the data) does not hide an overall rise or fall.
+    trend = _trend(_noise_profile(kernel, span), NOISE_TREND_TOLERANCE) if span else None
     if trend in ("increasing", "decreasing"):
         return f"uncorrelated noise with {trend} standard deviation"
     return "uncorrelated noise with varying standard deviation"
@@ -626,14 +631,18 @@ def _noise_sentence(
     span = _data_range(x_data) or (float(facts.x_grid[0]), float(facts.x_grid[-1]))
     sd = _noise_profile(facts.kernel, span)
     lead = "Its values are independent from point to point"
-    trend = _trend(sd)
+    trend = _trend(sd, NOISE_TREND_TOLERANCE)
     if trend == "flat":
         return f"{lead}, with a standard deviation of about {format_amount(sd[0], axis)}."
     first, last = format_amount(sd[0], axis), format_amount(sd[-1], axis)
     how = f" {adverb}" if adverb else ""
     if trend == "increasing":
+        if sd.min() < sd[0]:
+            first = format_amount(sd.min(), axis)
         return f"{lead}; its standard deviation grows{how}, from about {first} to about {last}."
     if trend == "decreasing":
+        if sd.min() < sd[-1]:
+            last = format_amount(sd.min(), axis)
         return f"{lead}; its standard deviation shrinks{how}, from about {first} to about {last}."
     low, high = format_amount(sd.min(), axis), format_amount(sd.max(), axis)
     return f"{lead}; its standard deviation ranges between about {low} and {high}."

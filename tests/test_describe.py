@@ -515,3 +515,15 @@ def test_checks_significant_named() -> None:
     assert "p = 0.01" in text
     assert "quantile-quantile check is significant" in text
     assert "periodogram check shows nothing unusual" in text
+
+
+def test_noise_that_mostly_grows_is_called_increasing():
+    from abcd_cli.kernels import WN as _WN
+    from abcd_cli.kernels import Lin as _Lin
+
+    axis = Axis("year", "x", "y")
+    x = np.linspace(2000.0, 2010.0, 121)
+    near_edge = _WN((1.0,)) * _Lin((1.0, 2000.5))  # a small dip before the rise
+    assert "increasing standard deviation" in noun_phrase(near_edge, axis, x_data=x)
+    inside = _WN((1.0,)) * _Lin((1.0, 2003.0))  # falls for 3 years, then rises for 7
+    assert "varying standard deviation" in noun_phrase(inside, axis, x_data=x)
