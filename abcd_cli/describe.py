@@ -386,7 +386,7 @@ def _lin_trend(lins: Sequence[Lin], x_range: tuple[float, float] | None) -> str 
         return None
     xs = np.linspace(x_range[0], x_range[1], 401)
     amplitude = np.prod([np.abs(xs - k.param("location")) for k in lins], axis=0)
-    return _trend(amplitude)
+    return _trend(amplitude, DIP_TOLERANCE)
 
 
 def _in_range(facts: ComponentFacts, x_data: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -487,7 +487,10 @@ def _noise_terms(kernel: Kernel) -> list[_Factors]:
     return terms  # type: ignore[return-value]
 
 
-NOISE_TREND_TOLERANCE = 0.1
+# A standard deviation or amplitude driven by linear factors is a rough estimate: a dip of
+# under a tenth of its range (near a linear factor's zero at the edge of the data) does not hide
+# an overall rise or fall.
+DIP_TOLERANCE = 0.1
 
 
 def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
@@ -495,9 +498,7 @@ def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
     if not any(t.lin or t.gates for t in _noise_terms(kernel)):
         return "uncorrelated noise"
     span = _data_range(x_data)
-    # A noise level is a rough estimate: a dip of under a tenth of its range (e.g. near the zero
-    # of a linear factor at the edge of the data) does not hide an overall rise or fall.
-    trend = _trend(_noise_profile(kernel, span), NOISE_TREND_TOLERANCE) if span else None
+    trend = _trend(_noise_profile(kernel, span), DIP_TOLERANCE) if span else None
     if trend in ("increasing", "decreasing"):
         return f"uncorrelated noise with {trend} standard deviation"
     return "uncorrelated noise with varying standard deviation"
@@ -631,7 +632,7 @@ def _noise_sentence(
     span = _data_range(x_data) or (float(facts.x_grid[0]), float(facts.x_grid[-1]))
     sd = _noise_profile(facts.kernel, span)
     lead = "Its values are independent from point to point"
-    trend = _trend(sd, NOISE_TREND_TOLERANCE)
+    trend = _trend(sd, DIP_TOLERANCE)
     if trend == "flat":
         return f"{lead}, with a standard deviation of about {format_amount(sd[0], axis)}."
     first, last = format_amount(sd[0], axis), format_amount(sd[-1], axis)

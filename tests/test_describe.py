@@ -526,4 +526,4 @@ def test_noise_that_mostly_grows_is_called_increasing():
     near_edge = _WN((1.0,)) * _Lin((1.0, 2000.5))  # a small dip before the rise
     assert "increasing standard deviation" in noun_phrase(near_edge, axis, x_data=x)
     inside = _WN((1.0,)) * _Lin((1.0, 2003.0))  # falls for 3 years, then rises for 7
-    assert "varying standard deviation" in noun_phrase(inside, axis, x_data=x)
+    assert "standard deviation varying linearly" in noun_phrase(inside, axis, x_data=x)
