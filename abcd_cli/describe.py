@@ -498,10 +498,25 @@ def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
     if not any(t.lin or t.gates for t in _noise_terms(kernel)):
         return "uncorrelated noise"
     span = _data_range(x_data)
-    trend = _trend(_noise_profile(kernel, span), DIP_TOLERANCE) if span else None
+    profile = _noise_profile(kernel, span) if span else None
+    trend = _trend(profile, DIP_TOLERANCE) if profile is not None else None
     if trend in ("increasing", "decreasing"):
         return f"uncorrelated noise with {trend} standard deviation"
+    overall = _overall_direction(profile) if profile is not None else None
+    if overall:
+        return f"uncorrelated noise with standard deviation {overall} overall"
     return "uncorrelated noise with varying standard deviation"
+
+
+def _overall_direction(values: np.ndarray) -> str | None:
+    """'increasing' when a non-monotonic profile ends at its maximum at least twice its start,
+    'decreasing' for the mirror case, else None."""
+    first, last = float(values[0]), float(values[-1])
+    if last >= float(values.max()) and last >= 2.0 * first:
+        return "increasing"
+    if first >= float(values.max()) and first >= 2.0 * last:
+        return "decreasing"
+    return None
 
 
 def noun_phrase(
@@ -646,6 +661,14 @@ def _noise_sentence(
             last = format_amount(sd.min(), axis)
         return f"{lead}; its standard deviation shrinks{how}, from about {first} to about {last}."
     low, high = format_amount(sd.min(), axis), format_amount(sd.max(), axis)
+    overall = _overall_direction(sd)
+    if overall:
+        change = "rising" if overall == "increasing" else "falling"
+        return (
+            f"{lead}; its standard deviation ranges between about {low} and {high},"
+            f" {change} overall from about {first} at the start of the data to about {last} at"
+            " the end, though not steadily."
+        )
     return f"{lead}; its standard deviation ranges between about {low} and {high}."
 
 

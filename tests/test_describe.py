@@ -527,3 +527,14 @@ def test_noise_that_mostly_grows_is_called_increasing():
     assert "increasing standard deviation" in noun_phrase(near_edge, axis, x_data=x)
     inside = _WN((1.0,)) * _Lin((1.0, 2003.0))  # falls for 3 years, then rises for 7
     assert "standard deviation varying linearly" in noun_phrase(inside, axis, x_data=x)
+
+
+def test_noise_that_dips_but_ends_far_higher_is_increasing_overall():
+    from abcd_cli.kernels import WN as _WN
+    from abcd_cli.kernels import Lin as _Lin
+
+    axis = Axis("year", "x", "y")
+    x = np.linspace(2000.0, 2010.0, 121)
+    # sd ∝ |x - 2000.1|·|x - 2006|: rises, falls to zero at 2006, then rises far higher
+    dips = _WN((1.0,)) * _Lin((1.0, 2000.1)) * _Lin((1.0, 2006.0)) + _WN((0.01,))
+    assert "standard deviation increasing overall" in noun_phrase(dips, axis, x_data=x)
