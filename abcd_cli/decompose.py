@@ -64,7 +64,7 @@ def decompose(
 
     y_c = post.y  # centred and scaled data
     total_var = float(np.var(y_c))
-    data_means = [post.component(t)[0] for t in terms]
+    data_means = [post.mean(t) for t in terms]
     components = []
     explained = np.zeros_like(y_c)
     r2_before = 0.0

@@ -214,33 +214,32 @@ class Posterior:
     def _cross(self, part: Kernel, Xs: np.ndarray | None) -> np.ndarray:
         return part.gram(self.X) if Xs is None else part.gram(Xs, self.X)
 
-    def _prior(self, part: Kernel, Xs: np.ndarray | None, other: Kernel | None = None):
-        if other is not None:
-            return 0.0
+    def _prior(self, part: Kernel, Xs: np.ndarray | None) -> np.ndarray:
         return part.gram(self.X) if Xs is None else part.gram(Xs)
+
+    def mean(self, part: Kernel, Xs: np.ndarray | None = None) -> np.ndarray:
+        """Posterior mean of the additive component with kernel ``part``: K_i(X*, X) K⁻¹ y."""
+        return self._cross(part, Xs) @ self.alpha
 
     def component(
         self, part: Kernel, Xs: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and pointwise variance of the additive component with kernel ``part``."""
         Ks = self._cross(part, Xs)
-        mean = Ks @ self.alpha
         V = solve_triangular(self.L, Ks.T, lower=True, check_finite=False)
         prior = np.diag(self._prior(part, Xs))
-        var = np.maximum(prior - np.sum(V * V, axis=0), 0.0)
-        return mean, var
+        return Ks @ self.alpha, np.maximum(prior - np.sum(V * V, axis=0), 0.0)
 
     def covariance(
         self, part: Kernel, other: Kernel | None = None, Xs: np.ndarray | None = None
     ) -> np.ndarray:
-        """Posterior covariance matrix of one component (``other`` None) or between two."""
+        """Posterior covariance matrix of one component (``other`` None) or between two
+        (independent a priori, so only the data term remains)."""
         A = solve_triangular(self.L, self._cross(part, Xs).T, lower=True, check_finite=False)
-        B = (
-            A
-            if other is None
-            else solve_triangular(self.L, self._cross(other, Xs).T, lower=True, check_finite=False)
-        )
-        return self._prior(part, Xs, other) - A.T @ B
+        if other is None:
+            return self._prior(part, Xs) - A.T @ A
+        B = solve_triangular(self.L, self._cross(other, Xs).T, lower=True, check_finite=False)
+        return -A.T @ B
 
     def predict(self, Xs: np.ndarray, noise: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Mean and variance of y (``noise``) or of the noise-free f at new inputs ``Xs``.

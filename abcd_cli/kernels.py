@@ -108,11 +108,12 @@ class Kernel:
         own = np.array(self.own_positive, dtype=bool)
         return np.concatenate([own, *[k.positive_mask() for k in self.operands]])
 
-    def param_names(self, prefix: str = "") -> list[str]:
-        """Dotted names, e.g. ``1.0.period`` = operand 1, its operand 0, parameter period."""
-        names = [f"{prefix}{n}" for n in self.own_names]
+    def param_names(self, path: str = "") -> list[str]:
+        """Names in theta order, e.g. ``Per[1.0].period``: the kernel's symbol, its place in the
+        tree (operand 1, then its operand 0; ``root`` for the top node) and the parameter."""
+        names = [f"{self.symbol}[{path or 'root'}].{n}" for n in self.own_names]
         for i, k in enumerate(self.operands):
-            names += k.param_names(f"{prefix}{i}.")
+            names += k.param_names(f"{path}.{i}" if path else str(i))
         return names
 
     def theta(self) -> np.ndarray:

@@ -67,7 +67,7 @@ class Model:
         k = self.user_kernel
         return [
             {"name": name, "value": float(v)}
-            for name, v in zip(_described_names(k), k.values(), strict=True)
+            for name, v in zip(k.param_names(), k.values(), strict=True)
         ]
 
     def to_dict(self) -> dict[str, object]:
@@ -108,11 +108,3 @@ class Model:
         if x.shape != y.shape or x.ndim != 1 or not kernel.is_fitted:
             raise InputError("model file: data or kernel parameters are incomplete")
         return cls(kernel, scaling, x, y, nll)
-
-
-def _described_names(kernel: Kernel, path: str = "") -> list[str]:
-    """Names like ``Per[1.0].period``: the kernel symbol and its position in the tree."""
-    names = [f"{kernel.symbol}[{path or 'root'}].{n}" for n in kernel.own_names]
-    for i, k in enumerate(kernel.operands):
-        names += _described_names(k, f"{path}.{i}" if path else str(i))
-    return names
