@@ -145,16 +145,15 @@ def fit(
     summary: DataSummary | None = None,
     max_iter: int = 200,
     polish: int | None = None,
-    screen_iter: int = 10,
 ) -> FitResult:
     """Maximise the marginal likelihood with L-BFGS-B from several starting points.
 
     The first start keeps every known (finite) value of ``kernel`` and draws the unknown (NaN)
     ones; later starts draw the unknown ones again. A kernel with nothing unknown is started once.
 
-    With ``polish`` = None every start is optimised to convergence. With ``polish`` = m, the
-    starts are ranked by their likelihood, the best m get ``screen_iter`` iterations, and only
-    the best of those is optimised to convergence (the search's economical mode).
+    With ``polish`` = None every start is optimised (up to ``max_iter`` iterations). With
+    ``polish`` = m, the starts are first ranked by their likelihood and only the best m are
+    optimised (the search's economical mode).
     An optimiser error in one start is counted and skipped, never raised.
     """
     X = np.asarray(X, dtype=float)
@@ -171,16 +170,7 @@ def fit(
         first_look = [negative_log_likelihood(kernel.with_theta(t), X, y) for t in starts]
         n_evals += n_starts
         starts = [starts[i] for i in np.argsort(first_look, kind="stable")[: max(1, polish)]]
-        runs = [_minimise(t, kernel, X, y, bounds, screen_iter) for t in starts]
-        n_evals += sum(r[2] for r in runs)
-        ok = [r for r in runs if r[1] < FAILED_NLL]
-        runs = (
-            [_minimise(min(ok, key=lambda r: r[1])[0], kernel, X, y, bounds, max_iter)]
-            if ok
-            else []
-        )
-    else:
-        runs = [_minimise(t, kernel, X, y, bounds, max_iter) for t in starts]
+    runs = [_minimise(t, kernel, X, y, bounds, max_iter) for t in starts]
     n_evals += sum(r[2] for r in runs)
     ok = [r for r in runs if r[1] < FAILED_NLL]
     n_failed = len(runs) - len(ok)
