@@ -75,7 +75,7 @@ class SearchSettings:
     subset_size: int = 250  # above this many points, optimise on a subset first
     finalists: int = 6  # candidates per level optimised to convergence
     refine: int = 3  # long series: finalists re-optimised on all the data per level
-    patience: int = 2  # stop after this many levels without a better BIC (0: never)
+    patience: int = 3  # stop after this many levels without a better BIC (0: never)
     polish: int = 1  # restarts kept after ranking the starting points by likelihood
     screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
     max_iter: int = 150  # iterations for finalists

@@ -487,7 +487,9 @@ def test_affine_change_of_units_changes_nothing_but_the_units() -> None:
         v for s, u, v in unit_params(moved.model.user_kernel) if s == "Per" and u == "length"
     ]
     assert periods2 == pytest.approx(periods, rel=1e-6) and periods
-    assert gram_mismatch(base, moved) <= 1e-4
+    # Flat directions of the likelihood end within the optimiser's tolerance, not exactly (the
+    # next test); a wrong unit conversion would show as a mismatch of order one.
+    assert gram_mismatch(base, moved) <= 1e-3
 
 
 @pytest.mark.xfail(
