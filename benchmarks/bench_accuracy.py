@@ -213,7 +213,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
         rmse, mlpd = test_scores(test.y, table["mean"], table["sd"])
         model = result.model
         row.update(
-            status="ok",
+            status="ok" if math.isfinite(rmse) else "failed",
             rmse=_num(rmse),
             mlpd=_num(mlpd),
             bic=_num(model.bic),
@@ -221,7 +221,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
             structure=model.kernel.structure,
             kernel=model.user_kernel.to_text(),
             levels=len(result.trace),
-            note=result.stopped_early,
+            note=result.stopped_early if math.isfinite(rmse) else "non-finite test RMSE",
         )
     row["seconds"] = f"{time.perf_counter() - start:.2f}"
     row["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -279,17 +279,30 @@ def read_reference(task: str) -> dict[str, dict[str, float]]:
     if not path.exists():
         return {}
     with path.open(newline="") as f:
-        return {
-            r["dataset"]: {m: float(r[m]) for m in REFERENCE_METHODS if r.get(m)}
-            for r in csv.DictReader(f)
-        }
+        reader = csv.DictReader(f)
+        missing = set(REFERENCE_METHODS) - set(reader.fieldnames or ())
+        if missing:
+            raise SystemExit(f"{path} lacks the columns {sorted(missing)}")
+        table: dict[str, dict[str, float]] = {}
+        for r in reader:
+            cells = {m: _positive(r[m]) for m in REFERENCE_METHODS}
+            table[r["dataset"]] = {m: v for m, v in cells.items() if v is not None}
+        return table
+
+
+def _positive(text: str | None) -> float | None:
+    """A finite positive RMSE read from text, else None (an empty or unusable cell)."""
+    try:
+        value = float(text or "nan")
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def our_rmse(row: dict[str, str] | None) -> float | None:
     if row is None or row["status"] != "ok":
         return None
-    value = float(row["rmse"])
-    return value if math.isfinite(value) else None
+    return _positive(row["rmse"])
 
 
 def rmse_grid(
@@ -311,12 +324,9 @@ def standardise(grid: Grid) -> Grid:
     """Each RMSE divided by the smallest RMSE on its series (over every column present)."""
     out: Grid = {}
     for s, cells in grid.items():
-        values = [v for v in cells.values() if v is not None]
-        best = min(values) if values else None
-        out[s] = {
-            c: (v / best if v is not None and best is not None and best > 0 else None)
-            for c, v in cells.items()
-        }
+        usable = {c: v for c, v in cells.items() if v is not None and math.isfinite(v) and v > 0}
+        best = min(usable.values()) if usable else None
+        out[s] = {c: (usable[c] / best if c in usable and best else None) for c in cells}
     return out
 
 
@@ -458,6 +468,8 @@ def wins_target(rows: dict[Key, dict[str, str]], grid: Grid, has_ref: bool) -> s
 
 def median_target(task: str, std: Grid, series: list[str]) -> str:
     values = column(std, "abcd")
+    if "ABCD_acc" not in std[series[0]]:
+        return "cannot be checked: the reference results were not found"
     if not values:
         return f"no completed {task} run of `abcd` yet (target ≤ {TARGET_MEDIAN[task]:.2f})"
     med = statistics.median(values)
