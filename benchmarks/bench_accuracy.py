@@ -37,6 +37,7 @@ import os
 import platform
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Iterable
@@ -121,6 +122,7 @@ FIELDS = [
     "seed",
     "load_avg",
     "finished",
+    "commit",
 ]
 
 Key = tuple[str, str, str]
@@ -139,6 +141,20 @@ def all_series() -> list[str]:
 def split_files(series: str, task: str) -> tuple[Path, Path]:
     folder = DATASETS / "splits" / TASKS[task]
     return folder / f"{series}-train.csv", folder / f"{series}-test.csv"
+
+
+def code_commit() -> str:
+    """The project's git commit, with "+changes" when abcd_cli/ differs from it."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "abcd_cli"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (head or "unknown") + ("+changes" if changed else "")
 
 
 def read_results(path: Path) -> dict[Key, dict[str, str]]:
@@ -199,6 +215,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
         "restarts": base.restarts,
         "seed": base.seed,
         "load_avg": f"{os.getloadavg()[0]:.2f}",
+        "commit": code_commit(),
     }
     label = f"{series} {task} {method}"
     progress = None if quiet else (lambda msg: print(f"  {label}: {msg}", flush=True))

@@ -13,7 +13,7 @@ from abcd_cli.algebra import sum_of_products
 from abcd_cli.init import DataSummary
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.parse import parse_kernel
-from abcd_cli.search import Search, SearchSettings, invalid_reason, run_search
+from abcd_cli.search import Search, SearchSettings, _subset, invalid_reason, run_search
 
 X = np.linspace(2000.0, 2010.0, 120)  # ten "years", twelve points a year
 
@@ -154,3 +154,12 @@ def test_invalid_models_are_rejected():
     outside = CP(Lin((1.0, 2000.0)), WN((0.1,)), (2020.0, 0.1))
     assert "outside" in invalid_reason(outside, s)
     assert invalid_reason(Per((1.0, 1.0, 1.0)) + WN((0.1,)), s) == ""
+
+
+def test_the_subset_keeps_neighbours_and_the_whole_range():
+    idx = _subset(1000, 250)
+    assert idx.size == 250 and idx[0] == 0 and idx[-1] == 999
+    gaps = np.diff(idx)
+    assert np.sum(gaps == 1) >= 125  # every pair is two neighbouring samples
+    assert gaps.max() <= 2 * 1000 / 125  # and the pairs cover the series evenly
+    assert np.array_equal(_subset(200, 250), np.arange(200))
