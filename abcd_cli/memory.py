@@ -8,13 +8,15 @@ likelihood evaluation pays one page fault per 4 KiB the first time it is written
 
 Raising the mmap threshold to glibc's largest allowed value (32 MiB, an N = 2048 matrix) and the
 trim threshold above it keeps such blocks in the process's heap for reuse. Elsewhere (macOS,
-musl) nothing is changed.
+musl), or when the environment sets ``ABCD_GLIBC_MALLOC_DEFAULTS=1`` (to compare), nothing is
+changed.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -29,6 +31,8 @@ def keep_temporaries_on_heap() -> bool:
     global _done
     if _done:
         return True
+    if os.environ.get("ABCD_GLIBC_MALLOC_DEFAULTS") == "1":
+        return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
         mallopt = libc.mallopt
