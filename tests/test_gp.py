@@ -14,13 +14,14 @@ from abcd_cli.gp import FAILED_NLL, Posterior, fit, negative_log_likelihood, nll
 from abcd_cli.kernels import SE, WN, Lin, Per, total
 from abcd_cli.parse import parse_kernel
 from abcd_cli.scaling import Scaling
+from tests.sampling import gp_draw
 
 RNG = np.random.default_rng(5)
 X = np.sort(RNG.uniform(0.0, 10.0, 60))
 TRUE = parse_kernel(
     "SE(lengthscale=3.0, sd=1.0) + Per(lengthscale=1.0, period=2.0, sd=0.7) + WN(sd=0.2)"
 )
-Y = RNG.multivariate_normal(np.zeros(X.size), TRUE.gram(X))
+Y = gp_draw(TRUE.gram(X), RNG)
 
 
 def test_likelihood_matches_scipy_multivariate_normal():
@@ -64,12 +65,19 @@ def test_failure_is_a_value_not_an_exception():
     assert nll == FAILED_NLL and np.all(grad == 0)
 
 
-def test_fit_finds_the_generating_period():
-    result = fit(parse_kernel("SE + Per + WN"), X, Y, np.random.default_rng(0), restarts=5)
+@pytest.mark.parametrize("draw", range(4))
+def test_fit_finds_the_generating_period(draw):
+    """From random starts, the fit reaches the optimum found from the true values."""
+    rng = np.random.default_rng(100 + draw)
+    x = np.sort(rng.uniform(0.0, 10.0, 120))
+    y = gp_draw(TRUE.gram(x), rng)
+    result = fit(parse_kernel("SE + Per + WN"), x, y, np.random.default_rng(0), restarts=5)
     assert result.ok and result.n_starts == 5
     per = next(b for b in result.kernel.bases() if isinstance(b, Per))
     assert per.param("period") == pytest.approx(2.0, rel=0.03)
-    assert result.nll <= negative_log_likelihood(TRUE, X, Y) + 1.0
+    from_truth = fit(TRUE, x, y, np.random.default_rng(0), restarts=1)
+    assert result.nll <= from_truth.nll + 1e-3
+    assert result.nll <= negative_log_likelihood(TRUE, x, y)
 
 
 def test_fit_keeps_known_values_as_a_start_and_is_seeded():
@@ -105,7 +113,8 @@ def test_results_are_in_user_units_and_invariant_to_affine_y():
     for b1, b2 in zip(k1.bases(), k2.bases(), strict=True):
         for name, v1, v2 in zip(b1.names, b1.params, b2.params, strict=True):
             expected = v1 * 1000.0 if name == "sd" else v1
-            assert v2 == pytest.approx(expected, rel=1e-6), (b1, name)
+            # equal up to L-BFGS-B's stopping slack along flat directions
+            assert v2 == pytest.approx(expected, rel=1e-4), (b1, name)
     # the user-unit kernel gives the user-unit likelihood directly on the user's data
     assert negative_log_likelihood(k1, x, Y - sc1.y_shift) == pytest.approx(nll1, rel=1e-8)
 

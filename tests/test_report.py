@@ -24,6 +24,7 @@ from abcd_cli.parse import parse_kernel
 from abcd_cli.render import render_html
 from abcd_cli.report import build_context
 from abcd_cli.scaling import Scaling
+from tests.sampling import gp_draw
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("ABCD_UPDATE_SNAPSHOTS") == "1"
@@ -37,7 +38,7 @@ def _series() -> tuple[np.ndarray, np.ndarray]:
     x = 2000.0 + (np.arange(96) + 0.5) / 12.0
     rng = np.random.default_rng(0)
     y = parse_kernel(KERNEL).gram(x)
-    y = rng.multivariate_normal(np.zeros(x.size), y) + 100.0
+    y = gp_draw(y, rng) + 100.0
     return x, y
 
 

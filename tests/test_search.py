@@ -14,6 +14,7 @@ from abcd_cli.init import DataSummary
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.parse import parse_kernel
 from abcd_cli.search import Search, SearchSettings, _subset, invalid_reason, run_search
+from tests.sampling import gp_draw
 
 X = np.linspace(2000.0, 2010.0, 120)  # ten "years", twelve points a year
 
@@ -22,7 +23,7 @@ def draw(text: str, seed: int, x: np.ndarray = X) -> np.ndarray:
     """One sample of y at x from the GP with the kernel written in ``text``."""
     K = parse_kernel(text).gram(x)
     rng = np.random.default_rng(seed)
-    return rng.multivariate_normal(np.zeros(x.size), K + 1e-9 * np.eye(x.size)) + 50.0
+    return gp_draw(K, rng) + 50.0
 
 
 SMALL = SearchSettings(depth=4, restarts=5, seed=1, patience=1)
