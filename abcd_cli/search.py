@@ -30,7 +30,7 @@ import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -296,10 +296,15 @@ class Search:
         self.subset = idx if idx.size < self.n else None
         self.X_fit, self.Y_fit = self.X[idx], self.Y[idx]
         self.full_summary = DataSummary.from_data(self.X[:, 0], self.Y)
+        # The subset's own spectrum is aliased by its uneven spacing (pairs of neighbours):
+        # its starting periods are the full series' periodogram peaks.
         self.fit_summary = (
             self.full_summary
             if self.subset is None
-            else DataSummary.from_data(self.X_fit[:, 0], self.Y_fit)
+            else replace(
+                DataSummary.from_data(self.X_fit[:, 0], self.Y_fit),
+                periods=self.full_summary.periods,
+            )
         )
         # state, saved in the checkpoint
         self.level = -1

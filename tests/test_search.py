@@ -164,3 +164,22 @@ def test_the_subset_keeps_neighbours_and_the_whole_range():
     assert np.sum(gaps == 1) >= 125  # every pair is two neighbouring samples
     assert gaps.max() <= 2 * 1000 / 125  # and the pairs cover the series evenly
     assert np.array_equal(_subset(200, 250), np.arange(200))
+
+
+def test_long_series_start_periods_from_the_whole_spectrum():
+    """The subset's uneven spacing aliases its periodogram (monthly data thinned to pairs shows
+    spurious periods near 0.27); candidates must start from the full series' peaks."""
+    x = 1948.0 + np.arange(408) / 12.0
+    rng = np.random.default_rng(0)
+    y = (
+        20.0 * np.sin(2 * np.pi * x)
+        + 10.0 * np.sin(4 * np.pi * x)
+        + 100.0 * np.sin(2 * np.pi * x / 9.0)
+        + rng.normal(0.0, 5.0, x.size)
+    )
+    search = Search(x, y, SearchSettings())
+    assert search.subset is not None
+    years = np.std(x)  # internal units of x are standard deviations
+    starts = [p * years for p in search.fit_summary.periods]
+    assert any(p == pytest.approx(1.0, rel=0.01) for p in starts[:3]), starts
+    assert min(starts) > 0.4, starts  # nothing shorter than the half-year harmonic is real
