@@ -5,7 +5,8 @@ Per series it records the chosen structure (and keeps the model as benchmarks/mo
 usable with ``abcd report --from-model``), its BIC (2·NLL + p·log n, NLL in the series' units)
 next to ``../shared/reference/abcd_bic.csv``, and the wall time on this machine. Rows already in
 the CSV are kept (an interrupted run resumes). ``--scaling`` also times one search level at
-growing N on one series.
+growing N on one series. Notes written by hand in ``benchmarks/search_notes.md`` (what changed
+between runs, why a series misses) are copied to the end of the Markdown on every rewrite.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from abcd_cli.search import Search, SearchSettings, lost_candidate, run_search
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference" / "abcd_bic.csv"
+NOTES = ROOT / "benchmarks" / "search_notes.md"
 FIELDS = [
     "dataset",
     "n",
@@ -166,6 +168,8 @@ def markdown(rows: list[dict], scaling, command: str, settings: SearchSettings) 
             "|---|---|---|",
         ]
         lines += [f"| {n} | {c} | {s:.1f} |" for n, c, s in scaling]
+    if NOTES.exists():
+        lines += ["", "## Notes written by hand (`search_notes.md`)", "", NOTES.read_text().strip()]
     return "\n".join(lines) + "\n"
 
 
