@@ -7,7 +7,8 @@ same command again to continue):
 
 Options: ``--series NAME ...`` (default: every ``datasets/*.csv``), ``--methods M ...``,
 ``--tasks extrap interp``, ``--jobs N`` (0: one process per core, 1: serial), ``--depth D``,
-``--restarts R``, ``--seed S`` (defaults: those of ``SearchSettings``).
+``--restarts R``, ``--seed S`` (defaults: those of ``SearchSettings``), ``--report-only``
+(rewrite the tables from ``results.csv``, e.g. after editing ``NOTES.md``, running nothing).
 
 For every series, task and method it searches the training file with ``run_search`` and predicts
 the test x with ``abcd_cli.predict.predictive_table`` (the numbers ``abcd predict`` writes).
@@ -691,14 +692,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--restarts", type=int, default=defaults.restarts)
     p.add_argument("--seed", type=int, default=defaults.seed)
     p.add_argument("--quiet", action="store_true", help="no line per search level")
+    p.add_argument(
+        "--report-only",
+        action="store_true",
+        help="rewrite RESULTS.md and the tables from results.csv without running anything",
+    )
     return p.parse_args(argv)
 
 
 def this_command() -> str:
+    """The command line that produces these results (``--report-only`` left out)."""
     python = Path(sys.executable)
     with contextlib.suppress(ValueError):
         python = python.relative_to(Path.cwd())
-    return shlex.join([str(python), *sys.argv])
+    return shlex.join([str(python), *(a for a in sys.argv if a != "--report-only")])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -717,7 +724,8 @@ def main(argv: list[str] | None = None) -> None:
     read_results(csv_path)  # refuse a results.csv of another layout before running anything
     interrupted = False
     try:
-        run_all(keys, csv_path, base, args.jobs, refs, args.quiet)
+        if not args.report_only:
+            run_all(keys, csv_path, base, args.jobs, refs, args.quiet)
     except KeyboardInterrupt:
         interrupted = True
         print("interrupted: finished runs are kept; run the same command to continue", flush=True)
