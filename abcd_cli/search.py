@@ -40,7 +40,7 @@ from abcd_cli import __version__
 from abcd_cli.algebra import count_params, structure_key
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.files import atomic_write
-from abcd_cli.gp import FAILED_NLL, fit
+from abcd_cli.gp import FAILED_NLL, fit, negative_log_likelihood
 from abcd_cli.grammar import DEFAULT_BASES, LANGUAGES, expand
 from abcd_cli.init import DataSummary, period_limits
 from abcd_cli.kernels import ChangeOperator, Cos, Kernel, Per
@@ -125,6 +125,7 @@ class FitTask:
     polish: int
     max_iter: int
     entropy: tuple[int, ...]
+    alternatives: tuple[Kernel, ...] = ()  # other fitted starts: the likeliest one is optimised
 
 
 @dataclass(frozen=True)
@@ -143,8 +144,14 @@ def fit_candidate(task: FitTask) -> Candidate:
         rng = np.random.default_rng(np.random.SeedSequence(list(task.entropy)))
         # Matrices here are small: one BLAS thread each; the pool gives the parallelism.
         with threadpool_limits(limits=1, user_api="blas"):
+            kernel = task.kernel
+            if task.alternatives:
+                kernel = min(
+                    (task.kernel, *task.alternatives),
+                    key=lambda k: negative_log_likelihood(k, task.X, task.y),
+                )
             res = fit(
-                task.kernel,
+                kernel,
                 task.X,
                 task.y,
                 rng,
@@ -185,6 +192,15 @@ def invalid_reason(kernel: Kernel, s: DataSummary) -> str:
             return "change located outside the data"
         stack.extend(k.operands)
     return ""
+
+
+def _graft(unfitted: Kernel, fitted: Kernel) -> Kernel:
+    """``unfitted``'s known values (inherited from a parent fitted on all the data) with
+    ``fitted``'s values for its unknown ones. Optimising on a subset moves every parameter
+    towards the subset's optimum, which can be far from the full data's; this start keeps
+    the parent's full-data fit and takes from the subset only what it had to find."""
+    known = unfitted.values()
+    return unfitted.with_values(np.where(np.isfinite(known), known, fitted.values()))
 
 
 def _entropy(seed: int, kernel: Kernel) -> tuple[int, ...]:
@@ -320,11 +336,17 @@ class Search:
         return self.scaling.nll_out(nll_internal, n)
 
     def _fit_all(
-        self, kernels: list[Kernel], full: bool, restarts: int, max_iter: int
+        self,
+        kernels: list[Kernel],
+        full: bool,
+        restarts: int,
+        max_iter: int,
+        alternatives: list[tuple[Kernel, ...]] | None = None,
     ) -> list[Candidate]:
         s = self.settings
         X, y = (self.X, self.Y) if full else (self.X_fit, self.Y_fit)
         summary = self.full_summary if full else self.fit_summary
+        alternatives = alternatives or [()] * len(kernels)
         tasks = [
             FitTask(
                 k,
@@ -336,8 +358,9 @@ class Search:
                 s.polish,
                 max_iter,
                 _entropy(s.seed, k),
+                others,
             )
-            for k in kernels
+            for k, others in zip(kernels, alternatives, strict=True)
         ]
         return list(self.executor.map(self.fit_fn, tasks))
 
@@ -350,7 +373,9 @@ class Search:
 
         1. every candidate: screened restarts and a short optimisation on the search data;
         2. the best ``finalists`` by BIC: optimised to convergence on the search data;
-        3. long series only: the best ``refine`` of those re-optimised on all the data.
+        3. long series only: the best ``refine`` of those re-optimised on all the data, each
+           from the likelier of two starts: its subset optimum, or ``_graft`` (the parent's
+           values fitted on all the data, the subset's values for the new parameters only).
         """
         s = self.settings
         first = self._fit_all(kernels, self.subset is None, s.restarts, s.screen_iter)
@@ -363,8 +388,10 @@ class Search:
         finalists = [r.kernel for r in self._rank(first, n_fit)[: max(s.finalists, s.beam)]]
         second = self._rank(self._fit_all(finalists, self.subset is None, 1, s.max_iter), n_fit)
         if self.subset is not None:
+            unfitted = {structure_key(k): k for k in kernels}
             top = [r.kernel for r in second[: max(s.refine, s.beam)]]
-            second = self._fit_all(top, True, 1, s.refine_iter)
+            grafts = [(_graft(unfitted[structure_key(k)], k),) for k in top]
+            second = self._fit_all(top, True, 1, s.refine_iter, grafts)
         scored = [self._scored(r.kernel, r.nll) for r in second if r.status == "ok"]
         scored.sort(key=lambda c: c.bic)
         return scored, counts

@@ -183,3 +183,35 @@ def test_long_series_start_periods_from_the_whole_spectrum():
     starts = [p * years for p in search.fit_summary.periods]
     assert any(p == pytest.approx(1.0, rel=0.01) for p in starts[:3]), starts
     assert min(starts) > 0.4, starts  # nothing shorter than the half-year harmonic is real
+
+
+def test_graft_keeps_inherited_values_and_takes_new_ones_from_the_subset_fit():
+    from abcd_cli.search import _graft
+
+    # SE and WN inherited, Per's period new (unknown): lengthscale, sd / lengthscale, period, sd / sd
+    child = parse_kernel("SE + Per + WN").with_values([2.0, 1.0, 1.0, np.nan, 0.5, 0.1])
+    subset_fit = parse_kernel(
+        "SE(lengthscale=9.0, sd=3.0) + Per(lengthscale=1.5, period=0.7, sd=0.4) + WN(sd=0.2)"
+    )
+    grafted = _graft(child, subset_fit)
+    assert grafted.is_fitted
+    assert grafted == parse_kernel(
+        "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=0.7, sd=0.5) + WN(sd=0.1)"
+    )
+
+
+def test_a_fit_starts_from_the_likeliest_of_its_alternatives():
+    from abcd_cli.gp import negative_log_likelihood
+    from abcd_cli.search import FitTask, fit_candidate
+
+    x = np.linspace(0.0, 10.0, 80)
+    y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.1)", 5, x) - 50.0
+    good = parse_kernel("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.1)")
+    bad = parse_kernel("SE(lengthscale=0.05, sd=30.0) + WN(sd=20.0)")
+    s = DataSummary.from_data(x, y)
+    task = FitTask(bad, x[:, None], y, s, s, 1, 1, 1, (0,), (good,))
+    result = fit_candidate(task)
+    assert result.status == "ok"
+    assert result.nll <= negative_log_likelihood(good, x, y) + 1e-9
+    alone = fit_candidate(FitTask(bad, x[:, None], y, s, s, 1, 1, 1, (0,)))
+    assert alone.nll > result.nll
