@@ -5,8 +5,10 @@ Per series it records the chosen structure (and keeps the model as benchmarks/mo
 usable with ``abcd report --from-model``), its BIC (2·NLL + p·log n, NLL in the series' units)
 next to ``../shared/reference/abcd_bic.csv``, and the wall time on this machine. Rows already in
 the CSV are kept (an interrupted run resumes). ``--scaling`` also times one search level at
-growing N on one series. Notes written by hand in ``benchmarks/search_notes.md`` (what changed
-between runs, why a series misses) are copied to the end of the Markdown on every rewrite.
+growing N on one series; its rows are kept in ``benchmarks/search_scaling.csv`` and shown again
+(with the date they were measured) by later runs without ``--scaling``. Notes written by hand in
+``benchmarks/search_notes.md`` (what changed between runs, why a series misses) are copied to the
+end of the Markdown on every rewrite.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from abcd_cli.search import Search, SearchSettings, lost_candidate, run_search
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference" / "abcd_bic.csv"
 NOTES = ROOT / "benchmarks" / "search_notes.md"
+SCALING = ROOT / "benchmarks" / "search_scaling.csv"
+SCALING_FIELDS = ["series", "n", "candidates", "seconds", "measured"]
 FIELDS = [
     "dataset",
     "n",
@@ -128,7 +132,31 @@ def level_scaling(name: str, sizes: list[int], jobs: int) -> list[tuple[int, int
     return out
 
 
-def markdown(rows: list[dict], scaling, command: str, settings: SearchSettings) -> str:
+def save_scaling(name: str, scaling: list[tuple[int, int, float]]) -> None:
+    measured = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with SCALING.open("w", newline="") as f:
+        writer = csv.DictWriter(f, SCALING_FIELDS)
+        writer.writeheader()
+        for n, c, s in scaling:
+            row = {"series": name, "n": n, "candidates": c, "seconds": f"{s:.1f}"}
+            writer.writerow(dict(row, measured=measured))
+
+
+def load_scaling() -> tuple[list[tuple[int, int, float]], str]:
+    """The last measured level times and a line saying where and when they were measured."""
+    if not SCALING.exists():
+        return [], ""
+    with SCALING.open() as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return [], ""
+    table = [(int(r["n"]), int(r["candidates"]), float(r["seconds"])) for r in rows]
+    return table, f"Series {rows[0]['series']}, measured {rows[0]['measured']}."
+
+
+def markdown(
+    rows: list[dict], scaling, command: str, settings: SearchSettings, scaling_note: str = ""
+) -> str:
     better = [
         r for r in rows if r["reference_bic"] and float(r["bic"]) <= float(r["reference_bic"])
     ]
@@ -164,6 +192,7 @@ def markdown(rows: list[dict], scaling, command: str, settings: SearchSettings) 
             "",
             "## Time of one search level against N",
             "",
+            *([scaling_note, ""] if scaling_note else []),
             "| n | candidates | seconds |",
             "|---|---|---|",
         ]
@@ -184,9 +213,11 @@ def main() -> None:
     args = p.parse_args()
     settings = SearchSettings()
     rows = run_all(args.csv, settings, args.jobs, args.series)
-    scaling = level_scaling(args.scaling, args.sizes, args.jobs) if args.scaling else []
+    if args.scaling:
+        save_scaling(args.scaling, level_scaling(args.scaling, args.sizes, args.jobs))
+    scaling, scaling_note = load_scaling()
     command = "python benchmarks/bench_search.py " + " ".join(sys.argv[1:])
-    args.out.write_text(markdown(rows, scaling, command.strip(), settings))
+    args.out.write_text(markdown(rows, scaling, command.strip(), settings, scaling_note))
     print(args.out.read_text())
 
 
