@@ -390,7 +390,10 @@ class Search:
         if self.subset is not None:
             unfitted = {structure_key(k): k for k in kernels}
             top = [r.kernel for r in second[: max(s.refine, s.beam)]]
-            grafts = [(_graft(unfitted[structure_key(k)], k),) for k in top]
+            grafts = [
+                (_graft(u, k),) if (u := unfitted.get(structure_key(k))) is not None else ()
+                for k in top
+            ]
             second = self._fit_all(top, True, 1, s.refine_iter, grafts)
         scored = [self._scored(r.kernel, r.nll) for r in second if r.status == "ok"]
         scored.sort(key=lambda c: c.bic)
