@@ -149,11 +149,13 @@ def fit(
     summary: DataSummary | None = None,
     max_iter: int = 200,
     polish: int | None = None,
+    also_from: tuple[Kernel, ...] = (),
 ) -> FitResult:
     """Maximise the marginal likelihood with L-BFGS-B from several starting points.
 
     The first start keeps every known (finite) value of ``kernel`` and draws the unknown (NaN)
     ones; later starts draw the unknown ones again. A kernel with nothing unknown is started once.
+    ``also_from``: fully known kernels of the same structure, added as further starts.
 
     With ``polish`` = None every start is optimised (up to ``max_iter`` iterations). With
     ``polish`` = m, the starts are first ranked by their likelihood and only the best m are
@@ -165,10 +167,13 @@ def fit(
     y = np.asarray(y, dtype=float)
     summary = summary or DataSummary.from_data(X[:, 0], y)
     bounds = theta_bounds(kernel, summary)
-    n_starts = max(1, restarts) if not kernel.is_fitted else 1
+    n_drawn = max(1, restarts) if not kernel.is_fitted else 1
+    # initial_values draws what is unknown and puts every value inside its bounds
     starts = [
-        kernel.with_values(initial_values(kernel, summary, rng)).theta() for _ in range(n_starts)
+        k.with_values(initial_values(k, summary, rng)).theta()
+        for k in [kernel] * n_drawn + list(also_from)
     ]
+    n_starts = len(starts)
     n_evals = 0
     if polish is not None and polish < n_starts:
         first_look = [negative_log_likelihood(kernel.with_theta(t), X, y) for t in starts]

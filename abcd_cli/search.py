@@ -40,7 +40,7 @@ from abcd_cli import __version__
 from abcd_cli.algebra import count_params, structure_key
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.files import atomic_write
-from abcd_cli.gp import FAILED_NLL, fit, negative_log_likelihood
+from abcd_cli.gp import FAILED_NLL, fit
 from abcd_cli.grammar import DEFAULT_BASES, LANGUAGES, expand
 from abcd_cli.init import DataSummary, period_limits
 from abcd_cli.kernels import ChangeOperator, Cos, Kernel, Per
@@ -125,7 +125,7 @@ class FitTask:
     polish: int
     max_iter: int
     entropy: tuple[int, ...]
-    alternatives: tuple[Kernel, ...] = ()  # other fitted starts: the likeliest one is optimised
+    alternatives: tuple[Kernel, ...] = ()  # further fitted starts, ranked with the others
 
 
 @dataclass(frozen=True)
@@ -144,14 +144,8 @@ def fit_candidate(task: FitTask) -> Candidate:
         rng = np.random.default_rng(np.random.SeedSequence(list(task.entropy)))
         # Matrices here are small: one BLAS thread each; the pool gives the parallelism.
         with threadpool_limits(limits=1, user_api="blas"):
-            kernel = task.kernel
-            if task.alternatives:
-                kernel = min(
-                    (task.kernel, *task.alternatives),
-                    key=lambda k: negative_log_likelihood(k, task.X, task.y),
-                )
             res = fit(
-                kernel,
+                task.kernel,
                 task.X,
                 task.y,
                 rng,
@@ -159,6 +153,7 @@ def fit_candidate(task: FitTask) -> Candidate:
                 summary=task.summary,
                 max_iter=task.max_iter,
                 polish=task.polish,
+                also_from=task.alternatives,
             )
     except Exception as exc:  # noqa: BLE001 - one candidate's failure must not end the search
         return Candidate(task.kernel, FAILED_NLL, "failed", f"{type(exc).__name__}: {exc}")
@@ -388,12 +383,9 @@ class Search:
         finalists = [r.kernel for r in self._rank(first, n_fit)[: max(s.finalists, s.beam)]]
         second = self._rank(self._fit_all(finalists, self.subset is None, 1, s.max_iter), n_fit)
         if self.subset is not None:
-            unfitted = {structure_key(k): k for k in kernels}
+            unfitted = {k.structure: k for k in kernels}  # fitting changes values only
             top = [r.kernel for r in second[: max(s.refine, s.beam)]]
-            grafts = [
-                (_graft(u, k),) if (u := unfitted.get(structure_key(k))) is not None else ()
-                for k in top
-            ]
+            grafts = [(_graft(unfitted[k.structure], k),) for k in top]
             second = self._fit_all(top, True, 1, s.refine_iter, grafts)
         scored = [self._scored(r.kernel, r.nll) for r in second if r.status == "ok"]
         scored.sort(key=lambda c: c.bic)
