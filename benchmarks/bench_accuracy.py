@@ -52,10 +52,13 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 from scipy.stats import norm
 
-from abcd_cli.data import load_series
+from abcd_cli.data import Series, load_series
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.model import Model
 from abcd_cli.parallel import make_executor
+from abcd_cli.parse import parse_kernel
 from abcd_cli.predict import predictive_table
+from abcd_cli.scaling import Scaling
 from abcd_cli.search import SearchSettings, lost_candidate, run_search
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -579,6 +582,50 @@ def boxplot(std: Grid, cols: list[str], title: str, path: Path) -> bool:
     return True
 
 
+def stored_model(row: dict[str, str]) -> tuple[Model, Series]:
+    """The model of one ``results.csv`` row, rebuilt on its training file (no refitting)."""
+    train = load_series(split_files(row["series"], row["task"])[0])
+    scaling = Scaling.from_data(train.x, train.y)
+    kernel = scaling.kernel_in(parse_kernel(row["kernel"]))
+    return Model(kernel, scaling, train.x, train.y, math.nan), train
+
+
+def forecast_figure(rows: dict[Key, dict[str, str]], method: str, path: Path) -> bool:
+    """One panel per series: the end of the training data, the test points and the ``method``
+    model's predictive mean with its 95% band (noise included), as the RMSE scores them."""
+    done = [
+        row
+        for (_, task, m), row in sorted(rows.items())
+        if task == "extrap" and m == method and row.get("status") == "ok"
+    ]
+    if not done:
+        return False
+    cols = 4
+    fig = Figure(figsize=(12.0, 2.6 * math.ceil(len(done) / cols)), layout="constrained")
+    FigureCanvasAgg(fig)
+    for i, row in enumerate(done):
+        model, train = stored_model(row)
+        test = load_series(split_files(row["series"], "extrap")[1])
+        shown = train.x >= train.x[-1] - 0.3 * (test.x[-1] - train.x[0])
+        grid = np.linspace(train.x[shown][0], test.x[-1], 300)
+        mean, sd = model.predict(grid)
+        ax = fig.add_subplot(math.ceil(len(done) / cols), cols, i + 1)
+        ax.fill_between(grid, mean - 1.96 * sd, mean + 1.96 * sd, color="#c6dbef", lw=0)
+        ax.plot(grid, mean, color="#1f5d99", lw=1.0)
+        ax.plot(train.x[shown], train.y[shown], ".", color="#333333", ms=2.5)
+        ax.plot(test.x, test.y, ".", color="#d62728", ms=3.5)
+        ax.axvline(train.x[-1], color="#999999", lw=0.6, ls=":")
+        ax.set_title(f"{row['series']}: RMSE {float(row['rmse']):.4g}", fontsize=9)
+        ax.tick_params(labelsize=7)
+    fig.suptitle(
+        f"{method} extrapolation: training data (black), test data (red), predictive mean and"
+        " 95% band (blue)",
+        fontsize=10,
+    )
+    fig.savefig(path, dpi=110)
+    return True
+
+
 def write_rmse_csv(grid: Grid, path: Path) -> None:
     cols = list(next(iter(grid.values())))
     with path.open("w", newline="") as f:
@@ -620,6 +667,14 @@ def task_section(
         "mean",
     )
     lines += [""] + models_section(rows, task, series)
+    forecasts = out_dir / f"forecasts_{task}_abcd.png"
+    if task == "extrap" and forecast_figure(rows, "abcd", forecasts):
+        lines += [
+            "",
+            "What the full search's models forecast (rebuilt from the kernels in `results.csv`):",
+            "",
+            f"![abcd forecasts]({forecasts.name})",
+        ]
     lines += [""] + per_method_section(
         rows,
         task,
