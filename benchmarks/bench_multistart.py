@@ -1,0 +1,150 @@
+"""How a 10-start fit could spend fewer likelihood evaluations, and what each way costs in optimum.
+
+The engine's full fit (``gp.fit``, ``polish=None``) runs L-BFGS-B to convergence from each of its
+ten starts. This script compares, on the kernel and data sets of ``bench_gp.py`` and with the same
+ten starting points per seed, four ways of using those starts:
+
+- ``all``: every start to convergence (what ``fit`` does), scipy's default ``ftol`` (2.2e-9);
+- ``all, ftol 1e-7``: the same with a looser stopping rule;
+- ``race 20→2``: successive halving, every start 20 iterations, the best 2 to convergence;
+- ``race 10→4, 20→2``: 10 iterations each, the best 4 another 20, the best 2 to convergence
+  (both races with ``ftol`` 1e-7).
+
+Per strategy: the NLL reached for each seed (the data's units, as in ``gp_engine.md``), the mean
+number of likelihood evaluations per fit and the mean wall time per fit. Run from the project
+folder with one BLAS thread::
+
+    .venv/bin/python benchmarks/bench_multistart.py --out benchmarks/multistart.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits
+
+from abcd_cli.gp import nll_and_grad
+from abcd_cli.init import DataSummary, initial_values, theta_bounds
+from abcd_cli.kernels import Kernel
+from abcd_cli.parse import parse_kernel
+from abcd_cli.scaling import Scaling
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_gp import KERNEL_TEXT, load, load_average  # noqa: E402
+
+DEFAULT_FTOL = 2.220446049250313e-09  # scipy's L-BFGS-B default (factr 1e7 × machine epsilon)
+# name -> (ftol, rounds of (iterations, starts kept)); the survivors then get up to 200 iterations
+STRATEGIES: dict[str, tuple[float, tuple[tuple[int, int], ...]]] = {
+    "all": (DEFAULT_FTOL, ()),
+    "all, ftol 1e-7": (1e-7, ()),
+    "race 20→2": (1e-7, ((20, 2),)),
+    "race 10→4, 20→2": (1e-7, ((10, 4), (20, 2))),
+}
+
+
+def run_once(
+    theta: np.ndarray,
+    kernel: Kernel,
+    X: np.ndarray,
+    Y: np.ndarray,
+    bounds: list[tuple[float, float]],
+    iterations: int,
+    ftol: float,
+) -> tuple[np.ndarray, float, int]:
+    """One L-BFGS-B run of the engine's objective; (theta, nll, evaluations)."""
+    res = minimize(
+        nll_and_grad,
+        theta,
+        args=(kernel, X, Y),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": iterations, "ftol": ftol},
+    )
+    return res.x, float(res.fun), int(res.nfev)
+
+
+def race(
+    kernel: Kernel,
+    X: np.ndarray,
+    Y: np.ndarray,
+    seed: int,
+    ftol: float,
+    rounds: tuple[tuple[int, int], ...],
+    restarts: int,
+) -> tuple[float, int]:
+    """Best NLL (internal units) and evaluations of one fit from ``restarts`` seeded starts."""
+    summary = DataSummary.from_data(X[:, 0], Y)
+    bounds = theta_bounds(kernel, summary)
+    rng = np.random.default_rng(seed)
+    pool = [
+        (kernel.with_values(initial_values(kernel, summary, rng)).theta(), np.inf)
+        for _ in range(restarts)
+    ]
+    evaluations = 0
+    for iterations, kept in (*rounds, (200, restarts)):
+        runs = [run_once(t, kernel, X, Y, bounds, iterations, ftol) for t, _ in pool]
+        evaluations += sum(n for _, _, n in runs)
+        pool = sorted(((t, nll) for t, nll, _ in runs), key=lambda r: r[1])[:kept]
+    return pool[0][1], evaluations
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--datasets", nargs="+", default=["01-airline", "03-mauna"])
+    p.add_argument("--seeds", nargs="+", type=int, default=[8, 4], help="seeds per data set")
+    p.add_argument("--restarts", type=int, default=10)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    threadpool_limits(limits=1, user_api="blas")
+    kernel = parse_kernel(KERNEL_TEXT)
+    started = dt.datetime.now().astimezone()
+    lines = [
+        "# Ten starts, fewer evaluations? (multi-start strategies of a full fit)",
+        "",
+        f"- date: {started.isoformat(timespec='seconds')}; load average at start: {load_average()}",
+        "- command: `"
+        + shlex.join([".venv/bin/python", "benchmarks/bench_multistart.py", *sys.argv[1:]])
+        + "` (one BLAS thread)",
+        f"- kernel `{KERNEL_TEXT}`, {args.restarts} starts per fit drawn by `initial_values` "
+        "from `default_rng(seed)`; every strategy uses the same starts for a seed.",
+        "- NLL in the data's units (lower is better); evaluations and seconds are means per fit.",
+        "",
+        "| dataset | N | strategy | NLL per seed | mean evaluations | mean seconds |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, n_seeds in zip(args.datasets, args.seeds, strict=True):
+        x, y = load(name)
+        sc = Scaling.from_data(x, y)
+        X, Y = sc.x_in(x)[:, None], sc.y_in(y)
+        for label, (ftol, rounds) in STRATEGIES.items():
+            nlls, evals, secs = [], [], []
+            for seed in range(n_seeds):
+                t0 = time.perf_counter()
+                nll, n = race(kernel, X, Y, seed, ftol, rounds, args.restarts)
+                secs.append(time.perf_counter() - t0)
+                nlls.append(sc.nll_out(nll, len(y)))
+                evals.append(n)
+            print(f"{name} {label}: {[round(v, 2) for v in nlls]}", file=sys.stderr, flush=True)
+            lines.append(
+                f"| {name} | {len(y)} | {label} | {', '.join(f'{v:.2f}' for v in nlls)} "
+                f"| {np.mean(evals):.0f} | {np.mean(secs):.2f} |"
+            )
+    lines.append(f"\nLoad average at the end: {load_average()}; CPUs: {os.cpu_count()}.")
+    text = "\n".join(lines) + "\n"
+    print(text, end="")
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
