@@ -604,12 +604,16 @@ def forecast_figure(rows: dict[Key, dict[str, str]], method: str, path: Path) ->
     fig = Figure(figsize=(12.0, 2.6 * math.ceil(len(done) / cols)), layout="constrained")
     FigureCanvasAgg(fig)
     for i, row in enumerate(done):
-        model, train = stored_model(row)
-        test = load_series(split_files(row["series"], "extrap")[1])
-        shown = train.x >= train.x[-1] - 0.3 * (test.x[-1] - train.x[0])
-        grid = np.linspace(train.x[shown][0], test.x[-1], 300)
-        mean, sd = model.predict(grid)
         ax = fig.add_subplot(math.ceil(len(done) / cols), cols, i + 1)
+        try:
+            model, train = stored_model(row)
+            test = load_series(split_files(row["series"], "extrap")[1])
+            shown = train.x >= train.x[-1] - 0.3 * (test.x[-1] - train.x[0])
+            grid = np.linspace(train.x[shown][0], test.x[-1], 300)
+            mean, sd = model.predict(grid)
+        except (InputError, ValueError, np.linalg.LinAlgError) as exc:
+            ax.set_title(f"{row['series']}: not rebuilt ({type(exc).__name__})", fontsize=9)
+            continue
         ax.fill_between(grid, mean - 1.96 * sd, mean + 1.96 * sd, color="#c6dbef", lw=0)
         ax.plot(grid, mean, color="#1f5d99", lw=1.0)
         ax.plot(train.x[shown], train.y[shown], ".", color="#333333", ms=2.5)
