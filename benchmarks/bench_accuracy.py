@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 from scipy.stats import norm
 
 from abcd_cli.data import Series, load_series
@@ -621,6 +621,8 @@ def forecast_figure(rows: dict[Key, dict[str, str]], method: str, path: Path) ->
         ax.axvline(train.x[-1], color="#999999", lw=0.6, ls=":")
         ax.set_title(f"{row['series']}: RMSE {float(row['rmse']):.4g}", fontsize=9)
         ax.tick_params(labelsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.ticklabel_format(axis="both", useOffset=False, style="plain")
     fig.suptitle(
         f"{method} extrapolation: training data (black), test data (red), predictive mean and"
         " 95% band (blue)",
