@@ -120,8 +120,14 @@ def _minimise(
     y: np.ndarray,
     bounds: list[tuple[float, float]],
     max_iter: int,
+    ftol: float | None = None,
 ) -> tuple[np.ndarray, float, int]:
-    """One L-BFGS-B run; (theta, nll, evaluations), nll = FAILED_NLL if the optimiser broke."""
+    """One L-BFGS-B run; (theta, nll, evaluations), nll = FAILED_NLL if the optimiser broke.
+
+    ``ftol``: L-BFGS-B's relative-reduction stopping rule; None keeps scipy's default."""
+    options: dict[str, float] = {"maxiter": max_iter}
+    if ftol is not None:
+        options["ftol"] = ftol
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -132,7 +138,7 @@ def _minimise(
                 jac=True,
                 method="L-BFGS-B",
                 bounds=bounds,
-                options={"maxiter": max_iter},
+                options=options,
             )
     except (ValueError, LinAlgError, FloatingPointError, OverflowError):
         return theta, FAILED_NLL, 0

@@ -28,10 +28,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
 from threadpoolctl import threadpool_limits
 
-from abcd_cli.gp import nll_and_grad
+from abcd_cli.gp import _minimise
 from abcd_cli.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 from abcd_cli.parse import parse_kernel
@@ -40,36 +39,14 @@ from abcd_cli.scaling import Scaling
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_gp import KERNEL_TEXT, load, load_average  # noqa: E402
 
-DEFAULT_FTOL = 2.220446049250313e-09  # scipy's L-BFGS-B default (factr 1e7 × machine epsilon)
-# name -> (ftol, rounds of (iterations, starts kept)); the survivors then get up to 200 iterations
-STRATEGIES: dict[str, tuple[float, tuple[tuple[int, int], ...]]] = {
-    "all": (DEFAULT_FTOL, ()),
+# name -> (ftol, None for scipy's default; rounds of (iterations, starts kept));
+# the survivors of the last round then get up to 200 iterations
+STRATEGIES: dict[str, tuple[float | None, tuple[tuple[int, int], ...]]] = {
+    "all": (None, ()),
     "all, ftol 1e-7": (1e-7, ()),
     "race 20→2": (1e-7, ((20, 2),)),
     "race 10→4, 20→2": (1e-7, ((10, 4), (20, 2))),
 }
-
-
-def run_once(
-    theta: np.ndarray,
-    kernel: Kernel,
-    X: np.ndarray,
-    Y: np.ndarray,
-    bounds: list[tuple[float, float]],
-    iterations: int,
-    ftol: float,
-) -> tuple[np.ndarray, float, int]:
-    """One L-BFGS-B run of the engine's objective; (theta, nll, evaluations)."""
-    res = minimize(
-        nll_and_grad,
-        theta,
-        args=(kernel, X, Y),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=bounds,
-        options={"maxiter": iterations, "ftol": ftol},
-    )
-    return res.x, float(res.fun), int(res.nfev)
 
 
 def race(
@@ -77,7 +54,7 @@ def race(
     X: np.ndarray,
     Y: np.ndarray,
     seed: int,
-    ftol: float,
+    ftol: float | None,
     rounds: tuple[tuple[int, int], ...],
     restarts: int,
 ) -> tuple[float, int]:
@@ -91,7 +68,7 @@ def race(
     ]
     evaluations = 0
     for iterations, kept in (*rounds, (200, restarts)):
-        runs = [run_once(t, kernel, X, Y, bounds, iterations, ftol) for t, _ in pool]
+        runs = [_minimise(t, kernel, X, Y, bounds, iterations, ftol) for t, _ in pool]
         evaluations += sum(n for _, _, n in runs)
         pool = sorted(((t, nll) for t, nll, _ in runs), key=lambda r: r[1])[:kept]
     return pool[0][1], evaluations
