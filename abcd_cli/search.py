@@ -2,8 +2,9 @@
 
 Each level expands the best model(s) of the previous level with the grammar's operators, fits
 every new structure (in parallel on the executor the caller passes in), scores it by
-BIC = 2·NLL + p·log n in the user's units, and keeps the best ``beam``. The chosen model is the
-best over all levels.
+BIC = 2·NLL + p·log n in the user's units, and keeps the best ``beam`` (by default two for the
+first three levels, where the cheap small models decide which family the search explores, then
+one). The chosen model is the best over all levels.
 
 Long series: above ``subset_size`` points, candidates are optimised on a subset (evenly spread
 pairs of neighbouring points) and ranked by their subset BIC; the best few are then refined on
@@ -68,7 +69,8 @@ class SearchSettings:
     depth: int = 10
     restarts: int = 10
     seed: int = 0
-    beam: int = 1
+    beam: int = 2  # models of a level expanded at the next (1: the original's greedy search)
+    beam_levels: int = 3  # levels that keep ``beam`` models; later ones keep one (0: all)
     language: str = "abcd"
     interpretable: bool = False
     bases: tuple[str, ...] = DEFAULT_BASES
@@ -86,6 +88,7 @@ class SearchSettings:
             "depth": self.depth >= 0,
             "restarts": self.restarts >= 1,
             "beam": self.beam >= 1,
+            "beam_levels": self.beam_levels >= 0,
             "subset_size": self.subset_size >= 20,
             "refine": self.refine >= 1,
             "finalists": self.finalists >= 1,
@@ -102,6 +105,11 @@ class SearchSettings:
             raise InputError(
                 f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
             )
+
+    def beam_at(self, level: int) -> int:
+        """Models of ``level`` that are expanded at the next one."""
+        wide = self.beam_levels == 0 or level <= self.beam_levels
+        return self.beam if wide else 1
 
     def to_dict(self) -> dict[str, object]:
         d = asdict(self)
@@ -437,7 +445,7 @@ class Search:
             self.best, self.stale = top, 0
         else:
             self.stale += 1
-        self.parents = scored[: self.settings.beam]
+        self.parents = scored[: self.settings.beam_at(self.level)]
         self.elapsed += time.perf_counter() - started
         self.trace.append(
             {

@@ -215,3 +215,15 @@ def test_a_fit_starts_from_the_likeliest_of_its_alternatives():
     assert result.nll <= negative_log_likelihood(good, x, y) + 1e-9
     alone = fit_candidate(FitTask(bad, x[:, None], y, s, s, 1, 1, 1, (0,)))
     assert alone.nll > result.nll
+
+
+def test_the_beam_narrows_to_one_model_after_beam_levels():
+    y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 10)
+    settings = SearchSettings(depth=3, restarts=2, seed=4, beam=2, beam_levels=1, patience=0)
+    search = Search(X, y, settings)
+    kept = []
+    while search.step():
+        kept.append(len(search.parents))
+    assert kept == [1, 2, 1, 1]  # level 0 has one model (WN); level 1 keeps two; then one
+    assert settings.beam_at(1) == 2 and settings.beam_at(2) == 1
+    assert SearchSettings(beam=3, beam_levels=0).beam_at(9) == 3  # 0: every level
