@@ -75,8 +75,8 @@ class SearchSettings:
     interpretable: bool = False
     bases: tuple[str, ...] = DEFAULT_BASES
     subset_size: int = 250  # above this many points, optimise on a subset first
-    finalists: int = 6  # candidates per level optimised to convergence
-    refine: int = 3  # long series: finalists re-optimised on all the data per level
+    finalists: int = 6  # children of each kept model optimised to convergence per level
+    refine: int = 3  # long series: of those, re-optimised on all the data per kept model
     patience: int = 3  # stop after this many levels without a better BIC (0: never)
     polish: int = 1  # restarts kept after ranking the starting points by likelihood
     screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
@@ -268,7 +268,7 @@ def check_size(n: int, settings: SearchSettings) -> None:
     if memory <= MAX_EXACT_BYTES:
         return
     largest = int(np.sqrt(MAX_EXACT_BYTES / (8.0 * N_MATRICES)))
-    hours = seconds * max(settings.refine, settings.beam) * settings.refine_iter / 3600.0
+    hours = seconds * settings.refine * settings.beam * settings.refine_iter / 3600.0
     raise InputError(
         f"{n} points are too many for the exact Gaussian-process fit: it would need about"
         f" {memory / 2**30:.1f} GiB of memory per worker (limit {MAX_EXACT_BYTES / 2**30:g} GiB)"
@@ -367,35 +367,53 @@ class Search:
         ]
         return list(self.executor.map(self.fit_fn, tasks))
 
-    def _rank(self, results: list[Candidate], n: int) -> list[Candidate]:
-        ok = [r for r in results if r.status == "ok"]
-        return sorted(ok, key=lambda r: bic(self._user_nll(r.nll, n), count_params(r.kernel), n))
+    def _best_per_family(
+        self, results: dict[int, Candidate], family_of: list[int], count: int
+    ) -> list[int]:
+        """Positions of each family's best ``count`` fitted results, by BIC on the search data."""
+        n = self.Y_fit.size
 
-    def _score_level(self, kernels: list[Kernel]) -> tuple[list[_Scored], dict[str, int]]:
+        def search_bic(j: int) -> float:
+            r = results[j]
+            return bic(self._user_nll(r.nll, n), count_params(r.kernel), n)
+
+        ok = sorted((j for j, r in results.items() if r.status == "ok"), key=search_bic)
+        chosen: list[int] = []
+        for family in sorted(set(family_of)):
+            chosen += [j for j in ok if family_of[j] == family][:count]
+        return chosen
+
+    def _score_level(self, families: list[list[Kernel]]) -> tuple[list[_Scored], dict[str, int]]:
         """Fit candidates in stages; return the survivors with full-data scores, best first.
 
+        ``families``: the new children of each kept model (one family at the start). Stages 2
+        and 3 choose within each family, so a kept model's children get what they would get in
+        a greedy search, whatever the other families' children score.
         1. every candidate: screened restarts and a short optimisation on the search data;
-        2. the best ``finalists`` by BIC: optimised to convergence on the search data;
-        3. long series only: the best ``refine`` of those re-optimised on all the data, each
-           from the likelier of two starts: its subset optimum, or ``_graft`` (the parent's
-           values fitted on all the data, the subset's values for the new parameters only).
+        2. each family's best ``finalists`` by BIC: optimised to convergence on the search data;
+        3. long series only: each family's best ``refine`` of those re-optimised on all the
+           data, each from the likelier of two starts: its subset optimum, or ``_graft`` (the
+           parent's values fitted on all the data, the subset's values for the new parameters).
         """
         s = self.settings
-        first = self._fit_all(kernels, self.subset is None, s.restarts, s.screen_iter)
+        kernels = [k for family in families for k in family]
+        family_of = [i for i, family in enumerate(families) for _ in family]
+        full = self.subset is None
+        first = dict(enumerate(self._fit_all(kernels, full, s.restarts, s.screen_iter)))
         counts = {
             "candidates": len(first),
-            "failed": sum(r.status == "failed" for r in first),
-            "rejected": sum(r.status == "rejected" for r in first),
+            "failed": sum(r.status == "failed" for r in first.values()),
+            "rejected": sum(r.status == "rejected" for r in first.values()),
         }
-        n_fit = self.Y_fit.size
-        finalists = [r.kernel for r in self._rank(first, n_fit)[: max(s.finalists, s.beam)]]
-        second = self._rank(self._fit_all(finalists, self.subset is None, 1, s.max_iter), n_fit)
-        if self.subset is not None:
-            unfitted = {k.structure: k for k in kernels}  # fitting changes values only
-            top = [r.kernel for r in second[: max(s.refine, s.beam)]]
-            grafts = [(_graft(unfitted[k.structure], k),) for k in top]
-            second = self._fit_all(top, True, 1, s.refine_iter, grafts)
-        scored = [self._scored(r.kernel, r.nll) for r in second if r.status == "ok"]
+        chosen = self._best_per_family(first, family_of, s.finalists)
+        fits = self._fit_all([first[j].kernel for j in chosen], full, 1, s.max_iter)
+        second = dict(zip(chosen, fits, strict=True))
+        if not full:
+            chosen = self._best_per_family(second, family_of, s.refine)
+            grafts = [(_graft(kernels[j], second[j].kernel),) for j in chosen]
+            fits = self._fit_all([second[j].kernel for j in chosen], True, 1, s.refine_iter, grafts)
+            second = dict(zip(chosen, fits, strict=True))
+        scored = [self._scored(r.kernel, r.nll) for r in second.values() if r.status == "ok"]
         scored.sort(key=lambda c: c.bic)
         return scored, counts
 
@@ -404,20 +422,22 @@ class Search:
         return _Scored(kernel, nll, bic(nll, count_params(kernel), self.n))
 
     # --- levels --------------------------------------------------------------------------
-    def _candidates(self) -> list[Kernel]:
+    def _candidates(self) -> list[list[Kernel]]:
+        """The new structures of this level: one family per kept model, none seen before."""
         if self.level < 0:
-            start = [parse_kernel(t) for t in self.language.start]
-            return start
-        out: list[Kernel] = []
+            return [[parse_kernel(t) for t in self.language.start]]
+        families: list[list[Kernel]] = []
         for parent in self.parents:
+            family = []
             for child in expand(
                 parent.kernel, self.language, self.settings.bases, self.settings.interpretable
             ):
                 key = structure_key(child)
                 if key not in self.seen:
                     self.seen.add(key)
-                    out.append(child)
-        return out
+                    family.append(child)
+            families.append(family)
+        return families
 
     def step(self) -> bool:
         """Run one level; False when there is nothing left to do."""
@@ -426,12 +446,12 @@ class Search:
             return False
         if self.settings.patience and self.stale >= self.settings.patience:
             return False
-        kernels = self._candidates()
+        families = self._candidates()
         if self.level < 0:
-            self.seen.update(structure_key(k) for k in kernels)
-        if not kernels:
+            self.seen.update(structure_key(k) for family in families for k in family)
+        if not any(families):
             return False
-        scored, counts = self._score_level(kernels)
+        scored, counts = self._score_level(families)
         self.level += 1
         if not scored:
             self.elapsed += time.perf_counter() - started
@@ -475,8 +495,8 @@ class Search:
             notes.append(
                 f"candidates were optimised on {self.X_fit.shape[0]} of {self.n}"
                 " points (evenly spread pairs of neighbours),"
-                f" and the best {max(self.settings.refine, self.settings.beam)} of each level"
-                " refined on all the data"
+                f" and the best {self.settings.refine} of each level"
+                " (of each kept model's children) refined on all the data"
             )
         stopped = ""
         if self.trace and self.trace[-1]["structure"] is None:

@@ -124,6 +124,8 @@ FIELDS = [
     "depth",
     "restarts",
     "seed",
+    "beam",
+    "beam_levels",
     "load_avg",
     "finished",
     "commit",
@@ -204,6 +206,8 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
         depth=base.depth,
         restarts=base.restarts,
         seed=base.seed,
+        beam=base.beam,
+        beam_levels=base.beam_levels,
         language=language,
         interpretable=interpretable,
     )
@@ -218,6 +222,8 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
         "depth": base.depth,
         "restarts": base.restarts,
         "seed": base.seed,
+        "beam": base.beam,
+        "beam_levels": base.beam_levels,
         "load_avg": f"{os.getloadavg()[0]:.2f}",
         "commit": code_commit(),
     }
@@ -506,12 +512,21 @@ def median_target(task: str, std: Grid, series: list[str]) -> str:
 
 def settings_lines(rows: dict[Key, dict[str, str]], base: SearchSettings) -> list[str]:
     """The search settings of the rows (those of this invocation when there is none yet)."""
-    used = sorted({(r["depth"], r["restarts"], r["seed"]) for r in rows.values()})
-    used = used or [(str(base.depth), str(base.restarts), str(base.seed))]
+    names = ("depth", "restarts", "seed", "beam", "beam_levels")
+    used = sorted({tuple(r[k] for k in names) for r in rows.values()})
+    used = used or [tuple(str(getattr(base, k)) for k in names)]
     others = {k: v for k, v in base.to_dict().items() if k not in ("language", "interpretable")}
-    for name in ("depth", "restarts", "seed"):
+    for name in names:
         others.pop(name)
-    listed = "; ".join(f"depth {d}, restarts {r}, seed {s}" for d, r, s in used)
+
+    def described(values: tuple[str, ...]) -> str:
+        depth, restarts, seed, beam, levels = values
+        count = sum(tuple(r[k] for k in names) == values for r in rows.values())
+        kept = "every level" if levels == "0" else f"the first {levels} levels"
+        wide = "beam 1 (greedy)" if beam == "1" else f"beam {beam} for {kept}"
+        return f"depth {depth}, restarts {restarts}, seed {seed}, {wide} ({count} rows)"
+
+    listed = "; ".join(described(v) for v in used)
     lines = [
         f"- search settings: {listed}; other `SearchSettings` fields at their defaults {others}"
     ]

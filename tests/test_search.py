@@ -227,3 +227,17 @@ def test_the_beam_narrows_to_one_model_after_beam_levels():
     assert kept == [1, 2, 1, 1]  # level 0 has one model (WN); level 1 keeps two; then one
     assert settings.beam_at(1) == 2 and settings.beam_at(2) == 1
     assert SearchSettings(beam=3, beam_levels=0).beam_at(9) == 3  # 0: every level
+
+
+def test_finalists_are_chosen_within_each_kept_models_children():
+    from abcd_cli.search import Candidate
+
+    y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 11)
+    search = Search(X, y, SearchSettings(depth=1, restarts=2))
+    kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)")
+    nlls = [5.0, 1.0, 2.0, 9.0, 8.0, 3.0]  # family 1 (positions 3-5) scores worse throughout
+    results = {j: Candidate(kernel, nll, "ok") for j, nll in enumerate(nlls)}
+    results[5] = Candidate(kernel, 0.0, "failed")
+    family_of = [0, 0, 0, 1, 1, 1]
+    assert search._best_per_family(results, family_of, 2) == [1, 2, 4, 3]
+    assert search._best_per_family(results, family_of, 1) == [1, 4]
