@@ -41,8 +41,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Executor
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -105,6 +107,8 @@ PUBLISHED_MEDIANS = {
 TARGET_WINS = 9
 TARGET_MEDIAN = {"extrap": 1.07, "interp": 1.00}
 
+# the search settings that each row records (the others are the defaults, stated in RESULTS.md)
+SETTING_FIELDS = ("depth", "restarts", "seed", "beam", "beam_levels")
 FIELDS = [
     "series",
     "task",
@@ -121,11 +125,7 @@ FIELDS = [
     "levels",
     "note",
     "seconds",
-    "depth",
-    "restarts",
-    "seed",
-    "beam",
-    "beam_levels",
+    *SETTING_FIELDS,
     "load_avg",
     "finished",
     "commit",
@@ -202,15 +202,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
     """Search the training file, predict the test file; one row of ``results.csv``."""
     series, task, method = key
     language, interpretable = METHODS[method]
-    settings = SearchSettings(
-        depth=base.depth,
-        restarts=base.restarts,
-        seed=base.seed,
-        beam=base.beam,
-        beam_levels=base.beam_levels,
-        language=language,
-        interpretable=interpretable,
-    )
+    settings = replace(base, language=language, interpretable=interpretable)
     train_path, test_path = split_files(series, task)
     train, test = load_series(train_path), load_series(test_path)
     row: dict[str, object] = {
@@ -219,11 +211,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
         "method": method,
         "n_train": train.n,
         "n_test": test.n,
-        "depth": base.depth,
-        "restarts": base.restarts,
-        "seed": base.seed,
-        "beam": base.beam,
-        "beam_levels": base.beam_levels,
+        **{name: getattr(base, name) for name in SETTING_FIELDS},
         "load_avg": f"{os.getloadavg()[0]:.2f}",
         "commit": code_commit(),
     }
@@ -512,21 +500,20 @@ def median_target(task: str, std: Grid, series: list[str]) -> str:
 
 def settings_lines(rows: dict[Key, dict[str, str]], base: SearchSettings) -> list[str]:
     """The search settings of the rows (those of this invocation when there is none yet)."""
-    names = ("depth", "restarts", "seed", "beam", "beam_levels")
-    used = sorted({tuple(r[k] for k in names) for r in rows.values()})
-    used = used or [tuple(str(getattr(base, k)) for k in names)]
+    used = Counter(tuple(r[k] for k in SETTING_FIELDS) for r in rows.values())
+    if not used:
+        used[tuple(str(getattr(base, k)) for k in SETTING_FIELDS)] = 0
     others = {k: v for k, v in base.to_dict().items() if k not in ("language", "interpretable")}
-    for name in names:
+    for name in SETTING_FIELDS:
         others.pop(name)
 
     def described(values: tuple[str, ...]) -> str:
         depth, restarts, seed, beam, levels = values
-        count = sum(tuple(r[k] for k in names) == values for r in rows.values())
         kept = "every level" if levels == "0" else f"the first {levels} levels"
         wide = "beam 1 (greedy)" if beam == "1" else f"beam {beam} for {kept}"
-        return f"depth {depth}, restarts {restarts}, seed {seed}, {wide} ({count} rows)"
+        return f"depth {depth}, restarts {restarts}, seed {seed}, {wide} ({used[values]} rows)"
 
-    listed = "; ".join(described(v) for v in used)
+    listed = "; ".join(described(v) for v in sorted(used))
     lines = [
         f"- search settings: {listed}; other `SearchSettings` fields at their defaults {others}"
     ]
