@@ -207,7 +207,7 @@ class _Factors:
 
 def _factors(kernel: Kernel) -> _Factors | None:
     """Split a product of base kernels; None when ``kernel`` is not in that form."""
-    if any(not isinstance(k, (BaseKernel, Product)) for k in _nodes(kernel)):
+    if any(not isinstance(k, (BaseKernel, Product)) for k in kernel.nodes()):
         return None
     parts = _Factors()
     for base in kernel.bases():
@@ -226,10 +226,6 @@ def _factors(kernel: Kernel) -> _Factors | None:
         else:
             return None
     return parts
-
-
-def _nodes(kernel: Kernel) -> list[Kernel]:
-    return [kernel] + [n for k in kernel.operands for n in _nodes(k)]
 
 
 def _lengthscale(smooth: list[BaseKernel]) -> float:

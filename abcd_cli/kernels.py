@@ -152,9 +152,7 @@ class Kernel:
 
     def bases(self) -> list[BaseKernel]:
         """Base kernels in the expression, left to right."""
-        if isinstance(self, BaseKernel):
-            return [self]
-        return [b for k in self.operands for b in k.bases()]
+        return [k for k in self.nodes() if isinstance(k, BaseKernel)]
 
     # --- evaluation ------------------------------------------------------------------------
     def gram(self, X: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:

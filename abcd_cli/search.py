@@ -188,12 +188,9 @@ def invalid_reason(kernel: Kernel, s: DataSummary) -> str:
             1 + 1e-9
         ):
             return "period outside the range the data can show"
-    stack = [kernel]
-    while stack:
-        k = stack.pop()
+    for k in kernel.nodes():
         if isinstance(k, ChangeOperator) and not s.x_min <= k.param("location") <= s.x_max:
             return "change located outside the data"
-        stack.extend(k.operands)
     return ""
 
 
