@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from abcd_cli.algebra import canonical, simplify, structure_key, sum_of_products
+from abcd_cli.algebra import canonical, carries_scale, simplify, structure_key, sum_of_products
 from abcd_cli.kernels import (
     CP,
     CW,
@@ -173,5 +173,8 @@ def expand(
 
 
 def _is_degenerate(kernel: Kernel) -> bool:
-    """Every model keeps a white-noise term: without one, K is singular on real data."""
-    return not any(isinstance(b, WN) for b in kernel.bases())
+    """Every model keeps a white-noise term (without one, K is singular on real data), and every
+    term has an ``sd`` to carry its scale: a term such as a lone ``Before`` gate (left when a
+    removal rule takes its partner) would have a variance fixed in the search's internal units,
+    which cannot be written in the units of y."""
+    return not any(isinstance(b, WN) for b in kernel.bases()) or not carries_scale(kernel)

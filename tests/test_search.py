@@ -9,10 +9,12 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pytest
 
-from abcd_cli.algebra import sum_of_products
+from abcd_cli.algebra import carries_scale, sum_of_products
+from abcd_cli.grammar import LANGUAGES, expand
 from abcd_cli.init import DataSummary
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.parse import parse_kernel
+from abcd_cli.scaling import Scaling
 from abcd_cli.search import Search, SearchSettings, _subset, invalid_reason, run_search
 from tests.sampling import gp_draw
 
@@ -241,3 +243,16 @@ def test_finalists_are_chosen_within_each_kept_models_children():
     family_of = [0, 0, 0, 1, 1, 1]
     assert search._best_per_family(results, family_of, 2) == [1, 2, 4, 3]
     assert search._best_per_family(results, family_of, 1) == [1, 4]
+
+
+def test_interpretable_children_can_all_be_written_in_the_units_of_y():
+    # The interpolation search of 07-call-centre with --interpretable failed at level 9: a removal
+    # rule left a lone gate summand (no sd), which cannot be converted to the units of y.
+    parent = parse_kernel("After * C + Before * Lin + Outside * SE + SE + WN")
+    children = expand(parent, LANGUAGES["abcd"], interpretable=True)
+    assert children
+    scaling = Scaling.from_data(X, draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 3) * 40.0)
+    for child in children:
+        assert carries_scale(child), child.structure
+        fitted = child.with_values(np.ones(child.n_params))
+        scaling.kernel_out(fitted)  # raised ValueError for a lone gate before
