@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import io
 import math
 import os
 import platform
@@ -56,6 +57,7 @@ from scipy.stats import norm
 
 from abcd_cli.data import Series, load_series
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.files import atomic_write
 from abcd_cli.model import Model
 from abcd_cli.parallel import make_executor
 from abcd_cli.parse import parse_kernel
@@ -185,6 +187,25 @@ def append_row(path: Path, row: dict[str, object]) -> None:
         writer.writerow(row)
         f.flush()
         os.fsync(f.fileno())
+
+
+def merge_results(path: Path, sources: Iterable[Path]) -> int:
+    """Put the rows of other ``results.csv`` files into ``path``, each replacing the row of the
+    same (series, task, method); the file is rewritten atomically. Returns the rows taken."""
+    rows = read_results(path)
+    taken = 0
+    for source in sources:
+        if not source.exists():
+            raise SystemExit(f"{source} does not exist")
+        new = read_results(source)
+        rows.update(new)
+        taken += len(new)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, FIELDS)
+    writer.writeheader()
+    writer.writerows(rows.values())
+    atomic_write(path, out.getvalue())
+    return taken
 
 
 def test_scores(y: np.ndarray, mean: np.ndarray, sd: np.ndarray) -> tuple[float, float]:
@@ -756,6 +777,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=defaults.seed)
     p.add_argument("--quiet", action="store_true", help="no line per search level")
     p.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="CSV",
+        help="first put the rows of these results.csv files into OUT/results.csv, replacing "
+        "the rows of the same series, task and method (runs made in other folders)",
+    )
+    p.add_argument(
         "--report-only",
         action="store_true",
         help="rewrite RESULTS.md and the tables from results.csv without running anything",
@@ -763,12 +793,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def this_command() -> str:
-    """The command line that produces these results (``--report-only`` left out)."""
+def this_command(argv: list[str]) -> str:
+    """The command line that produces these results: ``--report-only`` and ``--merge CSV ...``
+    left out, since they run nothing."""
     python = Path(sys.executable)
     with contextlib.suppress(ValueError):
         python = python.relative_to(Path.cwd())
-    return shlex.join([str(python), *(a for a in sys.argv if a != "--report-only")])
+    kept: list[str] = []
+    merging = False
+    for arg in argv:
+        if arg.startswith("-"):
+            merging = arg == "--merge"
+        if not merging and arg != "--report-only":
+            kept.append(arg)
+    return shlex.join([str(python), *kept])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -785,6 +823,9 @@ def main(argv: list[str] | None = None) -> None:
     # Method by method, in the order given: partial results are whole methods.
     keys = [(s, t, m) for m in args.methods for t in args.tasks for s in series]
     read_results(csv_path)  # refuse a results.csv of another layout before running anything
+    if args.merge:
+        taken = merge_results(csv_path, args.merge)
+        print(f"merged {taken} rows into {csv_path}", flush=True)
     interrupted = False
     try:
         if not args.report_only:
@@ -793,7 +834,7 @@ def main(argv: list[str] | None = None) -> None:
         interrupted = True
         print("interrupted: finished runs are kept; run the same command to continue", flush=True)
     report = args.out_dir / "RESULTS.md"
-    report.write_text(markdown(read_results(csv_path), base, this_command(), args.out_dir))
+    report.write_text(markdown(read_results(csv_path), base, this_command(sys.argv), args.out_dir))
     print(f"wrote {report}", flush=True)
     if interrupted:
         sys.exit(130)

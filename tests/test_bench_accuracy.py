@@ -1,0 +1,70 @@
+"""The accuracy benchmark's bookkeeping: merging runs made in other folders."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_accuracy.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_accuracy", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_accuracy"] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules["bench_accuracy"]
+
+
+def _row(bench, series: str, task: str, method: str, rmse: str) -> dict[str, str]:
+    row = dict.fromkeys(bench.FIELDS, "")
+    row.update(series=series, task=task, method=method, status="ok", rmse=rmse)
+    return row
+
+
+def _rmse_by_key(path: Path) -> dict[tuple[str, str, str], str]:
+    with path.open(newline="") as f:
+        return {(r["series"], r["task"], r["method"]): r["rmse"] for r in csv.DictReader(f)}
+
+
+def test_merge_replaces_rows_of_the_same_run_and_keeps_the_others(bench, tmp_path):
+    main = tmp_path / "main" / "results.csv"
+    other = tmp_path / "other" / "results.csv"
+    main.parent.mkdir()
+    other.parent.mkdir()
+    bench.append_row(main, _row(bench, "01-airline", "extrap", "abcd", "21.5"))
+    bench.append_row(main, _row(bench, "01-airline", "interp", "abcd", "10.8"))
+    bench.append_row(other, _row(bench, "01-airline", "extrap", "abcd", "19.0"))
+    bench.append_row(other, _row(bench, "02-solar", "extrap", "abcd-int", "0.4"))
+
+    assert bench.merge_results(main, [other]) == 2
+
+    assert _rmse_by_key(main) == {
+        ("01-airline", "extrap", "abcd"): "19.0",
+        ("01-airline", "interp", "abcd"): "10.8",
+        ("02-solar", "extrap", "abcd-int"): "0.4",
+    }
+    assert bench.read_results(main).keys() == _rmse_by_key(main).keys()  # still its layout
+    assert sorted(p.name for p in main.parent.iterdir()) == ["results.csv"]  # no temporary left
+
+
+def test_merge_refuses_a_missing_file_and_leaves_the_results_alone(bench, tmp_path):
+    main = tmp_path / "results.csv"
+    bench.append_row(main, _row(bench, "01-airline", "extrap", "abcd", "21.5"))
+    before = main.read_bytes()
+    with pytest.raises(SystemExit, match="does not exist"):
+        bench.merge_results(main, [tmp_path / "nowhere" / "results.csv"])
+    assert main.read_bytes() == before
+
+
+def test_the_recorded_command_leaves_out_what_runs_nothing(bench):
+    argv = ["bench.py", "--jobs", "0", "--merge", "a/results.csv", "b/results.csv", "--quiet"]
+    command = bench.this_command([*argv, "--report-only"])
+    assert command.endswith("bench.py --jobs 0 --quiet")
