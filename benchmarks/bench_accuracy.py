@@ -655,6 +655,35 @@ def forecast_figure(rows: dict[Key, dict[str, str]], method: str, path: Path) ->
     return True
 
 
+def bias_section(rows: dict[Key, dict[str, str]], method: str, series: list[str]) -> list[str]:
+    """Where the ``method`` extrapolations lie: bias = mean(forecast − test y), beside the test
+    mean, the training mean and the mean of the last training points (as many as the test)."""
+    body = []
+    for s in series:
+        row = rows.get((s, "extrap", method))
+        if not row or row.get("status") != "ok":
+            continue
+        model, train = stored_model(row)
+        test = load_series(split_files(s, "extrap")[1])
+        mean, _ = model.predict(test.x)
+        rmse = float(np.sqrt(np.mean((mean - test.y) ** 2)))
+        recent = train.y[-test.n :]
+        cells = [rmse, float(np.mean(mean - test.y)), float(np.mean(test.y))]
+        cells += [float(np.mean(train.y)), float(np.mean(recent))]
+        body.append([s, *(f"{v:.5g}" for v in cells)])
+    if not body:
+        return []
+    header = ["series", "RMSE (rebuilt)", "bias", "test mean", "training mean", "recent mean"]
+    return [
+        f"### Where the {method} forecasts lie (rebuilt from the kernels in `results.csv`)",
+        "",
+        "bias = mean of forecast − test y; recent mean = mean of the last training points, as"
+        " many as there are test points.",
+        "",
+        *md_table(header, body),
+    ]
+
+
 def write_rmse_csv(grid: Grid, path: Path) -> None:
     cols = list(next(iter(grid.values())))
     with path.open("w", newline="") as f:
@@ -704,6 +733,7 @@ def task_section(
             "",
             f"![abcd forecasts]({forecasts.name})",
         ]
+        lines += [""] + bias_section(rows, "abcd", series)
     lines += [""] + per_method_section(
         rows,
         task,
