@@ -8,7 +8,9 @@ same command again to continue):
 Options: ``--series NAME ...`` (default: every ``datasets/*.csv``), ``--methods M ...``,
 ``--tasks extrap interp``, ``--jobs N`` (0: one process per core, 1: serial), ``--depth D``,
 ``--restarts R``, ``--seed S`` (defaults: those of ``SearchSettings``), ``--report-only``
-(rewrite the tables from ``results.csv``, e.g. after editing ``NOTES.md``, running nothing).
+(rewrite the tables from ``results.csv``, e.g. after editing ``NOTES.md``, running nothing),
+``--merge CSV ...`` (first put the rows of runs made into other ``--out-dir`` folders, e.g. one
+single-core process per core, into ``OUT/results.csv``, replacing rows of the same run).
 
 For every series, task and method it searches the training file with ``run_search`` and predicts
 the test x with ``abcd_cli.predict.predictive_table`` (the numbers ``abcd predict`` writes).
