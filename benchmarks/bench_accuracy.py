@@ -667,8 +667,8 @@ def bias_section(rows: dict[Key, dict[str, str]], method: str, series: list[str]
             continue
         model, train = stored_model(row)
         test = load_series(split_files(s, "extrap")[1])
-        mean, _ = model.predict(test.x)
-        rmse = float(np.sqrt(np.mean((mean - test.y) ** 2)))
+        mean, sd = model.predict(test.x)
+        rmse, _ = test_scores(test.y, mean, sd)
         recent = train.y[-test.n :]
         cells = [rmse, float(np.mean(mean - test.y)), float(np.mean(test.y))]
         cells += [float(np.mean(train.y)), float(np.mean(recent))]
