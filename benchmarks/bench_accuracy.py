@@ -615,30 +615,43 @@ def stored_model(row: dict[str, str]) -> tuple[Model, Series]:
     return Model(kernel, scaling, train.x, train.y, math.nan), train
 
 
-def forecast_figure(rows: dict[Key, dict[str, str]], method: str, path: Path) -> bool:
+Rebuilt = tuple[dict[str, str], tuple[Model, Series, Series] | str]
+
+
+def rebuilt_extrapolations(rows: dict[Key, dict[str, str]], method: str) -> list[Rebuilt]:
+    """Each finished ``method`` extrapolation with its model, training and test series rebuilt
+    once (no refitting), or the name of the error that stopped the rebuild."""
+    rebuilt: list[Rebuilt] = []
+    for (series, task, m), row in sorted(rows.items()):
+        if task != "extrap" or m != method or row.get("status") != "ok":
+            continue
+        try:
+            model, train = stored_model(row)
+            test = load_series(split_files(series, "extrap")[1])
+        except (InputError, ValueError, np.linalg.LinAlgError) as exc:
+            rebuilt.append((row, type(exc).__name__))
+        else:
+            rebuilt.append((row, (model, train, test)))
+    return rebuilt
+
+
+def forecast_figure(done: list[Rebuilt], method: str, path: Path) -> bool:
     """One panel per series: the end of the training data, the test points and the ``method``
     model's predictive mean with its 95% band (noise included), as the RMSE scores them."""
-    done = [
-        row
-        for (_, task, m), row in sorted(rows.items())
-        if task == "extrap" and m == method and row.get("status") == "ok"
-    ]
     if not done:
         return False
     cols = 4
     fig = Figure(figsize=(12.0, 2.6 * math.ceil(len(done) / cols)), layout="constrained")
     FigureCanvasAgg(fig)
-    for i, row in enumerate(done):
+    for i, (row, rebuilt) in enumerate(done):
         ax = fig.add_subplot(math.ceil(len(done) / cols), cols, i + 1)
-        try:
-            model, train = stored_model(row)
-            test = load_series(split_files(row["series"], "extrap")[1])
-            shown = train.x >= train.x[-1] - 0.3 * (test.x[-1] - train.x[0])
-            grid = np.linspace(train.x[shown][0], test.x[-1], 300)
-            mean, sd = model.predict(grid)
-        except (InputError, ValueError, np.linalg.LinAlgError) as exc:
-            ax.set_title(f"{row['series']}: not rebuilt ({type(exc).__name__})", fontsize=9)
+        if isinstance(rebuilt, str):
+            ax.set_title(f"{row['series']}: not rebuilt ({rebuilt})", fontsize=9)
             continue
+        model, train, test = rebuilt
+        shown = train.x >= train.x[-1] - 0.3 * (test.x[-1] - train.x[0])
+        grid = np.linspace(train.x[shown][0], test.x[-1], 300)
+        mean, sd = model.predict(grid)
         ax.fill_between(grid, mean - 1.96 * sd, mean + 1.96 * sd, color="#c6dbef", lw=0)
         ax.plot(grid, mean, color="#1f5d99", lw=1.0)
         ax.plot(train.x[shown], train.y[shown], ".", color="#333333", ms=2.5)
@@ -657,22 +670,21 @@ def forecast_figure(rows: dict[Key, dict[str, str]], method: str, path: Path) ->
     return True
 
 
-def bias_section(rows: dict[Key, dict[str, str]], method: str, series: list[str]) -> list[str]:
+def bias_section(done: list[Rebuilt], method: str) -> list[str]:
     """Where the ``method`` extrapolations lie: bias = mean(forecast − test y), beside the test
     mean, the training mean and the mean of the last training points (as many as the test)."""
     body = []
-    for s in series:
-        row = rows.get((s, "extrap", method))
-        if not row or row.get("status") != "ok":
+    for row, rebuilt in done:
+        if isinstance(rebuilt, str):
+            body.append([row["series"], f"not rebuilt ({rebuilt})", "", "", "", ""])
             continue
-        model, train = stored_model(row)
-        test = load_series(split_files(s, "extrap")[1])
+        model, train, test = rebuilt
         mean, sd = model.predict(test.x)
         rmse, _ = test_scores(test.y, mean, sd)
         recent = train.y[-test.n :]
         cells = [rmse, float(np.mean(mean - test.y)), float(np.mean(test.y))]
         cells += [float(np.mean(train.y)), float(np.mean(recent))]
-        body.append([s, *(f"{v:.5g}" for v in cells)])
+        body.append([row["series"], *(f"{v:.5g}" for v in cells)])
     if not body:
         return []
     header = ["series", "RMSE (rebuilt)", "bias", "test mean", "training mean", "recent mean"]
@@ -728,14 +740,15 @@ def task_section(
     )
     lines += [""] + models_section(rows, task, series)
     forecasts = out_dir / f"forecasts_{task}_abcd.png"
-    if task == "extrap" and forecast_figure(rows, "abcd", forecasts):
+    rebuilt = rebuilt_extrapolations(rows, "abcd") if task == "extrap" else []
+    if forecast_figure(rebuilt, "abcd", forecasts):
         lines += [
             "",
             "What the full search's models forecast (rebuilt from the kernels in `results.csv`):",
             "",
             f"![abcd forecasts]({forecasts.name})",
         ]
-        lines += [""] + bias_section(rows, "abcd", series)
+        lines += [""] + bias_section(rebuilt, "abcd")
     lines += [""] + per_method_section(
         rows,
         task,
