@@ -7,7 +7,8 @@ same command again to continue):
 
 Options: ``--series NAME ...`` (default: every ``datasets/*.csv``), ``--methods M ...``,
 ``--tasks extrap interp``, ``--jobs N`` (0: one process per core, 1: serial), ``--depth D``,
-``--restarts R``, ``--seed S`` (defaults: those of ``SearchSettings``), ``--report-only``
+``--restarts R``, ``--seed S``, ``--patience P`` (0: every level; defaults: those of
+``SearchSettings``), ``--report-only``
 (rewrite the tables from ``results.csv``, e.g. after editing ``NOTES.md``, running nothing),
 ``--merge CSV ...`` (first put the rows of runs made into other ``--out-dir`` folders, e.g. one
 single-core process per core, into ``OUT/results.csv``, replacing rows of the same run).
@@ -112,7 +113,7 @@ TARGET_WINS = 9
 TARGET_MEDIAN = {"extrap": 1.07, "interp": 1.00}
 
 # the search settings that each row records (the others are the defaults, stated in RESULTS.md)
-SETTING_FIELDS = ("depth", "restarts", "seed", "beam", "beam_levels")
+SETTING_FIELDS = ("depth", "restarts", "seed", "beam", "beam_levels", "patience")
 FIELDS = [
     "series",
     "task",
@@ -531,10 +532,13 @@ def settings_lines(rows: dict[Key, dict[str, str]], base: SearchSettings) -> lis
         others.pop(name)
 
     def described(values: tuple[str, ...]) -> str:
-        depth, restarts, seed, beam, levels = values
+        depth, restarts, seed, beam, levels, patience = values
         kept = "every level" if levels == "0" else f"the first {levels} levels"
         wide = "beam 1 (greedy)" if beam == "1" else f"beam {beam} for {kept}"
-        return f"depth {depth}, restarts {restarts}, seed {seed}, {wide} ({used[values]} rows)"
+        stop = "every level run" if patience == "0" else f"patience {patience}"
+        return (
+            f"depth {depth}, restarts {restarts}, seed {seed}, {wide}, {stop} ({used[values]} rows)"
+        )
 
     listed = "; ".join(described(v) for v in sorted(used))
     lines = [
@@ -820,6 +824,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--depth", type=int, default=defaults.depth)
     p.add_argument("--restarts", type=int, default=defaults.restarts)
     p.add_argument("--seed", type=int, default=defaults.seed)
+    p.add_argument(
+        "--patience",
+        type=int,
+        default=defaults.patience,
+        help="stop a search after this many levels without a better BIC (0: run all --depth "
+        "levels, as the original system did)",
+    )
     p.add_argument("--quiet", action="store_true", help="no line per search level")
     p.add_argument(
         "--merge",
@@ -861,7 +872,9 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [s for s in series if s not in known]
     if unknown:
         raise SystemExit(f"unknown series {unknown}; choose from {known}")
-    base = SearchSettings(depth=args.depth, restarts=args.restarts, seed=args.seed)
+    base = SearchSettings(
+        depth=args.depth, restarts=args.restarts, seed=args.seed, patience=args.patience
+    )
     args.out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = args.out_dir / "results.csv"
     refs = {task: read_reference(task) for task in TASKS}

@@ -1,4 +1,4 @@
-"""The accuracy benchmark's bookkeeping: merging runs made in other folders."""
+"""The accuracy benchmark's bookkeeping: merging runs made in other folders, recording settings."""
 
 from __future__ import annotations
 
@@ -68,3 +68,18 @@ def test_the_recorded_command_leaves_out_what_runs_nothing(bench):
     argv = ["bench.py", "--jobs", "0", "--merge", "a/results.csv", "b/results.csv", "--quiet"]
     command = bench.this_command([*argv, "--report-only"])
     assert command.endswith("bench.py --jobs 0 --quiet")
+
+
+def test_each_rows_patience_is_recorded_and_stated(bench):
+    base = bench.SearchSettings()
+    rows = {}
+    for patience, series in (("3", "a"), ("0", "b"), ("0", "c")):
+        row = _row(bench, series, "extrap", "abcd", "1.0")
+        row.update(depth="10", restarts="10", seed="0", beam="2", beam_levels="3")
+        row["patience"] = patience
+        rows[(series, "extrap", "abcd")] = row
+    text = "\n".join(bench.settings_lines(rows, base))
+    assert "beam 2 for the first 3 levels, every level run (2 rows)" in text
+    assert "beam 2 for the first 3 levels, patience 3 (1 rows)" in text
+    assert "rows were produced with different settings" in text
+    assert bench.parse_args(["--patience", "0"]).patience == 0
