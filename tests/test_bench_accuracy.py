@@ -70,7 +70,7 @@ def test_the_recorded_command_leaves_out_what_runs_nothing(bench):
     assert command.endswith("bench.py --jobs 0 --quiet")
 
 
-def test_each_rows_patience_is_recorded_and_stated(bench):
+def test_patience_is_an_option_and_each_group_of_settings_is_stated(bench):
     base = bench.SearchSettings()
     rows = {}
     for patience, series in (("3", "a"), ("0", "b"), ("0", "c")):
