@@ -136,6 +136,15 @@ FIELDS = [
     "commit",
 ]
 
+# the `SearchSettings` fields this script takes as options, with their help
+SEARCH_OPTIONS = {
+    "depth": None,
+    "restarts": None,
+    "seed": None,
+    "patience": "stop a search after this many levels without a better BIC (0: run all --depth "
+    "levels, as the original system did)",
+}
+
 Key = tuple[str, str, str]
 Grid = dict[str, dict[str, float | None]]
 
@@ -821,16 +830,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
     p.add_argument("--jobs", type=int, default=0, help="0: one process per core; 1: serial")
     p.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "accuracy")
-    p.add_argument("--depth", type=int, default=defaults.depth)
-    p.add_argument("--restarts", type=int, default=defaults.restarts)
-    p.add_argument("--seed", type=int, default=defaults.seed)
-    p.add_argument(
-        "--patience",
-        type=int,
-        default=defaults.patience,
-        help="stop a search after this many levels without a better BIC (0: run all --depth "
-        "levels, as the original system did)",
-    )
+    for name, help_text in SEARCH_OPTIONS.items():
+        p.add_argument(f"--{name}", type=int, default=getattr(defaults, name), help=help_text)
     p.add_argument("--quiet", action="store_true", help="no line per search level")
     p.add_argument(
         "--merge",
@@ -872,9 +873,7 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [s for s in series if s not in known]
     if unknown:
         raise SystemExit(f"unknown series {unknown}; choose from {known}")
-    base = SearchSettings(
-        depth=args.depth, restarts=args.restarts, seed=args.seed, patience=args.patience
-    )
+    base = SearchSettings(**{name: getattr(args, name) for name in SEARCH_OPTIONS})
     args.out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = args.out_dir / "results.csv"
     refs = {task: read_reference(task) for task in TASKS}
