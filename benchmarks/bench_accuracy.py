@@ -631,16 +631,16 @@ def stored_model(row: dict[str, str]) -> tuple[Model, Series]:
 Rebuilt = tuple[dict[str, str], tuple[Model, Series, Series] | str]
 
 
-def rebuilt_extrapolations(rows: dict[Key, dict[str, str]], method: str) -> list[Rebuilt]:
-    """Each finished ``method`` extrapolation with its model, training and test series rebuilt
+def rebuilt_runs(rows: dict[Key, dict[str, str]], method: str, task: str) -> list[Rebuilt]:
+    """Each finished ``method`` run of ``task`` with its model, training and test series rebuilt
     once (no refitting), or the name of the error that stopped the rebuild."""
     rebuilt: list[Rebuilt] = []
-    for (series, task, m), row in sorted(rows.items()):
-        if task != "extrap" or m != method or row.get("status") != "ok":
+    for (series, t, m), row in sorted(rows.items()):
+        if t != task or m != method or row.get("status") != "ok":
             continue
         try:
             model, train = stored_model(row)
-            test = load_series(split_files(series, "extrap")[1])
+            test = load_series(split_files(series, task)[1])
         except (InputError, ValueError, np.linalg.LinAlgError) as exc:
             rebuilt.append((row, type(exc).__name__))
         else:
@@ -711,6 +711,56 @@ def bias_section(done: list[Rebuilt], method: str) -> list[str]:
     ]
 
 
+def error_profile(x: np.ndarray, err: np.ndarray, parts: int = 5) -> tuple[list[float], float]:
+    """Where the squared error of a prediction lies: the RMSE over each of ``parts`` equal
+    groups of test points in order of x, and the share of sum(err²) held by the five worst
+    points (0.05 for 100 points of equal error)."""
+    order = np.argsort(x, kind="stable")
+    sq = np.asarray(err, dtype=float)[order] ** 2
+    by_part = [float(np.sqrt(np.mean(g))) for g in np.array_split(sq, parts) if g.size]
+    worst = np.sort(sq)[::-1][:5]
+    total = float(np.sum(sq))
+    return by_part, float(np.sum(worst)) / total if total > 0 else 0.0
+
+
+def interp_error_section(done: list[Rebuilt], method: str) -> list[str]:
+    """Where the ``method`` interpolation errors lie, for each series: RMSE over each fifth of
+    the test points in order of x, the share of the squared error in the five worst points, and
+    the worst point's x and error (prediction − y)."""
+    body = []
+    for row, rebuilt in done:
+        if isinstance(rebuilt, str):
+            body.append([row["series"], f"not rebuilt ({rebuilt})", "", "", ""])
+            continue
+        model, _, test = rebuilt
+        mean, sd = model.predict(test.x)
+        rmse, _ = test_scores(test.y, mean, sd)
+        err = mean - test.y
+        by_part, share = error_profile(test.x, err)
+        w = int(np.argmax(err**2))
+        body.append(
+            [
+                row["series"],
+                f"{rmse:.4g}",
+                " / ".join(f"{v:.3g}" for v in by_part),
+                f"{share:.2f}",
+                f"{test.x[w]:.2f}: {err[w]:+.3g}",
+            ]
+        )
+    if not body:
+        return []
+    header = ["series", "RMSE (rebuilt)", "RMSE by fifth of x", "worst 5 share", "worst x: error"]
+    return [
+        f"### Where the {method} interpolation errors lie (rebuilt from the kernels in"
+        " `results.csv`)",
+        "",
+        "RMSE over each fifth of the test points in order of x; worst 5 share = part of the summed"
+        " squared error from the five worst points (about 5/n if errors were even).",
+        "",
+        *md_table(header, body),
+    ]
+
+
 def write_rmse_csv(grid: Grid, path: Path) -> None:
     cols = list(next(iter(grid.values())))
     with path.open("w", newline="") as f:
@@ -753,8 +803,8 @@ def task_section(
     )
     lines += [""] + models_section(rows, task, series)
     forecasts = out_dir / f"forecasts_{task}_abcd.png"
-    rebuilt = rebuilt_extrapolations(rows, "abcd") if task == "extrap" else []
-    if forecast_figure(rebuilt, "abcd", forecasts):
+    rebuilt = rebuilt_runs(rows, "abcd", task)
+    if task == "extrap" and forecast_figure(rebuilt, "abcd", forecasts):
         lines += [
             "",
             "What the full search's models forecast (rebuilt from the kernels in `results.csv`):",
@@ -762,6 +812,8 @@ def task_section(
             f"![abcd forecasts]({forecasts.name})",
         ]
         lines += [""] + bias_section(rebuilt, "abcd")
+    if task == "interp":
+        lines += [""] + interp_error_section(rebuilt, "abcd")
     lines += [""] + per_method_section(
         rows,
         task,

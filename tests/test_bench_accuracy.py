@@ -7,6 +7,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_accuracy.py"
@@ -83,3 +84,13 @@ def test_patience_is_an_option_and_each_group_of_settings_is_stated(bench):
     assert "beam 2 for the first 3 levels, patience 3 (1 rows)" in text
     assert "rows were produced with different settings" in text
     assert bench.parse_args(["--patience", "0"]).patience == 0
+
+
+def test_error_profile_groups_by_x_and_finds_where_the_error_is(bench):
+    x = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 8.0, 7.0, 9.0, 10.0])
+    err = np.where(x > 8, 3.0, 1.0)  # the last fifth in x (9 and 10) is three times off
+    by_part, share = bench.error_profile(x, err)
+    assert by_part == pytest.approx([1.0, 1.0, 1.0, 1.0, 3.0])
+    assert share == pytest.approx((9 + 9 + 1 + 1 + 1) / (8 * 1 + 2 * 9))
+    even, even_share = bench.error_profile(np.arange(100.0), np.full(100, 2.0))
+    assert even == pytest.approx([2.0] * 5) and even_share == pytest.approx(0.05)
