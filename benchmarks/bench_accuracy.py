@@ -560,6 +560,21 @@ def settings_lines(rows: dict[Key, dict[str, str]], base: SearchSettings) -> lis
     return lines
 
 
+def depth_line(rows: dict[Key, dict[str, str]]) -> str:
+    """How far the searches went. ``levels`` counts level 0, so a search that ran every level of
+    depth d has d + 1; a one-level row is a fixed model (``se``, ``linear``) with nothing to
+    search."""
+    ok = [r for r in rows.values() if r.get("status") == "ok" and r.get("levels")]
+    searched = [r for r in ok if int(r["levels"]) > 1]
+    early = [r for r in searched if int(r["levels"]) < int(r["depth"]) + 1]
+    stopped = ", ".join(sorted({f"{r['series']} {r['task']} {r['method']}" for r in early}))
+    return (
+        f"- levels run: {len(searched) - len(early)} of {len(searched)} searches ran every level"
+        f" of their depth, whatever their patience; {len(ok) - len(searched)} rows are fixed"
+        " models with no levels" + (f"; stopped early: {stopped}" if early else "")
+    )
+
+
 def header_lines(
     rows: dict[Key, dict[str, str]], base: SearchSettings, command: str, series: list[str]
 ) -> list[str]:
@@ -574,6 +589,7 @@ def header_lines(
         f"- machine: {platform.platform()}, {os.cpu_count()} cores, Python"
         f" {platform.python_version()}",
         *settings_lines(rows, base),
+        depth_line(rows),
         f"- runs complete: **{complete} of {total}** ({len(series)} series × {len(TASKS)} tasks ×"
         f' {len(METHODS)} methods), {failed} of them failed; missing runs are shown as "—"',
         "- method: `run_search` on the training file, then `predictive_table` (as `abcd predict`)"

@@ -94,3 +94,15 @@ def test_error_profile_groups_by_x_and_finds_where_the_error_is(bench):
     assert share == pytest.approx((9 + 9 + 1 + 1 + 1) / (8 * 1 + 2 * 9))
     even, even_share = bench.error_profile(np.arange(100.0), np.full(100, 2.0))
     assert even == pytest.approx([2.0] * 5) and even_share == pytest.approx(0.05)
+
+
+def test_the_depth_line_counts_searches_that_stopped_early(bench):
+    rows = {}
+    for series, method, levels in (("a", "abcd", "11"), ("b", "abcd", "7"), ("a", "se", "1")):
+        row = _row(bench, series, "extrap", method, "1.0")
+        row.update(depth="10", levels=levels)
+        rows[(series, "extrap", method)] = row
+    line = bench.depth_line(rows)
+    assert "1 of 2 searches ran every level" in line
+    assert "1 rows are fixed models" in line
+    assert line.endswith("stopped early: b extrap abcd")
