@@ -61,6 +61,7 @@ from scipy.stats import norm
 from abcd_cli.data import Series, load_series
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.files import atomic_write
+from abcd_cli.grammar import LANGUAGES
 from abcd_cli.model import Model
 from abcd_cli.parallel import make_executor
 from abcd_cli.parse import parse_kernel
@@ -562,10 +563,9 @@ def settings_lines(rows: dict[Key, dict[str, str]], base: SearchSettings) -> lis
 
 def depth_line(rows: dict[Key, dict[str, str]]) -> str:
     """How far the searches went. ``levels`` counts level 0, so a search that ran every level of
-    depth d has d + 1; a one-level row is a fixed model (``se``, ``linear``) with nothing to
-    search."""
+    depth d has d + 1; a language that does not search (``se``, ``linear``) is a fixed model."""
     ok = [r for r in rows.values() if r.get("status") == "ok" and r.get("levels")]
-    searched = [r for r in ok if int(r["levels"]) > 1]
+    searched = [r for r in ok if LANGUAGES[METHODS[r["method"]][0]].searches]
     early = [r for r in searched if int(r["levels"]) < int(r["depth"]) + 1]
     stopped = ", ".join(sorted({f"{r['series']} {r['task']} {r['method']}" for r in early}))
     return (
@@ -645,6 +645,7 @@ def stored_model(row: dict[str, str]) -> tuple[Model, Series]:
 
 
 Rebuilt = tuple[dict[str, str], tuple[Model, Series, Series] | str]
+FORECASTS_PNG = "forecasts_extrap_abcd.png"  # the abcd extrapolations, beside RESULTS.md
 
 
 def rebuilt_runs(rows: dict[Key, dict[str, str]], method: str, task: str) -> list[Rebuilt]:
@@ -818,18 +819,17 @@ def task_section(
         "mean",
     )
     lines += [""] + models_section(rows, task, series)
-    forecasts = out_dir / f"forecasts_{task}_abcd.png"
     rebuilt = rebuilt_runs(rows, "abcd", task)
-    if task == "extrap" and forecast_figure(rebuilt, "abcd", forecasts):
+    if task == "interp":
+        lines += [""] + interp_error_section(rebuilt, "abcd")
+    elif forecast_figure(rebuilt, "abcd", out_dir / FORECASTS_PNG):
         lines += [
             "",
             "What the full search's models forecast (rebuilt from the kernels in `results.csv`):",
             "",
-            f"![abcd forecasts]({forecasts.name})",
+            f"![abcd forecasts]({FORECASTS_PNG})",
         ]
         lines += [""] + bias_section(rebuilt, "abcd")
-    if task == "interp":
-        lines += [""] + interp_error_section(rebuilt, "abcd")
     lines += [""] + per_method_section(
         rows,
         task,
