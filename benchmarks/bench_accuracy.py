@@ -11,7 +11,9 @@ Options: ``--series NAME ...`` (default: every ``datasets/*.csv``), ``--methods 
 ``SearchSettings``), ``--report-only``
 (rewrite the tables from ``results.csv``, e.g. after editing ``NOTES.md``, running nothing),
 ``--merge CSV ...`` (first put the rows of runs made into other ``--out-dir`` folders, e.g. one
-single-core process per core, into ``OUT/results.csv``, replacing rows of the same run).
+single-core process per core, into ``OUT/results.csv``, replacing rows of the same run),
+``--merge-seeds CSV ...`` (the same for runs made with another ``--seed``: they go into
+``OUT/other_seeds.csv``, and RESULTS.md gains a table of how much the seed moves the results).
 
 For every series, task and method it searches the training file with ``run_search`` and predicts
 the test x with ``abcd_cli.predict.predictive_table`` (the numbers ``abcd predict`` writes).
@@ -147,6 +149,11 @@ SEARCH_OPTIONS = {
 }
 
 Key = tuple[str, str, str]
+#: the fields that name one run in ``results.csv``; ``other_seeds.csv`` adds the seed
+RUN_KEY = ("series", "task", "method")
+SEED_KEY = (*RUN_KEY, "seed")
+#: the same runs made with other seeds (``--merge-seeds``), beside ``results.csv``
+SEEDS_CSV = "other_seeds.csv"
 Grid = dict[str, dict[str, float | None]]
 
 
@@ -178,8 +185,10 @@ def code_commit() -> str:
     return (head or "unknown") + ("+changes" if changed else "")
 
 
-def read_results(path: Path) -> dict[Key, dict[str, str]]:
-    """Rows already in ``results.csv``, by (series, task, method)."""
+def read_results(
+    path: Path, key: tuple[str, ...] = RUN_KEY
+) -> dict[tuple[str, ...], dict[str, str]]:
+    """Rows already in ``results.csv`` (or ``other_seeds.csv``), by their ``key`` fields."""
     if not path.exists():
         return {}
     with path.open(newline="") as f:
@@ -188,7 +197,7 @@ def read_results(path: Path) -> dict[Key, dict[str, str]]:
             raise SystemExit(
                 f"{path} has other columns than this script writes; use another --out-dir"
             )
-        return {(r["series"], r["task"], r["method"]): r for r in reader}
+        return {tuple(r[k] for k in key): r for r in reader}
 
 
 def append_row(path: Path, row: dict[str, object]) -> None:
@@ -202,15 +211,15 @@ def append_row(path: Path, row: dict[str, object]) -> None:
         os.fsync(f.fileno())
 
 
-def merge_results(path: Path, sources: Iterable[Path]) -> int:
-    """Put the rows of other ``results.csv`` files into ``path``, each replacing the row of the
-    same (series, task, method); the file is rewritten atomically. Returns the rows taken."""
-    rows = read_results(path)
+def merge_results(path: Path, sources: Iterable[Path], key: tuple[str, ...] = RUN_KEY) -> int:
+    """Put the rows of other ``results.csv`` files into ``path``, each replacing the row with the
+    same ``key`` fields; the file is rewritten atomically. Returns the rows taken."""
+    rows = read_results(path, key)
     taken = 0
     for source in sources:
         if not source.exists():
             raise SystemExit(f"{source} does not exist")
-        new = read_results(source)
+        new = read_results(source, key)
         rows.update(new)
         taken += len(new)
     out = io.StringIO()
@@ -778,6 +787,94 @@ def interp_error_section(done: list[Rebuilt], method: str) -> list[str]:
     ]
 
 
+def runs_by_seed(
+    rows: Iterable[dict[str, str]], task: str, method: str
+) -> dict[int, dict[str, dict[str, str]]]:
+    """The ``method`` runs of ``task``: seed → series → row (a later row of a run wins)."""
+    out: dict[int, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        if r["task"] == task and r["method"] == method:
+            out.setdefault(int(r["seed"]), {})[r["series"]] = r
+    return out
+
+
+def seed_section(
+    rows: dict[Key, dict[str, str]],
+    seed_rows: dict[tuple[str, ...], dict[str, str]],
+    task: str,
+    grid: Grid,
+    method: str = "abcd",
+) -> list[str]:
+    """The ``method`` runs of ``task`` repeated with other seeds (``other_seeds.csv``).
+
+    Per series, each seed's training BIC and test RMSE; then, for each seed and for the choice
+    a user could make without the test data (on each series, the seed whose model has the lower
+    training BIC), the runs no worse than the published counterpart and the median standardised
+    RMSE, standardised against the same other columns as the main table."""
+    seeds = runs_by_seed([*rows.values(), *seed_rows.values()], task, method)
+    if len(seeds) < 2:
+        return []
+    ref = COUNTERPART[method]
+    has_ref = any(cells.get(ref) is not None for cells in grid.values())
+    order = sorted(seeds)
+
+    def lower_bic(s: str) -> dict[str, str] | None:
+        runs = [seeds[k].get(s) for k in order]
+        done = [r for r in runs if r is not None and our_rmse(r) is not None]
+        return min(done, key=lambda r: float(r["bic"])) if len(done) == len(order) else None
+
+    variants: dict[str, dict[str, dict[str, str] | None]] = {
+        f"seed {k}": {s: seeds[k].get(s) for s in grid} for k in order
+    }
+    variants["lower training BIC of the seeds"] = {s: lower_bic(s) for s in grid}
+
+    body = []
+    for s in grid:
+        line = [s, fmt(grid[s].get(ref))] if has_ref else [s]
+        for k in order:
+            r = seeds[k].get(s)
+            rmse = our_rmse(r)
+            ok = has_ref and rmse is not None and rmse <= (grid[s].get(ref) or 0.0)
+            line += [our_cell(r, "bic", ".2f"), our_cell(r, "rmse", ".5g") + (" ✓" if ok else "")]
+        chosen = variants["lower training BIC of the seeds"][s]
+        line.append("—" if chosen is None else chosen["seed"])
+        body.append(line)
+    header = ["series", *([f"ref {ref}"] if has_ref else [])]
+    for k in order:
+        header += [f"seed {k} BIC", f"seed {k} RMSE"]
+    header.append("lower BIC: seed")
+
+    summary = []
+    for name, chosen_rows in variants.items():
+        rmse = {s: our_rmse(r) for s, r in chosen_rows.items()}
+        std = standardise({s: {**grid[s], method: rmse[s]} for s in grid})
+        ran = [(s, v) for s, v in rmse.items() if v is not None]
+        wins = sum(v <= (grid[s].get(ref) or 0.0) for s, v in ran)
+        summary.append(
+            [
+                name,
+                str(len(ran)),
+                f"{wins} of {len(ran)}" if has_ref else "—",
+                fmt(median_or_none(column(std, method)), ".2f"),
+            ]
+        )
+    summary_header = ["runs", "series run", f"RMSE no worse than {ref}", "median standardised"]
+    return [
+        f"### How much the seed moves `{method}` (training BIC and test RMSE per seed)",
+        "",
+        "The same searches with other seeds (the seed draws the random restarts of every fit),"
+        f" from `{SEEDS_CSV}`; ✓: no worse than the published {ref}.",
+        "",
+        *md_table(header, body),
+        "",
+        *md_table(summary_header, summary),
+        "",
+        "The last row takes, on each series, the seed whose model has the lower training BIC:"
+        " a choice made without the test data, as a search that tried both seeds would make it."
+        " Medians standardise against the same other columns as the table above.",
+    ]
+
+
 def write_rmse_csv(grid: Grid, path: Path) -> None:
     cols = list(next(iter(grid.values())))
     with path.open("w", newline="") as f:
@@ -788,7 +885,11 @@ def write_rmse_csv(grid: Grid, path: Path) -> None:
 
 
 def task_section(
-    rows: dict[Key, dict[str, str]], task: str, series: list[str], out_dir: Path
+    rows: dict[Key, dict[str, str]],
+    task: str,
+    series: list[str],
+    out_dir: Path,
+    seed_rows: dict[tuple[str, ...], dict[str, str]],
 ) -> tuple[list[str], Grid, Grid]:
     ref = read_reference(task)
     ref_cols = REFERENCE_METHODS if ref else ()
@@ -819,6 +920,9 @@ def task_section(
         "mean",
     )
     lines += [""] + models_section(rows, task, series)
+    seeds = seed_section(rows, seed_rows, task, grid)
+    if seeds:
+        lines += [""] + seeds
     rebuilt = rebuilt_runs(rows, "abcd", task)
     if task == "interp":
         lines += [""] + interp_error_section(rebuilt, "abcd")
@@ -848,8 +952,9 @@ def markdown(
     series = all_series()
     lines = header_lines(rows, base, command, series)
     sections, grids, stds = [], {}, {}
+    seed_rows = read_results(out_dir / SEEDS_CSV, SEED_KEY)
     for task in TASKS:
-        body, grids[task], stds[task] = task_section(rows, task, series, out_dir)
+        body, grids[task], stds[task] = task_section(rows, task, series, out_dir, seed_rows)
         sections += [""] + body
     has_ref = "ABCD_acc" in next(iter(grids["extrap"].values()))
     lines += [
@@ -911,6 +1016,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "the rows of the same series, task and method (runs made in other folders)",
     )
     p.add_argument(
+        "--merge-seeds",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="CSV",
+        help=f"first put the rows of these results.csv files, runs made with another --seed,"
+        f" into OUT/{SEEDS_CSV} (one row per series, task, method and seed); RESULTS.md then"
+        " shows how much the seed moves the full search",
+    )
+    p.add_argument(
         "--report-only",
         action="store_true",
         help="rewrite RESULTS.md and the tables from results.csv without running anything",
@@ -928,7 +1043,7 @@ def this_command(argv: list[str]) -> str:
     merging = False
     for arg in argv:
         if arg.startswith("-"):
-            merging = arg == "--merge"
+            merging = arg in ("--merge", "--merge-seeds")
         if not merging and arg != "--report-only":
             kept.append(arg)
     return shlex.join([str(python), *kept])
@@ -951,6 +1066,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.merge:
         taken = merge_results(csv_path, args.merge)
         print(f"merged {taken} rows into {csv_path}", flush=True)
+    if args.merge_seeds:
+        seeds_path = args.out_dir / SEEDS_CSV
+        taken = merge_results(seeds_path, args.merge_seeds, SEED_KEY)
+        print(f"merged {taken} rows into {seeds_path}", flush=True)
     interrupted = False
     try:
         if not args.report_only:

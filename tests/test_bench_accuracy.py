@@ -106,3 +106,52 @@ def test_the_depth_line_counts_searches_that_stopped_early(bench):
     assert "1 of 2 searches ran every level" in line
     assert "1 rows are fixed models" in line
     assert line.endswith("stopped early: b extrap abcd")
+
+
+def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tmp_path):
+    main = tmp_path / "results.csv"
+    seeds = tmp_path / bench.SEEDS_CSV
+    run_dir = tmp_path / "seed1"
+    run_dir.mkdir()
+    # series a: seed 0 beats the reference (2.0 <= 3.0), seed 1 does not (4.0), and seed 1 has
+    # the lower BIC; series b: seed 1 wins (1.0 <= 2.0) and has the lower BIC too.
+    runs = {
+        ("a", "0"): ("2.0", "10.0"),
+        ("b", "0"): ("5.0", "20.0"),
+        ("a", "1"): ("4.0", "9.0"),
+        ("b", "1"): ("1.0", "19.0"),
+    }
+    rows = {}
+    for (series, seed), (rmse, bic_) in runs.items():
+        row = _row(bench, series, "extrap", "abcd", rmse)
+        row.update(seed=seed, bic=bic_)
+        if seed == "0":
+            rows[(series, "extrap", "abcd")] = row
+        else:
+            bench.append_row(run_dir / "results.csv", row)
+    assert bench.merge_results(seeds, [run_dir / "results.csv"], bench.SEED_KEY) == 2
+    assert bench.merge_results(seeds, [run_dir / "results.csv"], bench.SEED_KEY) == 2
+    seed_rows = bench.read_results(seeds, bench.SEED_KEY)
+    assert sorted(seed_rows) == [("a", "extrap", "abcd", "1"), ("b", "extrap", "abcd", "1")]
+    assert not main.exists()  # the main table is not touched
+
+    # the other columns: the reference and one more method, best on neither series
+    grid = {
+        "a": {"abcd": 2.0, "se": 8.0, "ABCD_acc": 3.0},
+        "b": {"abcd": 5.0, "se": 8.0, "ABCD_acc": 2.0},
+    }
+    text = "\n".join(bench.seed_section(rows, seed_rows, "extrap", grid))
+    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 |" in text
+    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 |" in text
+    # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75
+    assert "| seed 0 | 2 | 1 of 2 | 1.75 |" in text
+    # seed 1: wins on b; 4/3 and 1/1, median 1.17
+    assert "| seed 1 | 2 | 1 of 2 | 1.17 |" in text
+    # lower BIC picks seed 1 on both series: the same as seed 1
+    assert "| lower training BIC of the seeds | 2 | 1 of 2 | 1.17 |" in text
+    assert bench.seed_section(rows, {}, "extrap", grid) == []  # one seed: no section
+
+
+def test_merging_other_seeds_is_left_out_of_the_recorded_command(bench):
+    argv = ["bench.py", "--merge-seeds", "a/results.csv", "--quiet", "--report-only"]
+    assert bench.this_command(argv).endswith("bench.py --quiet")
