@@ -11,7 +11,8 @@ Several functions take an optional ``x_data`` (the data's x values): it gives th
 trend's monotonicity is judged) and the data spacing (how precisely to print dates). Without
 it the whole of ``facts.x_grid`` stands in for the data range.
 
-Nothing here writes HTML or draws; every function returns plain text.
+Numbers, lengths and dates are worded by :mod:`abcd_cli.wording`. Nothing here writes HTML or
+draws; every function returns plain text.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from abcd_cli.data import from_decimal_year
 from abcd_cli.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.kernels import (
     RQ,
@@ -42,32 +42,17 @@ from abcd_cli.kernels import (
     Product,
     Sum,
 )
-
-DAYS_PER_YEAR = 365.2425
-#: Time units for spans: name and length in years, largest first.
-_SPAN_UNITS = (
-    ("year", 1.0),
-    ("month", 1.0 / 12.0),
-    ("week", 7.0 / DAYS_PER_YEAR),
-    ("day", 1.0 / DAYS_PER_YEAR),
-    ("hour", 1.0 / (24.0 * DAYS_PER_YEAR)),
-    ("minute", 1.0 / (1440.0 * DAYS_PER_YEAR)),
-    ("second", 1.0 / (86400.0 * DAYS_PER_YEAR)),
+from abcd_cli.wording import (
+    capitalise,
+    format_amount,
+    format_position,
+    format_span,
+    join_words,
+    number_word,
+    ordinal,
+    percent,
+    significant,
 )
-# fmt: off
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-)
-_NUMBER_WORDS = (
-    "no", "one", "two", "three", "four", "five", "six",
-    "seven", "eight", "nine", "ten", "eleven", "twelve",
-)
-_ORDINALS = (
-    "first", "second", "third", "fourth", "fifth", "sixth",
-    "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-)
-# fmt: on
 
 #: A periodic factor with a lengthscale above this (unitless) is nearly a sinusoid.
 SINUSOID_LENGTHSCALE = 2.0
@@ -75,100 +60,6 @@ SINUSOID_LENGTHSCALE = 2.0
 SPIKY_LENGTHSCALE = 0.5
 #: The phrase that marks a component which does not improve the cross-validated error.
 CV_WARNING = "without improving the cross-validated error"
-
-
-# ==========================================================================================
-# Numbers, spans, positions
-# ==========================================================================================
-
-
-def _sig(value: float, digits: int) -> str:
-    """``value`` to ``digits`` significant digits, fixed notation with thousands separators."""
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(value)))
-    if magnitude >= 15 or magnitude < -6:
-        return f"{value:.{digits - 1}e}"
-    rounded = round(value, digits - 1 - magnitude)
-    if rounded != 0:
-        magnitude = math.floor(math.log10(abs(rounded)))
-    decimals = max(0, digits - 1 - magnitude)
-    return f"{rounded:,.{decimals}f}"
-
-
-def _count(value: float) -> str:
-    """A count of units: one decimal from 1 to 100, three digits above, two below."""
-    if abs(value) >= 99.95:
-        return _sig(value, 3)
-    if abs(value) >= 0.95:
-        return f"{value:.1f}"
-    return _sig(value, 2)
-
-
-def _plural(text: str, unit: str) -> str:
-    return f"{text} {unit}" if text in ("1", "1.0", "-1", "-1.0") else f"{text} {unit}s"
-
-
-def _percent(fraction: float, fine: bool = False) -> str:
-    """A fraction as a percentage; ``fine`` keeps two decimals below 1% (small MAE changes)."""
-    value = 100.0 * fraction
-    return f"{value:.2f}%" if fine and abs(value) < 1 else f"{value:.1f}%"
-
-
-def format_amount(value: float, axis: Axis) -> str:
-    """An amount of y (a level, an error, a standard deviation): 3 significant digits."""
-    return _sig(float(value), 3)
-
-
-def format_span(length: float, axis: Axis) -> str:
-    """A length along x: in years, months, weeks, days or hours on time axes, else x's units."""
-    length = abs(float(length))
-    if not axis.is_time:
-        return f"{_plural(_count(length), 'unit')} of {axis.x_name}"
-    if not math.isfinite(length):
-        return f"{length} years"
-    for unit, size in _SPAN_UNITS:
-        if length / size >= 0.95 or unit == "second":
-            return _plural(_count(length / size), unit)
-    raise AssertionError("unreachable")
-
-
-def format_position(x: float, axis: Axis, precision: float | None = None) -> str:
-    """A point on x. ``precision`` is a typical length (x units) that sets the detail shown:
-    a year, a month, a day or an hour on time axes (a year when omitted), decimals otherwise."""
-    x = float(x)
-    if not axis.is_time:
-        return f"{axis.x_name} = {_plain_number(x, precision)}"
-    days = DAYS_PER_YEAR * (1.0 if precision is None else abs(precision))
-    if days >= 182:
-        year = round(x) if axis.kind == "year" else math.floor(x)
-        return str(year)
-    moment = from_decimal_year(x)
-    if moment is None:
-        return f"{x:.4f}"
-    month = _MONTHS[moment.month - 1]
-    if days >= 14:
-        return f"{month} {moment.year}"
-    if days >= 0.5:
-        return f"{moment.day} {month} {moment.year}"
-    return f"{moment.day} {month} {moment.year}, {moment:%H:%M}"
-
-
-def _plain_number(x: float, precision: float | None) -> str:
-    """x with decimals to match ``precision`` (or 4 significant digits), trailing zeros cut."""
-    if not math.isfinite(x):
-        return str(x)
-    if precision is not None and precision > 0:
-        decimals = max(0, 1 - math.floor(math.log10(precision)))
-    else:
-        magnitude = math.floor(math.log10(abs(x))) if x != 0 else 0
-        decimals = max(0, 3 - magnitude)
-    text = f"{x:,.{min(decimals, 10)}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 # ==========================================================================================
@@ -321,14 +212,7 @@ def _applies_clause(gates: Sequence[Gate], axis: Axis, spacing: float | None) ->
             pieces.append(f"after {at(i.low, i.low_steep)}")
         else:
             pieces.append(f"between {at(i.low, i.low_steep)} and {at(i.high, i.high_steep)}")
-    return "applies " + _join(pieces)
-
-
-def _join(items: Sequence[str], word: str = "and") -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} {word} {items[-1]}"
+    return "applies " + join_words(pieces)
 
 
 # ------------------------------------------------------------------------------------------
@@ -547,20 +431,9 @@ def noun_phrase(
     return phrase
 
 
-def _capitalise(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 # ==========================================================================================
 # Paragraphs
 # ==========================================================================================
-
-
-def _ordinal(n: int) -> str:
-    if 1 <= n <= len(_ORDINALS):
-        return _ORDINALS[n - 1]
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _opening(index: int, phrase: str) -> str:
@@ -572,7 +445,7 @@ def _opening(index: int, phrase: str) -> str:
         "Next in the ranking comes {p}.",
     )
     form = forms[(index - 1) % len(forms)]
-    return form.format(p=phrase, i=index, o=_ordinal(index))
+    return form.format(p=phrase, i=index, o=ordinal(index))
 
 
 def _periodic_sentences(parts: _Factors, axis: Axis) -> list[str]:
@@ -625,7 +498,7 @@ def _smooth_sentences(parts: _Factors, axis: Axis) -> list[str]:
         alpha = rq[0].param("alpha")
         return [
             f"It varies smoothly over about {span}, with faster and slower changes mixed in "
-            f"(the smaller the shape parameter α = {_sig(alpha, 2)}, the wider the mix)."
+            f"(the smaller the shape parameter α = {significant(alpha, 2)}, the wider the mix)."
         ]
     return [f"It varies smoothly over about {span}."]
 
@@ -727,7 +600,7 @@ def _switch_sentences(parts: _Factors, axis: Axis, x_data: np.ndarray | None) ->
         f"{verb} around {format_position(x, axis, _precision(s, spacing))}" for x, verb, s in events
     ]
     widths = {2.0 * s for _, _, s in events}
-    text = f"It {_join(words, 'and then')}"
+    text = f"It {join_words(words, 'and then')}"
     width = max(widths)
     if spacing and width < spacing:
         how = "each switch is abrupt, quicker than the spacing of the data"
@@ -777,12 +650,12 @@ def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:
 
 
 def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
-    res = _percent(facts.residual_r2)
+    res = percent(facts.residual_r2)
     pair = _distinct_percents(previous_r2, facts.cum_r2)
     if pair is None:
         return (
             "It leaves the share of variance explained practically unchanged at "
-            f"{_percent(facts.cum_r2)}."
+            f"{percent(facts.cum_r2)}."
         )
     prev, cum = pair
     forms = (
@@ -798,7 +671,7 @@ def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
 
 def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
     before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
-    reduction = _percent(abs(facts.mae_reduction), fine=True)
+    reduction = percent(abs(facts.mae_reduction), fine=True)
     if facts.improves_cv:
         forms = (
             f"It lowers the cross-validated mean absolute error (MAE) by {reduction}, from "
@@ -807,7 +680,7 @@ def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
             f"from {before} to {after}.",
         )
         return [forms[(facts.index - 1) % len(forms)]]
-    if facts.mae_reduction < 0 and reduction != _percent(0.0, fine=True):
+    if facts.mae_reduction < 0 and reduction != percent(0.0, fine=True):
         change = (
             f"The cross-validated mean absolute error rises by {reduction}, from {before} to "
             f"{after}."
@@ -863,33 +736,29 @@ def component_paragraph(
 # ==========================================================================================
 
 
-def _number_word(n: int) -> str:
-    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
-
-
 def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
     n = len(components)
     if n == 0:
         return "There is no component to explain the variation in the data."
     cum = [c.cum_r2 for c in components]
     if n == 1:
-        return f"The single component explains {_percent(cum[0])} of the variation in the data."
+        return f"The single component explains {percent(cum[0])} of the variation in the data."
     sentences = []
     shown = [""]
     for threshold in (0.9, 0.99):
         k = next((i + 1 for i, r in enumerate(cum) if r >= threshold), None)
-        if k is None or k == n or _percent(cum[k - 1]) == shown[-1]:
+        if k is None or k == n or percent(cum[k - 1]) == shown[-1]:
             continue
-        shown.append(_percent(cum[k - 1]))
+        shown.append(percent(cum[k - 1]))
         lead = "The first component explains" if k == 1 else f"The first {k} components explain"
         sentences.append(f"{lead} {shown[-1]} of the variation in the data.")
     if not sentences:
         sentences.append(
-            f"All {_number_word(n)} components together explain {_percent(cum[-1])} of the "
+            f"All {number_word(n)} components together explain {percent(cum[-1])} of the "
             "variation in the data."
         )
-    elif _percent(cum[-1]) != shown[-1]:
-        sentences.append(f"All {_number_word(n)} together explain {_percent(cum[-1])}.")
+    elif percent(cum[-1]) != shown[-1]:
+        sentences.append(f"All {number_word(n)} together explain {percent(cum[-1])}.")
     return " ".join(sentences)
 
 
@@ -915,8 +784,8 @@ def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
     idle = [str(i + 1) for i, h in enumerate(helping) if not h]
     label = "component" if len(idle) == 1 else "components"
     return (
-        f"Every component except {label} {_join(idle)} lowers the cross-validated mean absolute "
-        "error by more than 0.1%."
+        f"Every component except {label} {join_words(idle)} lowers the cross-validated mean"
+        " absolute error by more than 0.1%."
     )
 
 
@@ -927,11 +796,11 @@ def summary_sentences(
     (one capitalised noun phrase per component, ending with a full stop)."""
     n = len(components)
     noun = "component" if n == 1 else "components"
-    intro = f"The search found {_number_word(n)} additive {noun} in the data."
+    intro = f"The search found {number_word(n)} additive {noun} in the data."
     bullets = []
     for facts in components:
         phrase = noun_phrase(facts.kernel, axis, x_data=x_data, direction=mean_trend(facts, x_data))
-        bullets.append(_capitalise(phrase) + ".")
+        bullets.append(capitalise(phrase) + ".")
     return {
         "intro": intro,
         "explained": _explained_sentence(components),
@@ -1021,7 +890,7 @@ def describe_checks(checks: list[ModelCheck]) -> str:
     if not checks:
         return "No posterior predictive checks were run."
     flagged = [c for c in checks if c.significant]
-    names = _join([c.name for c in checks])
+    names = join_words([c.name for c in checks])
     if not flagged:
         return (
             f"None of the posterior predictive checks ({names}) is significant at the 5% level, "
@@ -1038,5 +907,5 @@ def describe_checks(checks: list[ModelCheck]) -> str:
     calm = [c.name for c in checks if not c.significant]
     if calm:
         label = "check shows" if len(calm) == 1 else "checks show"
-        sentences.append(f"The {_join(calm)} {label} nothing unusual.")
+        sentences.append(f"The {join_words(calm)} {label} nothing unusual.")
     return " ".join(sentences)

@@ -15,8 +15,8 @@ import numpy as np
 
 from abcd_cli import __version__, describe, plots
 from abcd_cli.decompose import Decomposition
-from abcd_cli.describe import format_position, format_span
 from abcd_cli.facts import Axis
+from abcd_cli.wording import format_position, format_span
 
 FIGURE_KIND = "svg"
 PNG_ABOVE_POINTS = 1500  # larger series are drawn as PNG: vector plots of many points are slow

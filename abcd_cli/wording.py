@@ -1,0 +1,157 @@
+"""How the report writes numbers, lengths, dates and lists in English.
+
+Amounts of y get three significant digits with thousands separators; lengths along a time axis
+are given in the largest unit that fits (years down to seconds); positions on a time axis are a
+year, a month, a day or an hour, as precise as the data's spacing makes sensible. x on a time
+axis is in decimal years (``abcd_cli.data``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from abcd_cli.data import from_decimal_year
+from abcd_cli.facts import Axis
+
+DAYS_PER_YEAR = 365.2425
+#: Time units for spans: name and length in years, largest first.
+SPAN_UNITS = (
+    ("year", 1.0),
+    ("month", 1.0 / 12.0),
+    ("week", 7.0 / DAYS_PER_YEAR),
+    ("day", 1.0 / DAYS_PER_YEAR),
+    ("hour", 1.0 / (24.0 * DAYS_PER_YEAR)),
+    ("minute", 1.0 / (1440.0 * DAYS_PER_YEAR)),
+    ("second", 1.0 / (86400.0 * DAYS_PER_YEAR)),
+)
+# fmt: off
+MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)
+NUMBER_WORDS = (
+    "no", "one", "two", "three", "four", "five", "six",
+    "seven", "eight", "nine", "ten", "eleven", "twelve",
+)
+ORDINALS = (
+    "first", "second", "third", "fourth", "fifth", "sixth",
+    "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
+)
+# fmt: on
+
+
+def significant(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, fixed notation with thousands separators."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= 15 or magnitude < -6:
+        return f"{value:.{digits - 1}e}"
+    rounded = round(value, digits - 1 - magnitude)
+    if rounded != 0:
+        magnitude = math.floor(math.log10(abs(rounded)))
+    decimals = max(0, digits - 1 - magnitude)
+    return f"{rounded:,.{decimals}f}"
+
+
+def unit_count(value: float) -> str:
+    """A count of units: one decimal from 1 to 100, three digits above, two below."""
+    if abs(value) >= 99.95:
+        return significant(value, 3)
+    if abs(value) >= 0.95:
+        return f"{value:.1f}"
+    return significant(value, 2)
+
+
+def plural(text: str, unit: str) -> str:
+    """``text`` followed by ``unit``, with an "s" unless ``text`` is one."""
+    return f"{text} {unit}" if text in ("1", "1.0", "-1", "-1.0") else f"{text} {unit}s"
+
+
+def percent(fraction: float, fine: bool = False) -> str:
+    """A fraction as a percentage; ``fine`` keeps two decimals below 1% (small MAE changes)."""
+    value = 100.0 * fraction
+    return f"{value:.2f}%" if fine and abs(value) < 1 else f"{value:.1f}%"
+
+
+def format_amount(value: float, axis: Axis) -> str:
+    """An amount of y (a level, an error, a standard deviation): 3 significant digits."""
+    return significant(float(value), 3)
+
+
+def format_span(length: float, axis: Axis) -> str:
+    """A length along x: in years, months, weeks, days or hours on time axes, else x's units."""
+    length = abs(float(length))
+    if not axis.is_time:
+        return f"{plural(unit_count(length), 'unit')} of {axis.x_name}"
+    if not math.isfinite(length):
+        return f"{length} years"
+    for unit, size in SPAN_UNITS:
+        if length / size >= 0.95 or unit == "second":
+            return plural(unit_count(length / size), unit)
+    raise AssertionError("unreachable")
+
+
+def format_position(x: float, axis: Axis, precision: float | None = None) -> str:
+    """A point on x. ``precision`` is a typical length (x units) that sets the detail shown:
+    a year, a month, a day or an hour on time axes (a year when omitted), decimals otherwise."""
+    x = float(x)
+    if not axis.is_time:
+        return f"{axis.x_name} = {plain_number(x, precision)}"
+    days = DAYS_PER_YEAR * (1.0 if precision is None else abs(precision))
+    if days >= 182:
+        year = round(x) if axis.kind == "year" else math.floor(x)
+        return str(year)
+    moment = from_decimal_year(x)
+    if moment is None:
+        return f"{x:.4f}"
+    month = MONTHS[moment.month - 1]
+    if days >= 14:
+        return f"{month} {moment.year}"
+    if days >= 0.5:
+        return f"{moment.day} {month} {moment.year}"
+    return f"{moment.day} {month} {moment.year}, {moment:%H:%M}"
+
+
+def plain_number(x: float, precision: float | None) -> str:
+    """x with decimals to match ``precision`` (or 4 significant digits), trailing zeros cut."""
+    if not math.isfinite(x):
+        return str(x)
+    if precision is not None and precision > 0:
+        decimals = max(0, 1 - math.floor(math.log10(precision)))
+    else:
+        magnitude = math.floor(math.log10(abs(x))) if x != 0 else 0
+        decimals = max(0, 3 - magnitude)
+    text = f"{x:,.{min(decimals, 10)}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def ordinal(n: int) -> str:
+    """The ordinal of n in words up to twelve ("first"), then in digits ("13th", "21st")."""
+    if 1 <= n <= len(ORDINALS):
+        return ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def number_word(n: int) -> str:
+    """n in words from zero ("no") to twelve, then in digits."""
+    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+
+
+def join_words(items: Sequence[str], word: str = "and") -> str:
+    """A list in prose: ``a``, ``a and b``, ``a, b and c`` (``word`` in place of "and")."""
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
+def capitalise(text: str) -> str:
+    """The first letter in upper case, the rest as it is."""
+    return text[:1].upper() + text[1:]
