@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from abcd_cli.data import from_decimal_year
+from abcd_cli.dates import from_decimal_year
 from abcd_cli.facts import Axis
 
 DAYS_PER_YEAR = 365.2425

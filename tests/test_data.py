@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abcd_cli.data import MIN_POINTS, Series, decimal_year, from_decimal_year, load_series
+from abcd_cli.data import MIN_POINTS, Series, load_series
+from abcd_cli.dates import decimal_year, from_decimal_year
 from abcd_cli.errors import AbcdError, InputError
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.data import decimal_year
+from abcd_cli.dates import decimal_year
 from abcd_cli.describe import (
     CV_WARNING,
     component_paragraph,

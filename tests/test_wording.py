@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from abcd_cli.data import decimal_year
+from abcd_cli.dates import decimal_year
 from abcd_cli.facts import Axis
 from abcd_cli.wording import (
     format_amount,

@@ -1,0 +1,151 @@
+"""Dates in a user's file: one cell read as a calendar date, and dates as decimal years.
+
+The common numeric forms (``2020-01-31``, ``31/01/2020``, ``2020-01``, ``2020-Q1``, with optional
+times and AM/PM) are read by regular expressions; other spellings with a four-digit year
+(``Jan 2020``, ``2020-01-31T13:45+02:00``) by pandas, converted to UTC. Whether ``a/b/yyyy`` is
+day or month first is decided for a whole column by the caller (``abcd_cli.data``).
+
+A date becomes year + (day_of_year - 1 + fraction of the day) / days_in_year.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+
+import pandas as pd
+from pandas.tseries.api import guess_datetime_format
+
+_TIME = r"(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?:\s*([AP]M))?)?"
+_ISO_DATE = re.compile(
+    r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})" + _TIME + r"\s*Z?", re.IGNORECASE | re.ASCII
+)
+DMY_DATE = re.compile(r"(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})" + _TIME, re.IGNORECASE | re.ASCII)
+_YEAR_MONTH = re.compile(r"(\d{4})[-/](\d{1,2})", re.ASCII)
+_YEAR_QUARTER = re.compile(r"(\d{4})\s*[-/ ]?\s*Q([1-4])", re.IGNORECASE | re.ASCII)
+_QUARTER_YEAR = re.compile(r"Q([1-4])\s*[-/ ]?\s*(\d{4})", re.IGNORECASE | re.ASCII)
+
+
+def is_plain_date(cell: str) -> bool:
+    """Whether a cell is plainly a date (used to tell a header row from data)."""
+    text = cell.strip()
+    return any(p.fullmatch(text) for p in (_ISO_DATE, DMY_DATE, _YEAR_MONTH, _YEAR_QUARTER))
+
+
+DateParts = tuple[int, int, int, float]
+
+
+def numeric_date(cell: str, day_first: bool) -> tuple[bool, DateParts | None]:
+    """Whether a common numeric date form matched, and its parts (None if not a real date)."""
+    if m := _YEAR_QUARTER.fullmatch(cell):
+        return True, _valid(int(m.group(1)), 3 * int(m.group(2)) - 2, 1)
+    if m := _QUARTER_YEAR.fullmatch(cell):
+        return True, _valid(int(m.group(2)), 3 * int(m.group(1)) - 2, 1)
+    if m := _YEAR_MONTH.fullmatch(cell):
+        return True, _valid(int(m.group(1)), int(m.group(2)), 1)
+    if m := _ISO_DATE.fullmatch(cell):
+        return True, _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.groups()[3:])
+    if m := DMY_DATE.fullmatch(cell):
+        a, b = int(m.group(1)), int(m.group(2))
+        day, month = (a, b) if day_first else (b, a)
+        return True, _valid(int(m.group(3)), month, day, m.groups()[3:])
+    return False, None
+
+
+def _valid(
+    year: int, month: int, day: int, time: Sequence[str | None] = ()
+) -> tuple[int, int, int, float] | None:
+    """The parts of a real calendar date; ``time`` is (hour, minute, second, AM/PM) text."""
+    try:
+        date(year, month, day)
+    except ValueError:
+        return None
+    hour, minute, second, half = (*time, None, None, None, None)[:4]
+    h, mi, s = int(hour or 0), int(minute or 0), float(second or 0)
+    if half:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if half.upper() == "PM" else 0)
+    if h > 23 or mi > 59 or s >= 61:
+        return None
+    return year, month, day, h * 3600.0 + mi * 60.0 + s
+
+
+def written_dates(cells: list[str]) -> list[DateParts | None]:
+    """Other date spellings ('Jan 2020', '31 January 2020', ISO with offsets) via pandas.
+
+    The format guessed from the first cell parses the column in one go; cells it misses are
+    parsed one by one, each in its own format. Cells without a 4-digit year are not dates.
+    The caller leaves out cells that are plain numbers (pandas would read ``2020`` as a date).
+    """
+    plausible = [bool(re.search(r"[0-9]{4}", c)) for c in cells]
+    out: list[DateParts | None] = [None] * len(cells)
+    candidates = [c for c, ok in zip(cells, plausible, strict=True) if ok]
+    stamps = iter(_parse_with_guessed_format(candidates))
+    for i, ok in enumerate(plausible):
+        if ok:
+            stamp = next(stamps)
+            out[i] = _stamp_parts(stamp) if stamp is not None else _pandas_date(cells[i])
+    return out
+
+
+def _parse_with_guessed_format(cells: list[str]) -> list[pd.Timestamp | None]:
+    """Timestamps (UTC, naive) in the format guessed from the first cell; None where it fails."""
+    if not cells:
+        return []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fmt = guess_datetime_format(cells[0])
+            if fmt is None:
+                return [None] * len(cells)
+            parsed = pd.to_datetime(pd.Series(cells), format=fmt, errors="coerce", utc=True)
+        parsed = parsed.dt.tz_localize(None)
+    except Exception:  # an odd guessed format; fall back to parsing cell by cell
+        return [None] * len(cells)
+    return [None if pd.isna(stamp) else stamp for stamp in parsed]
+
+
+def _stamp_parts(stamp: pd.Timestamp) -> DateParts:
+    seconds = stamp.hour * 3600.0 + stamp.minute * 60.0 + stamp.second
+    seconds += stamp.microsecond / 1e6 + stamp.nanosecond / 1e9
+    return int(stamp.year), int(stamp.month), int(stamp.day), seconds
+
+
+def _pandas_date(cell: str) -> DateParts | None:
+    """One cell parsed by pandas in whatever format it is written, or None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            stamp = pd.to_datetime(cell, format="mixed")
+        if stamp is pd.NaT or not isinstance(stamp, pd.Timestamp):
+            return None
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert("UTC").tz_localize(None)
+        return _stamp_parts(stamp)
+    except Exception:  # pandas/dateutil raise many types for odd text; any means "not a date"
+        return None
+
+
+def decimal_year(year: int, month: int, day: int, seconds: float = 0.0) -> float:
+    """year + (day_of_year - 1 + fraction of the day) / days_in_year."""
+    day_of_year = date(year, month, day).timetuple().tm_yday
+    days_in_year = 366 if calendar.isleap(year) else 365
+    return year + (day_of_year - 1 + seconds / 86400.0) / days_in_year
+
+
+def from_decimal_year(value: float) -> datetime | None:
+    """The datetime of a decimal year (to the nearest second), or None if out of range."""
+    if not math.isfinite(value) or not 1 <= value < 10000:
+        return None
+    year = int(value)
+    days_in_year = 366 if calendar.isleap(year) else 365
+    seconds = round((value - year) * days_in_year * 86400.0)
+    try:
+        return datetime(year, 1, 1) + timedelta(seconds=seconds)
+    except OverflowError:
+        return None
