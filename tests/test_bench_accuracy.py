@@ -149,6 +149,8 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
     assert "| seed 1 | 2 | 1 of 2 | 1.17 |" in text
     # lower BIC picks seed 1 on both series: the same as seed 1
     assert "| lower training BIC of the seeds | 2 | 1 of 2 | 1.17 |" in text
+    # a: lower BIC (seed 1) with the higher RMSE; b: lower BIC (seed 1) with the lower RMSE
+    assert "On 1 of the 2 series where the seeds' models differ" in text
     assert bench.seed_section(rows, {}, "extrap", grid) == []  # one seed: no section
 
 
