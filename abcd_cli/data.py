@@ -56,6 +56,7 @@ from pathlib import Path
 import numpy as np
 
 from abcd_cli.dates import (
+    DAYS_PER_YEAR,
     DMY_DATE,
     DateParts,
     decimal_year,
@@ -604,17 +605,17 @@ def _in_year_range(values: np.ndarray) -> bool:
 
 def _dates(table: _Table, index: int) -> tuple[np.ndarray, list[int]]:
     """Decimal years of a date column (NaN where missing) and the rows that are not dates."""
-    cells = table.column(index)
+    cells = [cell.strip() for cell in table.column(index)]
     day_first = _day_first(table, index)
     found: dict[int, DateParts | None] = {}
     others: list[int] = []
     for i, cell in enumerate(cells):
         if _is_missing(cell):
             continue
-        matched, found[i] = numeric_date(cell.strip(), day_first)
-        if not matched and not _NUMBER.fullmatch(cell.strip()):
+        matched, found[i] = numeric_date(cell, day_first)
+        if not matched and not _NUMBER.fullmatch(cell):
             others.append(i)
-    found.update(zip(others, written_dates([cells[i].strip() for i in others]), strict=True))
+    found.update(zip(others, written_dates([cells[i] for i in others]), strict=True))
     values = np.full(len(cells), np.nan)
     bad: list[int] = []
     for i, parts in sorted(found.items()):
@@ -714,7 +715,7 @@ def _check_x(values: np.ndarray, name: str, kind: str, source: str) -> None:
 # ----------------------------------------------------------------------------- description
 
 _UNITS = (
-    ("year", 365.2425),
+    ("year", DAYS_PER_YEAR),
     ("month", 30.436875),
     ("week", 7.0),
     ("day", 1.0),
@@ -729,7 +730,7 @@ def _x_range_text(series: Series) -> str:
     if series.x_kind == "date":
         start, end = from_decimal_year(low), from_decimal_year(high)
         if start is not None and end is not None:
-            fmt = _date_format(series.spacing * 365.2425)
+            fmt = _date_format(series.spacing * DAYS_PER_YEAR)
             return f"from {start:{fmt}} to {end:{fmt}} (dates, as decimal years)"
     if series.x_kind in ("date", "year"):
         decimals = _year_decimals(series)
@@ -762,7 +763,7 @@ def _spacing_text(series: Series) -> str:
     if not series.time_unit or step <= 0:
         return f"{step:.4g}"
     unit = "year" if step == 1 else "years"
-    return f"{step:.4g} {unit} ({_human_duration(step * 365.2425)})"
+    return f"{step:.4g} {unit} ({_human_duration(step * DAYS_PER_YEAR)})"
 
 
 def _human_duration(days: float) -> str:

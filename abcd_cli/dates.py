@@ -20,6 +20,11 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 from pandas.tseries.api import guess_datetime_format
 
+#: Mean length of a Gregorian year in days (the unit of x on time axes is this year).
+DAYS_PER_YEAR = 365.2425
+#: A calendar date and the seconds into its day.
+DateParts = tuple[int, int, int, float]
+
 _TIME = r"(?:[ T]+(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?(?:\s*([AP]M))?)?"
 _ISO_DATE = re.compile(
     r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})" + _TIME + r"\s*Z?", re.IGNORECASE | re.ASCII
@@ -34,9 +39,6 @@ def is_plain_date(cell: str) -> bool:
     """Whether a cell is plainly a date (used to tell a header row from data)."""
     text = cell.strip()
     return any(p.fullmatch(text) for p in (_ISO_DATE, DMY_DATE, _YEAR_MONTH, _YEAR_QUARTER))
-
-
-DateParts = tuple[int, int, int, float]
 
 
 def numeric_date(cell: str, day_first: bool) -> tuple[bool, DateParts | None]:
@@ -56,9 +58,7 @@ def numeric_date(cell: str, day_first: bool) -> tuple[bool, DateParts | None]:
     return False, None
 
 
-def _valid(
-    year: int, month: int, day: int, time: Sequence[str | None] = ()
-) -> tuple[int, int, int, float] | None:
+def _valid(year: int, month: int, day: int, time: Sequence[str | None] = ()) -> DateParts | None:
     """The parts of a real calendar date; ``time`` is (hour, minute, second, AM/PM) text."""
     try:
         date(year, month, day)

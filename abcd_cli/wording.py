@@ -3,7 +3,7 @@
 Amounts of y get three significant digits with thousands separators; lengths along a time axis
 are given in the largest unit that fits (years down to seconds); positions on a time axis are a
 year, a month, a day or an hour, as precise as the data's spacing makes sensible. x on a time
-axis is in decimal years (``abcd_cli.data``).
+axis is in decimal years (``abcd_cli.dates``).
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from abcd_cli.dates import from_decimal_year
+from abcd_cli.dates import DAYS_PER_YEAR, from_decimal_year
 from abcd_cli.facts import Axis
 
-DAYS_PER_YEAR = 365.2425
 #: Time units for spans: name and length in years, largest first.
-SPAN_UNITS = (
+_SPAN_UNITS = (
     ("year", 1.0),
     ("month", 1.0 / 12.0),
     ("week", 7.0 / DAYS_PER_YEAR),
@@ -26,15 +25,15 @@ SPAN_UNITS = (
     ("second", 1.0 / (86400.0 * DAYS_PER_YEAR)),
 )
 # fmt: off
-MONTHS = (
+_MONTHS = (
     "January", "February", "March", "April", "May", "June",
     "July", "August", "September", "October", "November", "December",
 )
-NUMBER_WORDS = (
+_NUMBER_WORDS = (
     "no", "one", "two", "three", "four", "five", "six",
     "seven", "eight", "nine", "ten", "eleven", "twelve",
 )
-ORDINALS = (
+_ORDINALS = (
     "first", "second", "third", "fourth", "fifth", "sixth",
     "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
 )
@@ -57,7 +56,7 @@ def significant(value: float, digits: int) -> str:
     return f"{rounded:,.{decimals}f}"
 
 
-def unit_count(value: float) -> str:
+def _unit_count(value: float) -> str:
     """A count of units: one decimal from 1 to 100, three digits above, two below."""
     if abs(value) >= 99.95:
         return significant(value, 3)
@@ -66,7 +65,7 @@ def unit_count(value: float) -> str:
     return significant(value, 2)
 
 
-def plural(text: str, unit: str) -> str:
+def _plural(text: str, unit: str) -> str:
     """``text`` followed by ``unit``, with an "s" unless ``text`` is one."""
     return f"{text} {unit}" if text in ("1", "1.0", "-1", "-1.0") else f"{text} {unit}s"
 
@@ -86,12 +85,12 @@ def format_span(length: float, axis: Axis) -> str:
     """A length along x: in years, months, weeks, days or hours on time axes, else x's units."""
     length = abs(float(length))
     if not axis.is_time:
-        return f"{plural(unit_count(length), 'unit')} of {axis.x_name}"
+        return f"{_plural(_unit_count(length), 'unit')} of {axis.x_name}"
     if not math.isfinite(length):
         return f"{length} years"
-    for unit, size in SPAN_UNITS:
+    for unit, size in _SPAN_UNITS:
         if length / size >= 0.95 or unit == "second":
-            return plural(unit_count(length / size), unit)
+            return _plural(_unit_count(length / size), unit)
     raise AssertionError("unreachable")
 
 
@@ -100,7 +99,7 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
     a year, a month, a day or an hour on time axes (a year when omitted), decimals otherwise."""
     x = float(x)
     if not axis.is_time:
-        return f"{axis.x_name} = {plain_number(x, precision)}"
+        return f"{axis.x_name} = {_plain_number(x, precision)}"
     days = DAYS_PER_YEAR * (1.0 if precision is None else abs(precision))
     if days >= 182:
         year = round(x) if axis.kind == "year" else math.floor(x)
@@ -108,7 +107,7 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
     moment = from_decimal_year(x)
     if moment is None:
         return f"{x:.4f}"
-    month = MONTHS[moment.month - 1]
+    month = _MONTHS[moment.month - 1]
     if days >= 14:
         return f"{month} {moment.year}"
     if days >= 0.5:
@@ -116,7 +115,7 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
     return f"{moment.day} {month} {moment.year}, {moment:%H:%M}"
 
 
-def plain_number(x: float, precision: float | None) -> str:
+def _plain_number(x: float, precision: float | None) -> str:
     """x with decimals to match ``precision`` (or 4 significant digits), trailing zeros cut."""
     if not math.isfinite(x):
         return str(x)
@@ -133,15 +132,15 @@ def plain_number(x: float, precision: float | None) -> str:
 
 def ordinal(n: int) -> str:
     """The ordinal of n in words up to twelve ("first"), then in digits ("13th", "21st")."""
-    if 1 <= n <= len(ORDINALS):
-        return ORDINALS[n - 1]
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
 def number_word(n: int) -> str:
     """n in words from zero ("no") to twelve, then in digits."""
-    return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
 
 
 def join_words(items: Sequence[str], word: str = "and") -> str:

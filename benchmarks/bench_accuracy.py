@@ -155,6 +155,9 @@ SEED_KEY = (*RUN_KEY, "seed")
 #: the same runs made with other seeds (``--merge-seeds``), beside ``results.csv``
 SEEDS_CSV = "other_seeds.csv"
 Grid = dict[str, dict[str, float | None]]
+Seeds = dict[int, dict[str, dict[str, str]]]  # seed -> series -> row
+#: training BICs closer than this count as the same model (seed comparison)
+SAME_BIC = 0.01
 
 
 # ------------------------------------------------------------------------------------------
@@ -501,6 +504,11 @@ def models_section(rows: dict[Key, dict[str, str]], task: str, series: list[str]
     ]
 
 
+def no_worse(ours: float | None, published: float | None) -> bool:
+    """Whether our RMSE is at most the published one (False when either is missing)."""
+    return ours is not None and published is not None and ours <= published
+
+
 def wins_target(rows: dict[Key, dict[str, str]], grid: Grid, has_ref: bool) -> str:
     """Series where our abcd extrapolation RMSE ≤ published ABCD-accuracy, with the verdict.
 
@@ -508,9 +516,7 @@ def wins_target(rows: dict[Key, dict[str, str]], grid: Grid, has_ref: bool) -> s
     if not has_ref:
         return "cannot be checked: the reference results were not found"
     ran = [s for s in grid if (s, "extrap", "abcd") in rows and grid[s].get("ABCD_acc")]
-    wins = sum(
-        (ours := grid[s]["abcd"]) is not None and ours <= (grid[s]["ABCD_acc"] or 0.0) for s in ran
-    )
+    wins = sum(no_worse(grid[s]["abcd"], grid[s]["ABCD_acc"]) for s in ran)
     failed = sum(grid[s]["abcd"] is None for s in ran)
     open_ = len(grid) - len(ran)
     if wins >= TARGET_WINS:
@@ -787,11 +793,9 @@ def interp_error_section(done: list[Rebuilt], method: str) -> list[str]:
     ]
 
 
-def runs_by_seed(
-    rows: Iterable[dict[str, str]], task: str, method: str
-) -> dict[int, dict[str, dict[str, str]]]:
+def runs_by_seed(rows: Iterable[dict[str, str]], task: str, method: str) -> Seeds:
     """The ``method`` runs of ``task``: seed → series → row (a later row of a run wins)."""
-    out: dict[int, dict[str, dict[str, str]]] = {}
+    out: Seeds = {}
     for r in rows:
         if r["task"] == task and r["method"] == method:
             out.setdefault(int(r["seed"]), {})[r["series"]] = r
@@ -819,9 +823,8 @@ def seed_section(
     order = sorted(seeds)
 
     def lower_bic(s: str) -> dict[str, str] | None:
-        runs = [seeds[k].get(s) for k in order]
-        done = [r for r in runs if r is not None and our_rmse(r) is not None]
-        return min(done, key=lambda r: float(r["bic"])) if len(done) == len(order) else None
+        runs = every_seed_ran(seeds, s)
+        return min(runs, key=lambda r: float(r["bic"])) if runs else None
 
     variants: dict[str, dict[str, dict[str, str] | None]] = {
         f"seed {k}": {s: seeds[k].get(s) for s in grid} for k in order
@@ -833,8 +836,7 @@ def seed_section(
         line = [s, fmt(grid[s].get(ref))] if has_ref else [s]
         for k in order:
             r = seeds[k].get(s)
-            rmse = our_rmse(r)
-            ok = has_ref and rmse is not None and rmse <= (grid[s].get(ref) or 0.0)
+            ok = no_worse(our_rmse(r), grid[s].get(ref))
             line += [our_cell(r, "bic", ".2f"), our_cell(r, "rmse", ".5g") + (" ✓" if ok else "")]
         chosen = variants["lower training BIC of the seeds"][s]
         line.append("—" if chosen is None else chosen["seed"])
@@ -848,13 +850,13 @@ def seed_section(
     for name, chosen_rows in variants.items():
         rmse = {s: our_rmse(r) for s, r in chosen_rows.items()}
         std = standardise({s: {**grid[s], method: rmse[s]} for s in grid})
-        ran = [(s, v) for s, v in rmse.items() if v is not None]
-        wins = sum(v <= (grid[s].get(ref) or 0.0) for s, v in ran)
+        ran = sum(v is not None for v in rmse.values())
+        wins = sum(no_worse(v, grid[s].get(ref)) for s, v in rmse.items())
         summary.append(
             [
                 name,
-                str(len(ran)),
-                f"{wins} of {len(ran)}" if has_ref else "—",
+                str(ran),
+                f"{wins} of {ran}" if has_ref else "—",
                 fmt(median_or_none(column(std, method)), ".2f"),
             ]
         )
@@ -875,20 +877,24 @@ def seed_section(
         " Medians standardise against the same other columns as the table above.",
         "",
         f"On {agree} of the {compared} series where the seeds' models differ in training BIC (by"
-        " more than 0.01), the lowest BIC went with the lowest test RMSE.",
+        f" more than {SAME_BIC}), the lowest BIC went with the lowest test RMSE.",
     ]
 
 
-def bic_rmse_agreement(
-    seeds: dict[int, dict[str, dict[str, str]]], series: list[str]
-) -> tuple[int, int]:
+def every_seed_ran(seeds: Seeds, series: str) -> list[dict[str, str]]:
+    """The runs of ``series``, one per seed, when every seed's run succeeded; else []."""
+    runs = [seeds[k].get(series) for k in sorted(seeds)]
+    done = [r for r in runs if r is not None and our_rmse(r) is not None]
+    return done if len(done) == len(runs) else []
+
+
+def bic_rmse_agreement(seeds: Seeds, series: list[str]) -> tuple[int, int]:
     """On how many series (of those where every seed's run succeeded and their training BICs
-    are not all within 0.01) the run with the lowest BIC also has the lowest test RMSE."""
+    are not all within ``SAME_BIC``) the run with the lowest BIC also has the lowest RMSE."""
     agree = compared = 0
     for s in series:
-        runs = [seeds[k].get(s) for k in sorted(seeds)]
-        done = [(float(r["bic"]), rmse) for r in runs if r and (rmse := our_rmse(r)) is not None]
-        if len(done) < len(runs) or max(b for b, _ in done) - min(b for b, _ in done) <= 0.01:
+        done = [(float(r["bic"]), our_rmse(r) or 0.0) for r in every_seed_ran(seeds, s)]
+        if not done or max(b for b, _ in done) - min(b for b, _ in done) <= SAME_BIC:
             continue
         compared += 1
         agree += min(done)[1] == min(rmse for _, rmse in done)
