@@ -15,10 +15,11 @@ three rules that look only at the training data:
 ``path best`` is the lowest test RMSE of any level best: not a rule (it looks at the test data),
 but how far any choice along the search's path could go.
 
-    .venv/bin/python benchmarks/bench_selection.py --models benchmarks/accuracy/traces
+    .venv/bin/python benchmarks/bench_selection.py [--seed 0]
 
-Missing JSON files are made first with ``abcd search TRAIN.csv --patience 0 --jobs 1 --json``
-(seed 0, every level, as the ``abcd`` rows of ``results.csv``); ``--no-search`` only reads.
+reads ``benchmarks/accuracy/traces/seed0/SERIES.json``. Missing files are made first with
+``abcd search TRAIN.csv --patience 0 --jobs 1 --seed SEED --json`` (every level, as the ``abcd``
+rows of ``results.csv`` and ``other_seeds.csv``); ``--no-search`` only reads.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ import numpy as np
 from bench_accuracy import (
     REFERENCE_METHODS,
     ROOT,
+    SEED_KEY,
+    SEEDS_CSV,
     TASKS,
     Key,
     all_series,
@@ -53,6 +56,7 @@ from abcd_cli.data import load_series
 from abcd_cli.model import Model
 from abcd_cli.parse import parse_kernel
 
+ACCURACY = ROOT / "benchmarks" / "accuracy"
 TASK = "extrap"
 RULES = ("bic", "bma", "val")
 VALIDATION_FRACTION = 0.9
@@ -111,7 +115,7 @@ def evaluate(
     }
 
 
-def search_missing(models: Path, series: list[str]) -> None:
+def search_missing(models: Path, series: list[str], seed: int) -> None:
     """Run the extrapolation search of every series without a JSON file (one process each)."""
     models.mkdir(parents=True, exist_ok=True)
     for s in series:
@@ -120,7 +124,7 @@ def search_missing(models: Path, series: list[str]) -> None:
             continue
         train, _ = split_files(s, TASK)
         cmd = [sys.executable, "-m", "abcd_cli", "search", str(train), "--patience", "0"]
-        cmd += ["--jobs", "1", "--seed", "0", "--quiet", "--json", str(out)]
+        cmd += ["--jobs", "1", "--seed", str(seed), "--quiet", "--json", str(out)]
         print(f"searching {s} ...", flush=True)
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
@@ -165,21 +169,25 @@ def _same(a: float | None, b: float) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--models", type=Path, default=ROOT / "benchmarks" / "accuracy" / "traces")
+    p.add_argument("--seed", type=int, default=0, help="the searches' seed")
+    p.add_argument("--models", type=Path, default=None, help="default: traces/seedN")
     p.add_argument("--series", nargs="+", default=None, metavar="NAME")
     p.add_argument("--no-search", action="store_true", help="only read existing JSON files")
     args = p.parse_args(argv)
+    models = args.models or ACCURACY / "traces" / f"seed{args.seed}"
     series = args.series or all_series()
     if not args.no_search:
-        search_missing(args.models, series)
-    series = [s for s in series if (args.models / f"{s}.json").exists()]
+        search_missing(models, series, args.seed)
+    series = [s for s in series if (models / f"{s}.json").exists()]
     ref = read_reference(TASK)
-    results = read_results(ROOT / "benchmarks" / "accuracy" / "results.csv")
+    results = read_results(ACCURACY / "results.csv")
+    by_seed = read_results(ACCURACY / SEEDS_CSV, SEED_KEY)
+    by_seed.update(read_results(ACCURACY / "results.csv", SEED_KEY))
     columns = (*RULES, "path best")
     scores = {}
     body = []
     for s in series:
-        doc = json.loads((args.models / f"{s}.json").read_text())
+        doc = json.loads((models / f"{s}.json").read_text())
         test = load_series(split_files(s, TASK)[1])
         scores[s] = evaluate(doc, test.x, test.y)
         published = ref.get(s, {}).get("ABCD_acc")
@@ -191,13 +199,14 @@ def main(argv: list[str] | None = None) -> None:
         body.append(cells)
     print("\n".join(md_table(["series", "published ABCD_acc", *columns], body)))
     print("\n✗: worse than the published ABCD-accuracy; (Ln): the level whose model was taken\n")
-    same = [
-        s for s in series if _same(our_rmse(results.get((s, TASK, "abcd"))), scores[s]["bic"][0])
-    ]
+    rows = {s: by_seed.get((s, TASK, "abcd", str(args.seed))) for s in series}
+    same = [s for s in series if _same(our_rmse(rows[s]), scores[s]["bic"][0])]
     others = sorted(set(series) - set(same))
     print(
-        f"The bic rule's RMSE equals the abcd row of results.csv on {len(same)} of {len(series)}"
-        " series" + (f"; it differs on {', '.join(others)}" if others else "") + ".\n"
+        f"The bic rule's RMSE equals the seed-{args.seed} abcd row of results.csv or {SEEDS_CSV}"
+        f" on {len(same)} of {len(series)} series"
+        + (f"; it differs or is missing on {', '.join(others)}" if others else "")
+        + ".\n"
     )
     for r in columns:
         print(target_line(r, TASK, {s: scores[s][r][0] for s in series}, results, ref))
