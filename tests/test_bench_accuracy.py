@@ -157,3 +157,17 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
 def test_merging_other_seeds_is_left_out_of_the_recorded_command(bench):
     argv = ["bench.py", "--merge-seeds", "a/results.csv", "--quiet", "--report-only"]
     assert bench.this_command(argv).endswith("bench.py --quiet")
+
+
+def test_in_published_place_standardises_over_the_nine_published_methods(bench):
+    others = dict.fromkeys(bench.REFERENCE_METHODS, 100.0)
+    grid = {
+        # ours best: 1; ABCD_acc (5) is left out, so 5 does not count as best
+        "a": {**others, "ABCD_acc": 5.0, "abcd": 50.0, "se": 1.0},
+        # SP best of the eight others at 40: 60 / 40 = 1.5 (our other methods do not count)
+        "b": {**others, "SP": 40.0, "abcd": 60.0, "linear": 10.0},
+        # TCI at 20: 30 / 20 = 1.5; then median of (1, 1.5, 1.5) = 1.5
+        "c": {**others, "TCI": 20.0, "abcd": 30.0},
+        "not run": {**others, "abcd": None},
+    }
+    assert bench.in_published_place(grid) == pytest.approx(1.5)
