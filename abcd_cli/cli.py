@@ -26,7 +26,7 @@ import click
 from abcd_cli import __version__
 from abcd_cli.errors import AbcdError
 from abcd_cli.grammar import LANGUAGES
-from abcd_cli.search import SearchSettings
+from abcd_cli.search import PRIOR_MEANS, SearchSettings
 
 EXIT_INTERRUPTED = 130
 
@@ -187,6 +187,14 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
             help="Stop after this many levels without a better BIC (0: never).",
         ),
         click.option(
+            "--prior-mean",
+            type=click.Choice(PRIOR_MEANS),
+            default=DEFAULTS.prior_mean,
+            show_default=True,
+            help="What the model expects before seeing data: the series' mean, or zero (as the"
+            " original system did; a constant component then carries the level).",
+        ),
+        click.option(
             "--checkpoint",
             metavar="PATH",
             help="Where to keep the search state (default: beside the output).",
@@ -226,6 +234,7 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
         interpretable=opts["interpretable"],
         subset_size=opts["subset_size"],
         patience=opts["patience"],
+        prior_mean=opts["prior_mean"],
     )
     checkpoint = opts["checkpoint"] or default_checkpoint
     _check_writable(checkpoint)
@@ -548,6 +557,7 @@ def benchmark(
         "interpretable": d.interpretable,
         "subset_size": d.subset_size,
         "patience": d.patience,
+        "prior_mean": d.prior_mean,
     }
     for path in files:
         outputs = {fmt: str(out / f"{path.stem}.{fmt}") for fmt in REPORT_FORMATS}

@@ -17,6 +17,7 @@ from abcd_cli.kernels import Kernel
 # Log-space bounds are kept this far around the data's own scales.
 _SD_RANGE = (1e-4, 1e3)  # times the spread of y
 _ALPHA_RANGE = (1e-3, 1e3)
+_LEVEL_REACH = 10.0  # a constant kernel's sd may reach this many times |mean of y|
 _PER_SMOOTHNESS_RANGE = (1e-2, 1e4)  # the periodic kernel's unitless lengthscale
 
 
@@ -31,6 +32,7 @@ class DataSummary:
     short_spacing: float  # 10th percentile of the positive gaps
     y_sd: float
     periods: tuple[float, ...]  # strongest periodogram peaks, strongest first
+    y_level: float = 0.0  # |mean of y|: what a constant kernel must reach when y is not centred
 
     @property
     def x_range(self) -> float:
@@ -49,7 +51,14 @@ class DataSummary:
         y_sd = float(np.std(y)) or 1.0
         periods = _periodogram_peaks(x, y, short_spacing, x_range, n_peaks)
         return cls(
-            float(x.min()), float(x.max()), spacing, min_spacing, short_spacing, y_sd, periods
+            float(x.min()),
+            float(x.max()),
+            spacing,
+            min_spacing,
+            short_spacing,
+            y_sd,
+            periods,
+            abs(float(np.mean(y))),
         )
 
 
@@ -126,14 +135,11 @@ def value_bounds(symbol: str, name: str, s: DataSummary) -> tuple[float, float]:
     span = s.x_range
     if name == "sd":
         lo, hi = _SD_RANGE
-        return (
-            (lo * s.y_sd / span, hi * s.y_sd / s.min_spacing)
-            if symbol == "Lin"
-            else (
-                lo * s.y_sd,
-                hi * s.y_sd,
-            )
-        )
+        if symbol == "Lin":
+            return lo * s.y_sd / span, hi * s.y_sd / s.min_spacing
+        if symbol == "C":  # the level of an uncentred series may lie far beyond its spread
+            return lo * s.y_sd, max(hi * s.y_sd, _LEVEL_REACH * s.y_level)
+        return lo * s.y_sd, hi * s.y_sd
     if name == "lengthscale":
         if symbol == "Per":
             return _PER_SMOOTHNESS_RANGE

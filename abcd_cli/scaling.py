@@ -26,13 +26,15 @@ class Scaling:
     y_scale: float = 1.0
 
     @classmethod
-    def from_data(cls, x: np.ndarray, y: np.ndarray) -> Scaling:
-        """Centre both; scale x by its standard deviation and y by its standard deviation."""
+    def from_data(cls, x: np.ndarray, y: np.ndarray, centre_y: bool = True) -> Scaling:
+        """Centre x, and y unless ``centre_y`` is False (the GP's prior mean is then zero in the
+        user's units, as in the original system); scale each by its standard deviation."""
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
         x_scale = float(np.std(x)) or 1.0
         y_scale = float(np.std(y)) or 1.0
-        return cls(float(np.mean(x)), x_scale, float(np.mean(y)), y_scale)
+        y_shift = float(np.mean(y)) if centre_y else 0.0
+        return cls(float(np.mean(x)), x_scale, y_shift, y_scale)
 
     def x_in(self, x: np.ndarray) -> np.ndarray:
         return (np.asarray(x, dtype=float) - self.x_shift) / self.x_scale

@@ -53,6 +53,7 @@ from abcd_cli.scaling import Scaling
 Progress = Callable[[str], None]
 
 #: Largest memory one exact fit on all the data may need (per worker process).
+PRIOR_MEANS = ("data", "zero")
 MAX_EXACT_BYTES = 4 * 2**30
 #: N×N float64 matrices alive during one likelihood-and-gradient evaluation of a ~12-parameter
 #: kernel (measured: 18 for 11 parameters).
@@ -78,6 +79,7 @@ class SearchSettings:
     finalists: int = 6  # children of each kept model optimised to convergence per level
     refine: int = 3  # long series: of those, re-optimised on all the data per kept model
     patience: int = 3  # stop after this many levels without a better BIC (0: never)
+    prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y) or "zero"
     polish: int = 1  # restarts kept after ranking the starting points by likelihood
     screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
     max_iter: int = 150  # iterations for finalists
@@ -101,6 +103,10 @@ class SearchSettings:
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
             raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
+        if self.prior_mean not in PRIOR_MEANS:
+            raise InputError(
+                f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"
+            )
         if self.language not in LANGUAGES:
             raise InputError(
                 f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
@@ -304,7 +310,7 @@ class Search:
         self.executor = executor or SerialExecutor()
         self.progress = progress or (lambda _msg: None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
-        self.scaling = Scaling.from_data(self.x, self.y)
+        self.scaling = Scaling.from_data(self.x, self.y, settings.prior_mean == "data")
         self.X = self.scaling.x_in(self.x)[:, None]
         self.Y = self.scaling.y_in(self.y)
         self.n = self.Y.size

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from abcd_cli.algebra import carries_scale, sum_of_products
+from abcd_cli.errors import InputError
 from abcd_cli.grammar import LANGUAGES, expand
-from abcd_cli.init import DataSummary
+from abcd_cli.init import DataSummary, value_bounds
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.parse import parse_kernel
 from abcd_cli.scaling import Scaling
@@ -256,3 +258,32 @@ def test_interpretable_children_can_all_be_written_in_the_units_of_y():
         assert carries_scale(child), child.structure
         fitted = child.with_values(np.ones(child.n_params))
         scaling.kernel_out(fitted)  # raised ValueError for a lone gate before
+
+
+def test_zero_prior_mean_puts_the_level_in_a_constant():
+    # a level 2000 times the spread (as the solar series): only a constant far beyond the
+    # spread of y can carry it, and the forecast far away returns to that level, not to zero
+    rng = np.random.default_rng(11)
+    y = 1361.0 + 0.5 * np.sin(X) + 0.05 * rng.standard_normal(X.size)
+    result = run_search(X, y, SearchSettings(depth=2, restarts=3, prior_mean="zero"))
+    model = result.model
+    assert model.scaling.y_shift == 0.0
+    fitted, _ = model.predict(X)
+    assert np.sqrt(np.mean((fitted - y) ** 2)) < 0.2
+    far, _ = model.predict(np.array([2200.0]))
+    assert far[0] == pytest.approx(1361.0, rel=0.01)
+    assert result.settings.to_dict()["prior_mean"] == "zero"
+
+
+def test_a_constant_may_reach_ten_times_the_level_of_an_uncentred_series():
+    y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 12)
+    centred = DataSummary.from_data(X, Scaling.from_data(X, y).y_in(y))
+    assert value_bounds("C", "sd", centred) == (1e-4 * centred.y_sd, 1e3 * centred.y_sd)
+    far = replace(centred, y_level=4000.0 * centred.y_sd)  # solar: level 4000 spreads away
+    assert value_bounds("C", "sd", far)[1] == pytest.approx(4e4 * centred.y_sd)
+    assert value_bounds("SE", "sd", far) == value_bounds("SE", "sd", centred)
+
+
+def test_an_unknown_prior_mean_is_refused():
+    with pytest.raises(InputError, match="prior mean"):
+        SearchSettings(prior_mean="median")
