@@ -52,8 +52,9 @@ from abcd_cli.scaling import Scaling
 
 Progress = Callable[[str], None]
 
-#: Largest memory one exact fit on all the data may need (per worker process).
+#: What the GP expects before it sees the data: the mean of y, or zero (the original's choice).
 PRIOR_MEANS = ("data", "zero")
+#: Largest memory one exact fit on all the data may need (per worker process).
 MAX_EXACT_BYTES = 4 * 2**30
 #: N×N float64 matrices alive during one likelihood-and-gradient evaluation of a ~12-parameter
 #: kernel (measured: 18 for 11 parameters).
