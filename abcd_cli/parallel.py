@@ -86,11 +86,17 @@ class ResilientPool(Executor):
         """As ``ProcessPoolExecutor.shutdown``; ``wait=False`` (an interrupted run) also ends the
         workers now, so the program does not wait for the candidates they are fitting."""
         workers = list((getattr(self._pool, "_processes", None) or {}).values())
+        manager = getattr(self._pool, "_executor_manager_thread", None)
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
         if not wait:
             for process in workers:
                 if process.is_alive():
                     process.terminate()
+            # Let the pool's manager thread see its workers gone and close its wake-up pipe now:
+            # closed at the same moment as the interpreter's exit hook writes to it, it printed
+            # "OSError: Bad file descriptor" after the one-line interrupt message.
+            if manager is not None:
+                manager.join(timeout=5.0)
 
 
 def make_executor(jobs: int | None, on_lost: Callable[[Any], Any] | None = None) -> Executor:
