@@ -550,13 +550,9 @@ def median_target(task: str, std: Grid, series: list[str]) -> str:
 def in_published_place(grid: Grid) -> float | None:
     """Median of our abcd RMSE over the best of it and the eight other published methods per series:
     our full search standardised as the paper standardised ABCD-accuracy (its nine methods only)."""
-    values = []
-    for cells in grid.values():
-        ours = cells.get("abcd")
-        others = [v for c in REFERENCE_METHODS if c != "ABCD_acc" and (v := cells.get(c))]
-        if ours is not None and others:
-            values.append(ours / min([ours, *others]))
-    return median_or_none(values)
+    cols = ("abcd", *(c for c in REFERENCE_METHODS if c != "ABCD_acc"))
+    std = standardise({s: {c: cells.get(c) for c in cols} for s, cells in grid.items()})
+    return median_or_none(column(std, "abcd"))
 
 
 def published_basis_line(grids: dict[str, Grid]) -> str:

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     ref = read_reference(TASK)
     results = read_results(ACCURACY / "results.csv")
     by_seed = read_results(ACCURACY / SEEDS_CSV, SEED_KEY)
-    by_seed.update(read_results(ACCURACY / "results.csv", SEED_KEY))
+    by_seed.update({(*key, row["seed"]): row for key, row in results.items()})
     columns = (*RULES, "path best")
     scores = {}
     body = []
