@@ -71,19 +71,27 @@ def test_the_recorded_command_leaves_out_what_runs_nothing(bench):
     assert command.endswith("bench.py --jobs 0 --quiet")
 
 
-def test_patience_is_an_option_and_each_group_of_settings_is_stated(bench):
+def test_patience_and_prior_mean_are_options_and_each_group_of_settings_is_stated(bench):
     base = bench.SearchSettings()
     rows = {}
-    for patience, series in (("3", "a"), ("0", "b"), ("0", "c")):
+    for patience, prior_mean, series in (
+        ("3", "data", "a"),
+        ("0", "zero", "b"),
+        ("0", "zero", "c"),
+    ):
         row = _row(bench, series, "extrap", "abcd", "1.0")
         row.update(depth="10", restarts="10", seed="0", beam="2", beam_levels="3")
-        row["patience"] = patience
+        row.update(patience=patience, prior_mean=prior_mean)
         rows[(series, "extrap", "abcd")] = row
     text = "\n".join(bench.settings_lines(rows, base))
-    assert "beam 2 for the first 3 levels, every level run (2 rows)" in text
-    assert "beam 2 for the first 3 levels, patience 3 (1 rows)" in text
+    assert "beam 2 for the first 3 levels, every level run, prior mean zero (2 rows)" in text
+    assert "beam 2 for the first 3 levels, patience 3, prior mean data (1 rows)" in text
     assert "rows were produced with different settings" in text
-    assert bench.parse_args(["--patience", "0"]).patience == 0
+    args = bench.parse_args(["--patience", "0", "--prior-mean", "zero"])
+    assert (args.patience, args.prior_mean) == (0, "zero")
+    assert bench.parse_args([]).prior_mean == "data"
+    with pytest.raises(SystemExit):
+        bench.parse_args(["--prior-mean", "median"])
 
 
 def test_error_profile_groups_by_x_and_finds_where_the_error_is(bench):
