@@ -32,10 +32,8 @@ from abcd_cli.kernels import (
     Product,
     Sum,
 )
+from tests.axes import NUMBER, YEAR
 
-YEAR = Axis("year", "year", "passengers")
-DATE = Axis("date", "date", "sales")
-NUMBER = Axis("number", "t", "y")
 X_DATA = np.arange(1949.0, 1961.0, 1.0 / 12.0)  # monthly, 1949-1960
 GRID = np.linspace(1949.0, 1964.0, 301)
 CW_PARAMS = (1680.0, 70.0, 1.5)  # window 1645-1715

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from abcd_cli.dates import decimal_year
-from abcd_cli.facts import Axis
 from abcd_cli.wording import (
     format_amount,
     format_position,
@@ -15,10 +14,7 @@ from abcd_cli.wording import (
     ordinal,
     percent,
 )
-
-YEAR = Axis("year", "year", "passengers")
-DATE = Axis("date", "date", "sales")
-NUMBER = Axis("number", "t", "y")
+from tests.axes import DATE, NUMBER, YEAR
 
 
 @pytest.mark.parametrize(
