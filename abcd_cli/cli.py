@@ -26,7 +26,7 @@ import click
 from abcd_cli import __version__
 from abcd_cli.errors import AbcdError
 from abcd_cli.grammar import LANGUAGES
-from abcd_cli.search import PRIOR_MEANS, SearchSettings
+from abcd_cli.search import PRIOR_MEANS, SearchSettings, prior_mean_warning
 
 EXIT_INTERRUPTED = 130
 
@@ -236,6 +236,9 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
         patience=opts["patience"],
         prior_mean=opts["prior_mean"],
     )
+    far = prior_mean_warning(series.y, settings)
+    if far:
+        click.echo(f"Warning: {far}", err=True)
     checkpoint = opts["checkpoint"] or default_checkpoint
     _check_writable(checkpoint)
     progress = None if quiet else (lambda msg: click.echo(msg, err=True))

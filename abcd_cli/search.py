@@ -54,6 +54,9 @@ Progress = Callable[[str], None]
 
 #: What the GP expects before it sees the data: the mean of y, or zero (the original's choice).
 PRIOR_MEANS = ("data", "zero")
+#: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (measured in
+#: benchmarks/accuracy/NOTES.md: a constant's likelihood falls short by 11 nats at 100 spreads).
+FAR_LEVEL = 100.0
 #: Largest memory one exact fit on all the data may need (per worker process).
 MAX_EXACT_BYTES = 4 * 2**30
 #: N×N float64 matrices alive during one likelihood-and-gradient evaluation of a ~12-parameter
@@ -279,6 +282,21 @@ def check_size(n: int, settings: SearchSettings) -> None:
         f" and roughly {hours:.1f} hours per search level; thin or aggregate the series to at"
         f" most {largest} points (--subset-size only limits the search stage: every model is"
         " still refined on all the data)"
+    )
+
+
+def prior_mean_warning(y: np.ndarray, settings: SearchSettings) -> str | None:
+    """The warning for a zero prior mean when |mean(y)| / sd(y) ≥ FAR_LEVEL, else None."""
+    if settings.prior_mean != "zero":
+        return None
+    y = np.asarray(y, dtype=float)
+    spreads = abs(float(np.mean(y))) / (float(np.std(y)) or 1.0)
+    if spreads < FAR_LEVEL:
+        return None
+    return (
+        f"the mean of y lies {spreads:.3g} standard deviations from zero; with --prior-mean zero"
+        " a constant component must carry that level, which this far out is fitted poorly;"
+        " the default, --prior-mean data, does not have this problem"
     )
 
 

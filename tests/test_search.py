@@ -9,15 +9,24 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from abcd_cli.algebra import carries_scale, sum_of_products
+from abcd_cli.cli import main
 from abcd_cli.errors import InputError
 from abcd_cli.grammar import LANGUAGES, expand
 from abcd_cli.init import DataSummary, value_bounds
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.parse import parse_kernel
 from abcd_cli.scaling import Scaling
-from abcd_cli.search import Search, SearchSettings, _subset, invalid_reason, run_search
+from abcd_cli.search import (
+    Search,
+    SearchSettings,
+    _subset,
+    invalid_reason,
+    prior_mean_warning,
+    run_search,
+)
 from tests.sampling import gp_draw
 
 X = np.linspace(2000.0, 2010.0, 120)  # ten "years", twelve points a year
@@ -273,6 +282,23 @@ def test_zero_prior_mean_puts_the_level_in_a_constant():
     far, _ = model.predict(np.array([2200.0]))
     assert far[0] == pytest.approx(1361.0, rel=0.01)
     assert result.settings.to_dict()["prior_mean"] == "zero"
+
+
+def test_a_zero_prior_mean_far_from_the_data_is_warned_about(tmp_path):
+    near = 3.0 + np.sin(X)  # about 4 spreads from zero, as the benchmark's series
+    far = 1e3 + np.sin(X)  # 1420 spreads (sd 0.70): a constant fits this level poorly
+    zero, data = SearchSettings(prior_mean="zero"), SearchSettings()
+    assert prior_mean_warning(near, zero) is None
+    assert prior_mean_warning(far, data) is None
+    message = prior_mean_warning(far, zero)
+    assert message and "1.42e+03 standard deviations from zero" in message
+    path = tmp_path / "far.csv"
+    path.write_text("x,y\n" + "".join(f"{a},{b}\n" for a, b in zip(X, far, strict=True)))
+    args = ["search", str(path), "--depth", "1", "--restarts", "1", "--jobs", "1", "--quiet"]
+    result = CliRunner().invoke(main, [*args, "--prior-mean", "zero"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [f"Warning: {message}"]
+    assert CliRunner().invoke(main, args).stderr == ""
 
 
 def test_a_constant_may_reach_ten_times_the_level_of_an_uncentred_series():
