@@ -54,8 +54,8 @@ Progress = Callable[[str], None]
 
 #: What the GP expects before it sees the data: the mean of y, or zero (the original's choice).
 PRIOR_MEANS = ("data", "zero")
-#: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (measured in
-#: benchmarks/accuracy/NOTES.md: a constant's likelihood falls short by 11 nats at 100 spreads).
+#: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
+#: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
 FAR_LEVEL = 100.0
 #: Largest memory one exact fit on all the data may need (per worker process).
 MAX_EXACT_BYTES = 4 * 2**30

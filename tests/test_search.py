@@ -270,7 +270,7 @@ def test_interpretable_children_can_all_be_written_in_the_units_of_y():
 
 
 def test_zero_prior_mean_puts_the_level_in_a_constant():
-    # a level 2000 times the spread (as the solar series): only a constant far beyond the
+    # a level about 3800 times the spread (solar's is 3500): only a constant far beyond the
     # spread of y can carry it, and the forecast far away returns to that level, not to zero
     rng = np.random.default_rng(11)
     y = 1361.0 + 0.5 * np.sin(X) + 0.05 * rng.standard_normal(X.size)
@@ -305,7 +305,7 @@ def test_a_constant_may_reach_ten_times_the_level_of_an_uncentred_series():
     y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 12)
     centred = DataSummary.from_data(X, Scaling.from_data(X, y).y_in(y))
     assert value_bounds("C", "sd", centred) == (1e-4 * centred.y_sd, 1e3 * centred.y_sd)
-    far = replace(centred, y_level=4000.0 * centred.y_sd)  # solar: level 4000 spreads away
+    far = replace(centred, y_level=4000.0 * centred.y_sd)  # as far out as solar (3500 spreads)
     assert value_bounds("C", "sd", far)[1] == pytest.approx(4e4 * centred.y_sd)
     assert value_bounds("SE", "sd", far) == value_bounds("SE", "sd", centred)
 
