@@ -191,8 +191,9 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
             type=click.Choice(PRIOR_MEANS),
             default=DEFAULTS.prior_mean,
             show_default=True,
-            help="What the model expects before seeing data: the series' mean, or zero (as the"
-            " original system did; a constant component then carries the level).",
+            help="What the model expects before seeing data: the series' mean; zero (as the"
+            " original system did; a constant component then carries the level); or 'constant', a"
+            " level of unknown value estimated with each model.",
         ),
         click.option(
             "--checkpoint",

@@ -59,10 +59,10 @@ def decompose(
     x_grid = np.linspace(x_lo, x_hi + extrapolate * (x_hi - x_lo), grid_size)
     G = sc.x_in(x_grid)[:, None]
     terms = _terms(model.kernel)
-    order, cv_path, baseline = _order_by_cv(terms, X, post.y)
+    y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)
+    order, cv_path, baseline = _order_by_cv(terms, X, y_c)
     terms = [terms[i] for i in order]
 
-    y_c = post.y  # centred and scaled data
     total_var = float(np.var(y_c))
     data_means = [post.mean(t) for t in terms]
     components = []
@@ -93,7 +93,7 @@ def decompose(
     cumulative_mean, cumulative_sd = [], []
     for k in range(1, len(terms) + 1):
         mean, var = post.component(total(terms[:k]), G)
-        cumulative_mean.append(sc.y_out(mean))
+        cumulative_mean.append(sc.y_out(mean + post.level))
         cumulative_sd.append(sc.y_scale * np.sqrt(var))
     f_mean, f_var = post.predict(G)
     return Decomposition(
@@ -128,7 +128,7 @@ def _order_by_cv(
     """Greedy order of components by k-fold (contiguous) cross-validated MAE.
 
     Returns the order, the CV MAE after each addition, and the baseline MAE (predicting the
-    series' mean, zero in these centred units). Hyperparameters stay as fitted on all the data.
+    prior mean, zero for ``y`` given minus it). Hyperparameters stay as fitted on all the data.
     """
     full = total(terms)
     # predictions[f][i]: posterior mean of component i at fold f's test points, fit on the rest
@@ -169,10 +169,10 @@ def _order_by_cv(
 
 
 def standardised_errors(post: Posterior) -> np.ndarray:
-    """e = L⁻¹ y in x order: independent N(0, 1) if the model is right."""
+    """e = L⁻¹ (y - level) in x order: independent N(0, 1) if the model is right."""
     order = np.argsort(post.X[:, 0], kind="stable")
     L = _cholesky(post.kernel.gram(post.X[order]))
-    return solve_triangular(L, post.y[order], lower=True, check_finite=False)
+    return solve_triangular(L, post.residual[order], lower=True, check_finite=False)
 
 
 def _acf(e: np.ndarray, lags: int) -> np.ndarray:

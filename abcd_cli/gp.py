@@ -5,6 +5,12 @@ Rasmussen & Williams (2006) alg. 2.1 and eq. 5.9:
     L = chol(K),  α = K⁻¹y,
     NLL = ½ yᵀα + Σ log L_ii + (n/2) log 2π,
     ∂NLL/∂θ_j = ½ tr((K⁻¹ - ααᵀ) ∂K/∂θ_j).
+With ``constant_mean``, y ~ N(β·1, K) with a flat prior on β, integrated out (R&W §2.7 with
+B⁻¹ → 0, one basis function h(x) = 1):
+    v = K⁻¹1,  a = 1ᵀv,  β̂ = vᵀy / a  (the generalised least-squares level),  α = K⁻¹(y - β̂1),
+    NLL = ½ yᵀα + Σ log L_ii + ½ log a + ((n - 1)/2) log 2π,
+    ∂NLL/∂θ_j = ½ tr((K⁻¹ - ααᵀ - vvᵀ/a) ∂K/∂θ_j).
+The likelihood then no longer depends on where y's level lies.
 A factorisation that fails is retried with growing jitter on the diagonal; when every attempt
 fails the functions return ``FAILED_NLL`` instead of raising.
 """
@@ -58,8 +64,46 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     return inv
 
 
+@dataclass(frozen=True)
+class Level:
+    """The generalised least-squares estimate of a constant mean with a flat prior.
+
+    v = K⁻¹1, a = 1ᵀv, β̂ = vᵀy / a; the posterior of β is N(β̂, 1/a) (R&W eq. 2.42).
+    """
+
+    v: np.ndarray
+    a: float
+    beta: float
+
+    @classmethod
+    def estimate(cls, L: np.ndarray, y: np.ndarray) -> Level:
+        v = cho_solve((L, True), np.ones(y.size), check_finite=False)
+        a = float(np.sum(v))
+        if not a > 0:
+            raise LinAlgError("1ᵀK⁻¹1 is not positive")
+        return cls(v, a, float(v @ y) / a)
+
+
+def _weights(
+    L: np.ndarray, y: np.ndarray, constant_mean: bool
+) -> tuple[np.ndarray, np.ndarray, Level | None]:
+    """r = y - β̂1, α = K⁻¹r and the level (β̂ = 0 and no level without ``constant_mean``).
+
+    α is solved from r, not as K⁻¹y - β̂v, so a level far from zero costs no precision."""
+    level = Level.estimate(L, y) if constant_mean else None
+    r = y if level is None else y - level.beta
+    return r, cho_solve((L, True), r, check_finite=False), level
+
+
+def _nll(quadratic: float, L: np.ndarray, level: Level | None) -> float:
+    """½ rᵀK⁻¹r + Σ log L_ii (+ ½ log a) + (n_free/2) log 2π; n_free = n (- 1 with a level)."""
+    n_free = L.shape[0] - (level is not None)
+    extra = 0.0 if level is None else 0.5 * math.log(level.a)
+    return 0.5 * quadratic + float(np.sum(np.log(np.diag(L)))) + extra + 0.5 * n_free * _LOG_2PI
+
+
 def nll_and_grad(
-    theta: np.ndarray, kernel: Kernel, X: np.ndarray, y: np.ndarray
+    theta: np.ndarray, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
 ) -> tuple[float, np.ndarray]:
     """Negative log marginal likelihood at ``theta`` and its gradient with respect to theta."""
     k = kernel.with_theta(theta)
@@ -69,12 +113,12 @@ def nll_and_grad(
             L = _cholesky(K)
             if L is None:
                 return FAILED_NLL, np.zeros(len(theta))
-            alpha = cho_solve((L, True), y, check_finite=False)
-            nll = (
-                0.5 * float(y @ alpha) + float(np.sum(np.log(np.diag(L)))) + 0.5 * len(y) * _LOG_2PI
-            )
+            r, alpha, level = _weights(L, y, constant_mean)
+            nll = _nll(float(r @ alpha), L, level)
             W = _inverse_from_cholesky(L)
             W -= np.outer(alpha, alpha)
+            if level is not None:
+                W -= np.outer(level.v, level.v / level.a)
             grad = 0.5 * contract(W)
     except (LinAlgError, ValueError, FloatingPointError):
         return FAILED_NLL, np.zeros(len(theta))
@@ -83,18 +127,20 @@ def nll_and_grad(
     return nll, grad
 
 
-def negative_log_likelihood(kernel: Kernel, X: np.ndarray, y: np.ndarray) -> float:
+def negative_log_likelihood(
+    kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+) -> float:
     """−log p(y | X, kernel); ``FAILED_NLL`` when K cannot be factorised."""
     try:
         with np.errstate(all="ignore"):
             K = kernel.gram(X)
-        L = _cholesky(K)
+            L = _cholesky(K)
+            if L is None:
+                return FAILED_NLL
+            r, alpha, level = _weights(L, y, constant_mean)
+            nll = _nll(float(r @ alpha), L, level)
     except (LinAlgError, ValueError):
         return FAILED_NLL
-    if L is None:
-        return FAILED_NLL
-    z = solve_triangular(L, y, lower=True, check_finite=False)
-    nll = 0.5 * float(z @ z) + float(np.sum(np.log(np.diag(L)))) + 0.5 * len(y) * _LOG_2PI
     return nll if math.isfinite(nll) else FAILED_NLL
 
 
@@ -121,6 +167,7 @@ def _minimise(
     bounds: list[tuple[float, float]],
     max_iter: int,
     ftol: float | None = None,
+    constant_mean: bool = False,
 ) -> tuple[np.ndarray, float, int]:
     """One L-BFGS-B run; (theta, nll, evaluations), nll = FAILED_NLL if the optimiser broke.
 
@@ -134,7 +181,7 @@ def _minimise(
             res = minimize(
                 nll_and_grad,
                 theta,
-                args=(kernel, X, y),
+                args=(kernel, X, y, constant_mean),
                 jac=True,
                 method="L-BFGS-B",
                 bounds=bounds,
@@ -156,6 +203,7 @@ def fit(
     max_iter: int = 200,
     polish: int | None = None,
     also_from: tuple[Kernel, ...] = (),
+    constant_mean: bool = False,
 ) -> FitResult:
     """Maximise the marginal likelihood with L-BFGS-B from several starting points.
 
@@ -167,6 +215,7 @@ def fit(
     ``polish`` = m, the starts are first ranked by their likelihood and only the best m are
     optimised (the search's economical mode).
     An optimiser error in one start is counted and skipped, never raised.
+    ``constant_mean``: maximise the likelihood with a flat-prior constant mean integrated out.
     """
     X = np.asarray(X, dtype=float)
     X = X[:, None] if X.ndim == 1 else X
@@ -182,10 +231,14 @@ def fit(
     n_starts = len(starts)
     n_evals = 0
     if polish is not None and polish < n_starts:
-        first_look = [negative_log_likelihood(kernel.with_theta(t), X, y) for t in starts]
+        first_look = [
+            negative_log_likelihood(kernel.with_theta(t), X, y, constant_mean) for t in starts
+        ]
         n_evals += n_starts
         starts = [starts[i] for i in np.argsort(first_look, kind="stable")[: max(1, polish)]]
-    runs = [_minimise(t, kernel, X, y, bounds, max_iter) for t in starts]
+    runs = [
+        _minimise(t, kernel, X, y, bounds, max_iter, constant_mean=constant_mean) for t in starts
+    ]
     n_evals += sum(r[2] for r in runs)
     ok = [r for r in runs if r[1] < FAILED_NLL]
     n_failed = len(runs) - len(ok)
@@ -203,9 +256,12 @@ class Posterior:
         Cov[f_i(X*) | y] = K_i(X*, X*) - K_i(X*, X) K⁻¹ K_i(X, X*)
         Cov[f_i(X*), f_j(X*) | y] = -K_i(X*, X) K⁻¹ K_j(X, X*)     (i ≠ j)
     ``X* = None`` means the training inputs themselves (where a WN component is not zero).
+    With ``constant_mean`` the data are y - β̂1 in these formulas, and β's uncertainty adds
+    c_i c_jᵀ / a to every (co)variance, c_i = K_i(X*, X) v: the components share the level's error
+    (R&W eq. 2.42 for the sum; the same algebra for each part). ``level`` is β̂ (0 without).
     """
 
-    def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray):
+    def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False):
         X = np.asarray(X, dtype=float)
         self.X = X[:, None] if X.ndim == 1 else X
         self.y = np.asarray(y, dtype=float)
@@ -214,7 +270,15 @@ class Posterior:
         if L is None:
             raise LinAlgError("the covariance matrix of this model cannot be factorised")
         self.L = L
-        self.alpha = cho_solve((L, True), self.y, check_finite=False)
+        # residual: the data the components explain, y minus the level
+        self.residual, self.alpha, self._level = _weights(L, self.y, constant_mean)
+        self.level = 0.0 if self._level is None else self._level.beta
+
+    def _level_coupling(self, Ks: np.ndarray) -> np.ndarray | None:
+        """c = K_i(X*, X) v / √a, whose outer products are the level's share of the covariance."""
+        if self._level is None:
+            return None
+        return Ks @ self._level.v / math.sqrt(self._level.a)
 
     def _cross(self, part: Kernel, Xs: np.ndarray | None) -> np.ndarray:
         return part.gram(self.X) if Xs is None else part.gram(Xs, self.X)
@@ -232,28 +296,43 @@ class Posterior:
         """Posterior mean and pointwise variance of the additive component with kernel ``part``."""
         Ks = self._cross(part, Xs)
         V = solve_triangular(self.L, Ks.T, lower=True, check_finite=False)
-        prior = np.diag(self._prior(part, Xs))
-        return Ks @ self.alpha, np.maximum(prior - np.sum(V * V, axis=0), 0.0)
+        var = np.diag(self._prior(part, Xs)) - np.sum(V * V, axis=0)
+        c = self._level_coupling(Ks)
+        if c is not None:
+            var = var + c * c
+        return Ks @ self.alpha, np.maximum(var, 0.0)
 
     def covariance(
         self, part: Kernel, other: Kernel | None = None, Xs: np.ndarray | None = None
     ) -> np.ndarray:
         """Posterior covariance matrix of one component (``other`` None) or between two
         (independent a priori, so only the data term remains)."""
-        A = solve_triangular(self.L, self._cross(part, Xs).T, lower=True, check_finite=False)
+        Ka = self._cross(part, Xs)
+        Kb = Ka if other is None else self._cross(other, Xs)
+        A = solve_triangular(self.L, Ka.T, lower=True, check_finite=False)
+        B = A if other is None else solve_triangular(self.L, Kb.T, lower=True, check_finite=False)
+        cov = -A.T @ B
         if other is None:
-            return self._prior(part, Xs) - A.T @ A
-        B = solve_triangular(self.L, self._cross(other, Xs).T, lower=True, check_finite=False)
-        return -A.T @ B
+            cov += self._prior(part, Xs)
+        ca, cb = self._level_coupling(Ka), self._level_coupling(Kb)
+        if ca is not None and cb is not None:
+            cov += np.outer(ca, cb)
+        return cov
 
     def predict(self, Xs: np.ndarray, noise: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Mean and variance of y (``noise``) or of the noise-free f at new inputs ``Xs``.
 
         Noise-free means without the white-noise kernels; their variance is added back for y.
+        With a level, mean + β̂ and, for β + f, var + (1 - K(X*, X) v)² / a (R&W eq. 2.42).
         """
         Xs = np.asarray(Xs, dtype=float)
         Xs = Xs[:, None] if Xs.ndim == 1 else Xs
         mean, var = self.component(self.kernel, Xs)
+        if self._level is not None:
+            c = self._level_coupling(self._cross(self.kernel, Xs))
+            # component() added c²; β + f needs (1/√a - c)²
+            var = np.maximum(var - c * c + (1.0 / math.sqrt(self._level.a) - c) ** 2, 0.0)
+            mean = mean + self.level
         if noise:
             var = var + _noise_variance(self.kernel, Xs)
         return mean, var

@@ -28,13 +28,17 @@ def bic(nll: float, n_params: int, n: int) -> float:
 
 @dataclass(frozen=True)
 class Model:
-    """A kernel fitted to (x, y). ``kernel`` is in internal units, ``user_kernel`` in the user's."""
+    """A kernel fitted to (x, y). ``kernel`` is in internal units, ``user_kernel`` in the user's.
+
+    ``constant_mean``: the prior mean is a constant of unknown value (flat prior), integrated
+    out; otherwise it is ``scaling.y_shift``."""
 
     kernel: Kernel
     scaling: Scaling
     x: np.ndarray
     y: np.ndarray
     nll: float  # −log p(y) in the user's units of y
+    constant_mean: bool = False
 
     @property
     def n(self) -> int:
@@ -55,7 +59,9 @@ class Model:
     @cached_property
     def posterior(self) -> Posterior:
         """The internal-unit kernel conditioned on the internal-unit data."""
-        return Posterior(self.kernel, self.scaling.x_in(self.x), self.scaling.y_in(self.y))
+        return Posterior(
+            self.kernel, self.scaling.x_in(self.x), self.scaling.y_in(self.y), self.constant_mean
+        )
 
     def predict(self, x_new: np.ndarray, noise: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and standard deviation of y (or of f, without noise) in user units."""
@@ -81,6 +87,7 @@ class Model:
             "parameters": self.parameters(),
             "internal": {
                 "kernel": self.kernel.to_text(),
+                "constant_mean": self.constant_mean,
                 "scaling": {
                     "x_shift": self.scaling.x_shift,
                     "x_scale": self.scaling.x_scale,
@@ -101,10 +108,13 @@ class Model:
             x = np.asarray(d["data"]["x"], dtype=float)
             y = np.asarray(d["data"]["y"], dtype=float)
             nll = -float(d["log_likelihood"])
+            constant_mean = internal.get("constant_mean", False)
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
             ) from None
         if x.shape != y.shape or x.ndim != 1 or not kernel.is_fitted:
             raise InputError("model file: data or kernel parameters are incomplete")
-        return cls(kernel, scaling, x, y, nll)
+        if not isinstance(constant_mean, bool):
+            raise InputError("model file: constant_mean must be true or false")
+        return cls(kernel, scaling, x, y, nll, constant_mean)

@@ -46,7 +46,8 @@ class Scaling:
         return self.y_shift + self.y_scale * np.asarray(y_s, dtype=float)
 
     def nll_out(self, nll_s: float, n: int) -> float:
-        """-log p(y) = -log p(y_s) + n·log(y_scale)  (Jacobian of y = y_shift + y_scale·y_s)."""
+        """-log p(y) = -log p(y_s) + n·log(y_scale)  (Jacobian of y = y_shift + y_scale·y_s;
+        n counts the dimensions the density is over)."""
         return nll_s + n * math.log(self.y_scale)
 
     def kernel_out(self, kernel: Kernel) -> Kernel:

@@ -52,8 +52,10 @@ from abcd_cli.scaling import Scaling
 
 Progress = Callable[[str], None]
 
-#: What the GP expects before it sees the data: the mean of y, or zero (the original's choice).
-PRIOR_MEANS = ("data", "zero")
+#: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
+#: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
+#: least-squares level of each model; Rasmussen & Williams §2.7).
+PRIOR_MEANS = ("data", "zero", "constant")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
 FAR_LEVEL = 100.0
@@ -83,7 +85,7 @@ class SearchSettings:
     finalists: int = 6  # children of each kept model optimised to convergence per level
     refine: int = 3  # long series: of those, re-optimised on all the data per kept model
     patience: int = 3  # stop after this many levels without a better BIC (0: never)
-    prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y) or "zero"
+    prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y), "zero", "constant"
     polish: int = 1  # restarts kept after ranking the starting points by likelihood
     screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
     max_iter: int = 150  # iterations for finalists
@@ -144,6 +146,7 @@ class FitTask:
     max_iter: int
     entropy: tuple[int, ...]
     alternatives: tuple[Kernel, ...] = ()  # further fitted starts, ranked with the others
+    constant_mean: bool = False  # integrate a flat-prior constant mean out of the likelihood
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,7 @@ def fit_candidate(task: FitTask) -> Candidate:
                 max_iter=task.max_iter,
                 polish=task.polish,
                 also_from=task.alternatives,
+                constant_mean=task.constant_mean,
             )
     except Exception as exc:  # noqa: BLE001 - one candidate's failure must not end the search
         return Candidate(task.kernel, FAILED_NLL, "failed", f"{type(exc).__name__}: {exc}")
@@ -329,7 +333,8 @@ class Search:
         self.executor = executor or SerialExecutor()
         self.progress = progress or (lambda _msg: None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
-        self.scaling = Scaling.from_data(self.x, self.y, settings.prior_mean == "data")
+        self.constant_mean = settings.prior_mean == "constant"
+        self.scaling = Scaling.from_data(self.x, self.y, settings.prior_mean != "zero")
         self.X = self.scaling.x_in(self.x)[:, None]
         self.Y = self.scaling.y_in(self.y)
         self.n = self.Y.size
@@ -358,7 +363,8 @@ class Search:
 
     # --- scoring -------------------------------------------------------------------------
     def _user_nll(self, nll_internal: float, n: int) -> float:
-        return self.scaling.nll_out(nll_internal, n)
+        # an integrated-out level leaves a density over n - 1 dimensions
+        return self.scaling.nll_out(nll_internal, n - self.constant_mean)
 
     def _fit_all(
         self,
@@ -384,6 +390,7 @@ class Search:
                 max_iter,
                 _entropy(s.seed, k),
                 others,
+                self.constant_mean,
             )
             for k, others in zip(kernels, alternatives, strict=True)
         ]
@@ -531,7 +538,9 @@ class Search:
             and self.level < self.settings.depth
         ):
             stopped = f"no better model in {self.stale} levels; stopped at level {self.level}"
-        model = Model(self.best.kernel, self.scaling, self.x, self.y, self.best.nll)
+        model = Model(
+            self.best.kernel, self.scaling, self.x, self.y, self.best.nll, self.constant_mean
+        )
         return SearchResult(model, self.trace, self.settings, self.elapsed, notes, stopped)
 
     # --- checkpoints ---------------------------------------------------------------------

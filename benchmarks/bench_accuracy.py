@@ -676,11 +676,13 @@ def boxplot(std: Grid, cols: list[str], title: str, path: Path) -> bool:
 
 
 def stored_model(row: dict[str, str]) -> tuple[Model, Series]:
-    """The model of one ``results.csv`` row, rebuilt on its training file (no refitting)."""
+    """The model of one ``results.csv`` row, rebuilt on its training file (no refitting) with
+    the row's prior mean."""
     train = load_series(split_files(row["series"], row["task"])[0])
-    scaling = Scaling.from_data(train.x, train.y)
+    prior_mean = row.get("prior_mean") or "data"
+    scaling = Scaling.from_data(train.x, train.y, centre_y=prior_mean != "zero")
     kernel = scaling.kernel_in(parse_kernel(row["kernel"]))
-    return Model(kernel, scaling, train.x, train.y, math.nan), train
+    return Model(kernel, scaling, train.x, train.y, math.nan, prior_mean == "constant"), train
 
 
 Rebuilt = tuple[dict[str, str], tuple[Model, Series, Series] | str]

@@ -179,3 +179,15 @@ def test_in_published_place_standardises_over_the_nine_published_methods(bench):
         "not run": {**others, "abcd": None},
     }
     assert bench.in_published_place(grid) == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("results", ["results.csv", "prior_zero/results.csv"])
+def test_a_stored_model_is_rebuilt_with_its_prior_mean(bench, results):
+    """The forecast figure's models: rebuilt from a committed row, they score the row's RMSE."""
+    path = SCRIPT.parent / "accuracy" / results
+    with path.open(newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["method"] == "se" and r["task"] == "extrap")
+    model, _ = bench.stored_model(row)
+    test = bench.load_series(bench.split_files(row["series"], "extrap")[1])
+    rmse, _ = bench.test_scores(test.y, *model.predict(test.x))
+    assert rmse == pytest.approx(float(row["rmse"]), rel=1e-6)
