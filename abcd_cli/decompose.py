@@ -40,8 +40,9 @@ class Decomposition:
     cumulative_sd: list[np.ndarray]
     forecast_mean: np.ndarray  # y on x_grid
     forecast_sd: np.ndarray  # of y, noise included
-    baseline_mae: float  # cross-validated MAE of predicting the mean
+    baseline_mae: float  # cross-validated MAE of predicting the prior mean
     checks: list[ModelCheck]
+    level: tuple[float, float] | None  # a constant mean's estimate and sd; None when fixed
 
 
 def decompose(
@@ -107,6 +108,11 @@ def decompose(
         forecast_sd=sc.y_scale * np.sqrt(f_var),
         baseline_mae=sc.y_scale * baseline,
         checks=model_checks(post, np.random.default_rng(seed)),
+        level=(
+            (float(sc.y_out(post.level)), sc.y_scale * post.level_sd)
+            if model.constant_mean
+            else None
+        ),
     )
 
 

@@ -273,6 +273,7 @@ class Posterior:
         # residual: the data the components explain, y minus the level
         self.residual, self.alpha, self._level = _weights(L, self.y, constant_mean)
         self.level = 0.0 if self._level is None else self._level.beta
+        self.level_sd = 0.0 if self._level is None else 1.0 / math.sqrt(self._level.a)
 
     def _level_coupling(self, Ks: np.ndarray) -> np.ndarray | None:
         """c = K_i(X*, X) v / √a, whose outer products are the level's share of the covariance."""
@@ -331,7 +332,7 @@ class Posterior:
         if self._level is not None:
             c = self._level_coupling(self._cross(self.kernel, Xs))
             # component() added c²; β + f needs (1/√a - c)²
-            var = np.maximum(var - c * c + (1.0 / math.sqrt(self._level.a) - c) ** 2, 0.0)
+            var = np.maximum(var - c * c + (self.level_sd - c) ** 2, 0.0)
             mean = mean + self.level
         if noise:
             var = var + _noise_variance(self.kernel, Xs)

@@ -49,6 +49,14 @@ class Model:
         return self.scaling.kernel_out(self.kernel)
 
     @property
+    def prior_mean(self) -> str:
+        """What the model expects before the data: "constant" (a level estimated with it),
+        "data" (the training mean) or "zero"."""
+        if self.constant_mean:
+            return "constant"
+        return "data" if self.scaling.y_shift != 0.0 else "zero"
+
+    @property
     def n_params(self) -> int:
         return count_params(self.kernel)
 

@@ -16,7 +16,7 @@ import numpy as np
 from abcd_cli import __version__, describe, plots
 from abcd_cli.decompose import Decomposition
 from abcd_cli.facts import Axis
-from abcd_cli.wording import format_position, format_span
+from abcd_cli.wording import format_amount, format_position, format_span
 
 FIGURE_KIND = "svg"
 PNG_ABOVE_POINTS = 1500  # larger series are drawn as PNG: vector plots of many points are slow
@@ -31,8 +31,17 @@ def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+#: The summary table's first row: what the model predicts before any component.
+BASELINE_NAMES = {
+    "data": "Baseline (mean)",
+    "zero": "Baseline (zero)",
+    "constant": "Baseline (level)",
+}
+
+
 def data_description(dec: Decomposition, n_dropped: int) -> str:
-    """One line: N, span, spacing, rows dropped."""
+    """N, span, spacing, rows dropped; and the level the components are measured from, when the
+    model estimates one."""
     axis, x = dec.axis, dec.model.x
     gaps = np.diff(np.sort(x))
     gaps = gaps[gaps > 0]
@@ -43,6 +52,15 @@ def data_description(dec: Decomposition, n_dropped: int) -> str:
         f" to {format_position(float(x.max()), axis)} (a span of"
         f" {format_span(float(x.max() - x.min()), axis)}), typically {spacing} apart;"
         f" {dropped if n_dropped else 'no rows dropped'}."
+    ) + (level_sentence(dec.level, axis) if dec.level else "")
+
+
+def level_sentence(level: tuple[float, float], axis: Axis) -> str:
+    """The constant level of a ``--prior-mean constant`` model, with its standard deviation."""
+    value, sd = level
+    return (
+        f" The components below are deviations from a constant level, estimated with the model"
+        f" at {format_amount(value, axis)} (standard deviation {format_amount(sd, axis)})."
     )
 
 
@@ -179,7 +197,11 @@ def build_context(
             "figure": _figure(plots.data_figure(x, y, x_label, axis.y_name), "The data", n),
         },
         "summary": summary,
-        "table": {"baseline_mae": dec.baseline_mae, "rows": table_rows},
+        "table": {
+            "baseline": BASELINE_NAMES[model.prior_mean],
+            "baseline_mae": dec.baseline_mae,
+            "rows": table_rows,
+        },
         "components": components,
         "forecast": {
             "text": forecast_text,
@@ -220,7 +242,11 @@ def _json_view(
     return clean(
         {
             "title": context["title"],
-            "data": {"description": context["data"]["description"], "n": int(dec.model.n)},
+            "data": {
+                "description": context["data"]["description"],
+                "n": int(dec.model.n),
+                "level": dict(zip(("value", "sd"), dec.level, strict=True)) if dec.level else None,
+            },
             "summary": context["summary"],
             "table": context["table"],
             "components": context["components"],

@@ -3,6 +3,7 @@ JSON outputs. ``make snapshots`` (ABCD_UPDATE_SNAPSHOTS=1) rewrites the golden f
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import io
 import json
@@ -24,6 +25,7 @@ from abcd_cli.parse import parse_kernel
 from abcd_cli.render import render_html
 from abcd_cli.report import build_context
 from abcd_cli.scaling import Scaling
+from abcd_cli.wording import format_amount
 from tests.sampling import gp_draw
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -159,6 +161,34 @@ def test_report_states_the_components(context):
     assert any("noise" in p for p in phrases)
     total = context["components"][-1]["stats"]["cum_r2"]
     assert total == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_constant_mean_is_stated_and_carried_through_the_sums():
+    fixed = fixed_model()
+    model = dataclasses.replace(fixed, constant_mean=True)
+    dec = decompose(model, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    context = build_context(dec, "Sales", "sales.csv", _search_doc(model))
+    value, sd = dec.level
+    post = model.posterior
+    assert value == pytest.approx(model.scaling.y_out(post.level))
+    assert sd == pytest.approx(model.scaling.y_scale * post.level_sd) and sd > 0
+    sentence = (
+        "The components below are deviations from a constant level, estimated with the model at"
+        f" {format_amount(value, dec.axis)} (standard deviation {format_amount(sd, dec.axis)})."
+    )
+    assert context["data"]["description"].endswith(sentence)
+    assert context["json"]["data"]["level"] == {"value": value, "sd": sd}
+    assert context["table"]["baseline"] == "Baseline (level)"
+    np.testing.assert_allclose(dec.cumulative_mean[-1], dec.forecast_mean, rtol=1e-9)
+    np.testing.assert_allclose(dec.forecast_mean, model.predict(dec.x_grid)[0], rtol=1e-9)
+    assert dec.components[-1].cum_r2 == pytest.approx(1.0, abs=1e-6)
+    # without it: no sentence, the mean as baseline
+    plain = decompose(fixed, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    assert plain.level is None
+    assert (
+        "constant level"
+        not in build_context(plain, "S", "s.csv", _search_doc(fixed))["data"]["description"]
+    )
 
 
 # ------------------------------------------------------------------------------------------
