@@ -130,7 +130,8 @@ def nll_and_grad(
 def negative_log_likelihood(
     kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
 ) -> float:
-    """−log p(y | X, kernel); ``FAILED_NLL`` when K cannot be factorised."""
+    """−log p(y | X, kernel) (with ``constant_mean``, the level integrated out); ``FAILED_NLL``
+    when K cannot be factorised."""
     try:
         with np.errstate(all="ignore"):
             K = kernel.gram(X)
@@ -257,8 +258,9 @@ class Posterior:
         Cov[f_i(X*), f_j(X*) | y] = -K_i(X*, X) K⁻¹ K_j(X, X*)     (i ≠ j)
     ``X* = None`` means the training inputs themselves (where a WN component is not zero).
     With ``constant_mean`` the data are y - β̂1 in these formulas, and β's uncertainty adds
-    c_i c_jᵀ / a to every (co)variance, c_i = K_i(X*, X) v: the components share the level's error
-    (R&W eq. 2.42 for the sum; the same algebra for each part). ``level`` is β̂ (0 without).
+    c_i c_jᵀ to every (co)variance, c_i = K_i(X*, X) v / √a: the components share the level's
+    error (R&W eq. 2.42 for the sum; the same algebra for each part). ``level`` is β̂ (0 without)
+    and ``level_sd`` its posterior standard deviation 1/√a.
     """
 
     def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False):
@@ -279,7 +281,7 @@ class Posterior:
         """c = K_i(X*, X) v / √a, whose outer products are the level's share of the covariance."""
         if self._level is None:
             return None
-        return Ks @ self._level.v / math.sqrt(self._level.a)
+        return (Ks @ self._level.v) * self.level_sd
 
     def _cross(self, part: Kernel, Xs: np.ndarray | None) -> np.ndarray:
         return part.gram(self.X) if Xs is None else part.gram(Xs, self.X)
@@ -295,13 +297,17 @@ class Posterior:
         self, part: Kernel, Xs: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and pointwise variance of the additive component with kernel ``part``."""
+        mean, var, c = self._moments(part, Xs)
+        return mean, np.maximum(var if c is None else var + c * c, 0.0)
+
+    def _moments(
+        self, part: Kernel, Xs: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Mean, variance given the level, and the level coupling c of one component."""
         Ks = self._cross(part, Xs)
         V = solve_triangular(self.L, Ks.T, lower=True, check_finite=False)
         var = np.diag(self._prior(part, Xs)) - np.sum(V * V, axis=0)
-        c = self._level_coupling(Ks)
-        if c is not None:
-            var = var + c * c
-        return Ks @ self.alpha, np.maximum(var, 0.0)
+        return Ks @ self.alpha, var, self._level_coupling(Ks)
 
     def covariance(
         self, part: Kernel, other: Kernel | None = None, Xs: np.ndarray | None = None
@@ -328,12 +334,10 @@ class Posterior:
         """
         Xs = np.asarray(Xs, dtype=float)
         Xs = Xs[:, None] if Xs.ndim == 1 else Xs
-        mean, var = self.component(self.kernel, Xs)
-        if self._level is not None:
-            c = self._level_coupling(self._cross(self.kernel, Xs))
-            # component() added c²; β + f needs (1/√a - c)²
-            var = np.maximum(var - c * c + (self.level_sd - c) ** 2, 0.0)
-            mean = mean + self.level
+        mean, var, c = self._moments(self.kernel, Xs)
+        if c is not None:
+            mean, var = mean + self.level, var + (self.level_sd - c) ** 2
+        var = np.maximum(var, 0.0)
         if noise:
             var = var + _noise_variance(self.kernel, Xs)
         return mean, var
