@@ -6,13 +6,16 @@ whose −log p(y) exceeds the integrated-out one by ½ log(2πc) and whose poste
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from abcd_cli.algebra import sum_of_products
+from abcd_cli.cli import main
 from abcd_cli.gp import Posterior, fit, negative_log_likelihood, nll_and_grad
 from abcd_cli.kernels import C
 from abcd_cli.model import Model
@@ -113,3 +116,25 @@ def test_the_model_file_keeps_the_constant_mean():
     older = model.to_dict()
     del older["internal"]["constant_mean"]  # files written before the option existed
     assert not Model.from_dict(older).constant_mean
+
+
+def test_search_and_predict_through_the_command_line(tmp_path):
+    x = np.linspace(2000.0, 2006.0, 60)
+    y = 500.0 + np.sin(2 * np.pi * x) + 0.1 * np.cos(7 * x)
+    data, model_path, new, out = (tmp_path / n for n in ("d.csv", "m.json", "x.csv", "p.csv"))
+    data.write_text("x,y\n" + "".join(f"{a},{b}\n" for a, b in zip(x, y, strict=True)))
+    args = ["search", str(data), "--depth", "1", "--restarts", "1", "--jobs", "1", "--quiet"]
+    result = CliRunner().invoke(
+        main, [*args, "--prior-mean", "constant", "--json", str(model_path)]
+    )
+    assert result.exit_code == 0, result.output
+    doc = json.loads(model_path.read_text())
+    assert doc["internal"]["constant_mean"] is True
+    assert doc["settings"]["prior_mean"] == "constant"
+    new.write_text("x\n2006.5\n2030.0\n")
+    result = CliRunner().invoke(main, ["predict", str(model_path), str(new), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(out.open()))
+    mean, sd = Model.from_dict(doc).predict(np.array([2006.5, 2030.0]))
+    np.testing.assert_allclose([float(r["mean"]) for r in rows], mean, rtol=1e-9)
+    np.testing.assert_allclose([float(r["sd"]) for r in rows], sd, rtol=1e-9)
