@@ -288,10 +288,12 @@ def check_figure(
             label="observed",
         )
     else:
-        ax.plot(t, observed, color=ACCENT, linewidth=1.1, label="observed")
+        # a series of 5-7 points has a single lag: a line of one point would not show
+        marker = "o" if t.size == 1 else None
+        ax.plot(t, observed, color=ACCENT, linewidth=1.1, marker=marker, label="observed")
         if key in ("acf", "autocorrelation"):
             ax.axhline(0.0, color="#888888", linewidth=0.6)
-    if t.size:
+    if t.size > 1 and t[-1] > t[0]:
         ax.set_xlim(float(t[0]), float(t[-1]))
     _labels(ax, x_label, y_label, title)
     _legend(ax, "upper left" if qq else "upper right")

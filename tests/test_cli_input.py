@@ -271,3 +271,19 @@ def test_random_bytes_never_crash(fuzz_path: Path, content: bytes) -> None:
 def test_random_csv_text_never_crashes(fuzz_path: Path, content: str) -> None:
     fuzz_path.write_bytes(content.encode())
     check_clean(describe(str(fuzz_path)))
+
+
+def test_a_report_on_the_shortest_series_writes_nothing_on_stderr(tmp_path: Path) -> None:
+    """Six points leave one lag for the autocorrelation check: drawn without a warning."""
+    path = write(tmp_path, "x,y\n1,5\n2,6\n3,4\n4,5\n5,5.5\n6,4.5\n")
+    out = tmp_path / "six.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "abcd_cli", "report", path, "-o", str(out), "--depth", "1"]
+        + ["--restarts", "1", "--jobs", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout.strip() == f"wrote {out}"
