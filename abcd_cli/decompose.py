@@ -134,7 +134,8 @@ def _order_by_cv(
     """Greedy order of components by k-fold (contiguous) cross-validated MAE.
 
     Returns the order, the CV MAE after each addition, and the baseline MAE (predicting the
-    prior mean, zero for ``y`` given minus it). Hyperparameters stay as fitted on all the data.
+    prior mean: zero, as ``y`` comes with it subtracted). Hyperparameters stay as fitted on all
+    the data.
     """
     full = total(terms)
     # predictions[f][i]: posterior mean of component i at fold f's test points, fit on the rest
