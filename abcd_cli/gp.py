@@ -84,14 +84,19 @@ class Level:
         return cls(v, a, float(v @ y) / a)
 
 
+def _residual(L: np.ndarray, y: np.ndarray, constant_mean: bool) -> tuple[np.ndarray, Level | None]:
+    """r = y - β̂1 and the level (r = y and no level without ``constant_mean``).
+
+    Everything downstream solves with r, not K⁻¹y - β̂v, so a far level costs no precision."""
+    level = Level.estimate(L, y) if constant_mean else None
+    return (y if level is None else y - level.beta), level
+
+
 def _weights(
     L: np.ndarray, y: np.ndarray, constant_mean: bool
 ) -> tuple[np.ndarray, np.ndarray, Level | None]:
-    """r = y - β̂1, α = K⁻¹r and the level (β̂ = 0 and no level without ``constant_mean``).
-
-    α is solved from r, not as K⁻¹y - β̂v, so a level far from zero costs no precision."""
-    level = Level.estimate(L, y) if constant_mean else None
-    r = y if level is None else y - level.beta
+    """r = y - β̂1, α = K⁻¹r and the level (see ``_residual``)."""
+    r, level = _residual(L, y, constant_mean)
     return r, cho_solve((L, True), r, check_finite=False), level
 
 
@@ -138,8 +143,9 @@ def negative_log_likelihood(
             L = _cholesky(K)
             if L is None:
                 return FAILED_NLL
-            r, alpha, level = _weights(L, y, constant_mean)
-            nll = _nll(float(r @ alpha), L, level)
+            r, level = _residual(L, y, constant_mean)
+            z = solve_triangular(L, r, lower=True, check_finite=False)  # rᵀK⁻¹r = zᵀz
+            nll = _nll(float(z @ z), L, level)
     except (LinAlgError, ValueError):
         return FAILED_NLL
     return nll if math.isfinite(nll) else FAILED_NLL
@@ -274,8 +280,14 @@ class Posterior:
         self.L = L
         # residual: the data the components explain, y minus the level
         self.residual, self.alpha, self._level = _weights(L, self.y, constant_mean)
-        self.level = 0.0 if self._level is None else self._level.beta
-        self.level_sd = 0.0 if self._level is None else 1.0 / math.sqrt(self._level.a)
+
+    @property
+    def level(self) -> float:
+        return 0.0 if self._level is None else self._level.beta
+
+    @property
+    def level_sd(self) -> float:
+        return 0.0 if self._level is None else 1.0 / math.sqrt(self._level.a)
 
     def _level_coupling(self, Ks: np.ndarray) -> np.ndarray | None:
         """c = K_i(X*, X) v / √a, whose outer products are the level's share of the covariance."""

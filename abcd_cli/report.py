@@ -245,7 +245,7 @@ def _json_view(
             "data": {
                 "description": context["data"]["description"],
                 "n": int(dec.model.n),
-                "level": dict(zip(("value", "sd"), dec.level, strict=True)) if dec.level else None,
+                "level": {"value": dec.level[0], "sd": dec.level[1]} if dec.level else None,
             },
             "summary": context["summary"],
             "table": context["table"],

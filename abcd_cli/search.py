@@ -289,6 +289,12 @@ def check_size(n: int, settings: SearchSettings) -> None:
     )
 
 
+def prior_mean_units(x: np.ndarray, y: np.ndarray, prior_mean: str) -> tuple[Scaling, bool]:
+    """The internal units for one of ``PRIOR_MEANS``, and whether a level is integrated out:
+    y is centred unless the prior mean is zero; only "constant" estimates a level."""
+    return Scaling.from_data(x, y, centre_y=prior_mean != "zero"), prior_mean == "constant"
+
+
 def prior_mean_warning(y: np.ndarray, settings: SearchSettings) -> str | None:
     """The warning for a zero prior mean when |mean(y)| / sd(y) ≥ FAR_LEVEL, else None."""
     if settings.prior_mean != "zero":
@@ -333,8 +339,7 @@ class Search:
         self.executor = executor or SerialExecutor()
         self.progress = progress or (lambda _msg: None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
-        self.constant_mean = settings.prior_mean == "constant"
-        self.scaling = Scaling.from_data(self.x, self.y, settings.prior_mean != "zero")
+        self.scaling, self.constant_mean = prior_mean_units(self.x, self.y, settings.prior_mean)
         self.X = self.scaling.x_in(self.x)[:, None]
         self.Y = self.scaling.y_in(self.y)
         self.n = self.Y.size

@@ -68,8 +68,13 @@ from abcd_cli.model import Model
 from abcd_cli.parallel import make_executor
 from abcd_cli.parse import parse_kernel
 from abcd_cli.predict import predictive_table
-from abcd_cli.scaling import Scaling
-from abcd_cli.search import PRIOR_MEANS, SearchSettings, lost_candidate, run_search
+from abcd_cli.search import (
+    PRIOR_MEANS,
+    SearchSettings,
+    lost_candidate,
+    prior_mean_units,
+    run_search,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -679,10 +684,9 @@ def stored_model(row: dict[str, str]) -> tuple[Model, Series]:
     """The model of one ``results.csv`` row, rebuilt on its training file (no refitting) with
     the row's prior mean."""
     train = load_series(split_files(row["series"], row["task"])[0])
-    prior_mean = row.get("prior_mean") or "data"
-    scaling = Scaling.from_data(train.x, train.y, centre_y=prior_mean != "zero")
+    scaling, constant_mean = prior_mean_units(train.x, train.y, row.get("prior_mean") or "data")
     kernel = scaling.kernel_in(parse_kernel(row["kernel"]))
-    return Model(kernel, scaling, train.x, train.y, math.nan, prior_mean == "constant"), train
+    return Model(kernel, scaling, train.x, train.y, math.nan, constant_mean), train
 
 
 Rebuilt = tuple[dict[str, str], tuple[Model, Series, Series] | str]
