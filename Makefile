@@ -30,10 +30,12 @@ lint: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/abcd report datasets/01-airline.csv -o results/01-airline.pdf
 
-# Reports for the 13 series into results/benchmark/ (SERIES=01-airline for one); resumable.
+# Reports for the 13 series into results/benchmark/ (SERIES=01-airline for one; ARGS="--seed 1"
+# for any search option of abcd benchmark); resumable.
 SERIES ?=
+ARGS ?=
 benchmark: $(STAMP)
-	$(BIN)/abcd benchmark datasets -o results/benchmark $(foreach s,$(SERIES),--series $(s))
+	$(BIN)/abcd benchmark datasets -o results/benchmark $(foreach s,$(SERIES),--series $(s)) $(ARGS)
 
 bench-gp: $(STAMP)
 	$(BIN)/python benchmarks/bench_gp.py --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md

@@ -111,14 +111,9 @@ def describe_data(data: str, x: str | None, y: str | None) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def search_options(fn: Any, data_required: bool = True) -> Any:
-    """The options shared by every command that runs a search."""
-    options = [
-        click.argument("data", metavar="DATA.csv", required=data_required),
-        click.option(
-            "--x", "x", metavar="COL", help="Column holding time (name or 1-based number)."
-        ),
-        click.option("--y", "y", metavar="COL", help="Column holding the values (name or number)."),
+def _setting_options() -> list[Any]:
+    """The options that become the SearchSettings (and --jobs, which does not change results)."""
+    return [
         click.option(
             "--depth",
             type=click.IntRange(0, 50),
@@ -195,17 +190,46 @@ def search_options(fn: Any, data_required: bool = True) -> Any:
             " original system did; a constant component then carries the level); or 'constant', a"
             " level of unknown value estimated with each model.",
         ),
-        click.option(
-            "--checkpoint",
-            metavar="PATH",
-            help="Where to keep the search state (default: beside the output).",
-        ),
-        click.option("--resume", is_flag=True, help="Continue an interrupted search."),
-        click.option("--quiet", is_flag=True, help="No progress lines on stderr."),
     ]
+
+
+QUIET_OPTION = click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+
+
+def _decorate(fn: Any, options: list[Any]) -> Any:
+    """fn with the options applied so that --help lists them in this order."""
     for option in reversed(options):
         fn = option(fn)
     return fn
+
+
+def search_options(fn: Any, data_required: bool = True) -> Any:
+    """The options shared by every command that searches one series."""
+    return _decorate(
+        fn,
+        [
+            click.argument("data", metavar="DATA.csv", required=data_required),
+            click.option(
+                "--x", "x", metavar="COL", help="Column holding time (name or 1-based number)."
+            ),
+            click.option(
+                "--y", "y", metavar="COL", help="Column holding the values (name or number)."
+            ),
+            *_setting_options(),
+            click.option(
+                "--checkpoint",
+                metavar="PATH",
+                help="Where to keep the search state (default: beside the output).",
+            ),
+            click.option("--resume", is_flag=True, help="Continue an interrupted search."),
+            QUIET_OPTION,
+        ],
+    )
+
+
+def batch_search_options(fn: Any) -> Any:
+    """The search options of a batch over many series (each keeps its own checkpoint)."""
+    return _decorate(fn, [*_setting_options(), QUIET_OPTION])
 
 
 LANGUAGE_NAMES = tuple(LANGUAGES)
@@ -513,25 +537,8 @@ def predict(model_file: str, inputs: str, output: str, x: str | None) -> None:
     metavar="NAME",
     help="Only this series (file name without .csv); repeatable.",
 )
-@click.option(
-    "--jobs", type=click.IntRange(0, 512), default=0, help="Worker processes (0: all cores)."
-)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--depth", type=click.IntRange(0, 50), default=DEFAULTS.depth, show_default=True)
-@click.option(
-    "--restarts", type=click.IntRange(1, 100), default=DEFAULTS.restarts, show_default=True
-)
-@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def benchmark(
-    folder: str,
-    out_dir: str,
-    only: tuple[str, ...],
-    jobs: int,
-    seed: int,
-    depth: int,
-    restarts: int,
-    quiet: bool,
-) -> None:
+@batch_search_options
+def benchmark(folder: str, out_dir: str, only: tuple[str, ...], **opts: Any) -> None:
     """Search and write PDF, HTML and JSON reports for each CSV in DATASETS.
 
     Series whose three reports already exist are skipped, so an interrupted run resumes; a
@@ -551,37 +558,16 @@ def benchmark(
         raise InputError(f"no CSV files in {folder}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    d = DEFAULTS
-    defaults = {
-        "x": None,
-        "y": None,
-        "beam": d.beam,
-        "beam_levels": d.beam_levels,
-        "language": d.language,
-        "interpretable": d.interpretable,
-        "subset_size": d.subset_size,
-        "patience": d.patience,
-        "prior_mean": d.prior_mean,
-    }
     for path in files:
         outputs = {fmt: str(out / f"{path.stem}.{fmt}") for fmt in REPORT_FORMATS}
         if all(Path(p).exists() for p in outputs.values()):
             click.echo(f"{path.stem}: reports already there, skipped")
             continue
-        opts = dict(
-            defaults,
-            data=str(path),
-            jobs=jobs,
-            seed=seed,
-            quiet=quiet,
-            resume=True,
-            depth=depth,
-            restarts=restarts,
-        )
         checkpoint = str(out / f".{path.stem}.ckpt.json")
-        series, result, _ = run_search_command(dict(opts, checkpoint=checkpoint), checkpoint)
+        one = dict(opts, data=str(path), x=None, y=None, checkpoint=checkpoint, resume=True)
+        series, result, _ = run_search_command(one, checkpoint)
         doc = _search_document(series, result)
-        _write_reports(result.model, doc, outputs, 0.2, seed, None, str(path))
+        _write_reports(result.model, doc, outputs, 0.2, opts["seed"], None, str(path))
         Path(checkpoint).unlink(missing_ok=True)
         click.echo(
             f"{path.stem}: {result.model.kernel.structure}  BIC {result.model.bic:.2f}"

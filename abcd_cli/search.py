@@ -306,7 +306,7 @@ def prior_mean_warning(y: np.ndarray, settings: SearchSettings) -> str | None:
     return (
         f"the mean of y lies {spreads:.3g} standard deviations from zero; with --prior-mean zero"
         " a constant component must carry that level, which this far out is fitted poorly;"
-        " the default, --prior-mean data, does not have this problem"
+        " --prior-mean data (the default) or constant does not have this problem"
     )
 
 

@@ -290,6 +290,7 @@ def test_a_zero_prior_mean_far_from_the_data_is_warned_about(tmp_path):
     zero, data = SearchSettings(prior_mean="zero"), SearchSettings()
     assert prior_mean_warning(near, zero) is None
     assert prior_mean_warning(far, data) is None
+    assert prior_mean_warning(far, SearchSettings(prior_mean="constant")) is None
     message = prior_mean_warning(far, zero)
     assert message and "1.42e+03 standard deviations from zero" in message
     path = tmp_path / "far.csv"
