@@ -351,6 +351,7 @@ def _search_document(series: Any, result: Any) -> dict[str, Any]:
 
 
 REPORT_FORMATS = ("pdf", "html", "json")
+EXTRAPOLATE = 0.2  # how far past the data a report forecasts, as a fraction of its range
 
 
 def _report_format(output: str, fmt: str | None) -> str:
@@ -378,7 +379,7 @@ def _report_format(output: str, fmt: str | None) -> str:
 @click.option(
     "--extrapolate",
     type=click.FloatRange(0.0, 5.0),
-    default=0.2,
+    default=EXTRAPOLATE,
     show_default=True,
     help="How far past the data to forecast, as a fraction of its range.",
 )
@@ -567,7 +568,7 @@ def benchmark(folder: str, out_dir: str, only: tuple[str, ...], **opts: Any) -> 
         one = dict(opts, data=str(path), x=None, y=None, checkpoint=checkpoint, resume=True)
         series, result, _ = run_search_command(one, checkpoint)
         doc = _search_document(series, result)
-        _write_reports(result.model, doc, outputs, 0.2, opts["seed"], None, str(path))
+        _write_reports(result.model, doc, outputs, EXTRAPOLATE, opts["seed"], None, str(path))
         Path(checkpoint).unlink(missing_ok=True)
         click.echo(
             f"{path.stem}: {result.model.kernel.structure}  BIC {result.model.bic:.2f}"
