@@ -19,6 +19,7 @@ import functools
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -136,6 +137,14 @@ def _setting_options() -> list[Any]:
             help="Seed of every random choice: one seed, one result.",
         ),
         click.option(
+            "--seeds",
+            type=click.IntRange(1, 20),
+            default=DEFAULTS.seeds,
+            show_default=True,
+            help="Run this many searches (seeds SEED, SEED+1, ...) and keep the lowest BIC;"
+            " the time grows in proportion.",
+        ),
+        click.option(
             "--jobs",
             type=click.IntRange(0, 512),
             default=0,
@@ -237,13 +246,15 @@ DEFAULTS = SearchSettings()
 
 
 def run_search_command(opts: dict[str, Any], default_checkpoint: str):
-    """Load the data, run the search with progress and checkpoints; (series, result)."""
-    import os
+    """Load the data, run the search with progress and checkpoints.
+
+    Returns (series, result, checkpoints): the files holding the search state (one per seed),
+    which the caller removes once its output is written."""
     import signal
 
     from abcd_cli.data import load_series
     from abcd_cli.parallel import make_executor
-    from abcd_cli.search import SearchSettings, lost_candidate, run_search
+    from abcd_cli.search import SearchSettings, checkpoint_paths, lost_candidate, run_search
 
     series = load_series(opts["data"], x=opts["x"], y=opts["y"])
     quiet = opts["quiet"]
@@ -253,6 +264,7 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
         depth=opts["depth"],
         restarts=opts["restarts"],
         seed=opts["seed"],
+        seeds=opts["seeds"],
         beam=opts["beam"],
         beam_levels=opts["beam_levels"],
         language=opts["language"],
@@ -266,6 +278,7 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
         click.echo(f"Warning: {far}", err=True)
     checkpoint = opts["checkpoint"] or default_checkpoint
     _check_writable(checkpoint)
+    checkpoints = checkpoint_paths(checkpoint, settings)
     progress = None if quiet else (lambda msg: click.echo(msg, err=True))
 
     def terminate(signum: int, frame: Any) -> None:
@@ -280,10 +293,11 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
         )
     except KeyboardInterrupt:
         interrupted = True
-        if os.path.exists(checkpoint):
+        saved = [str(path) for path in checkpoints if path.exists()]
+        if saved:
             click.echo(
-                f"Interrupted. The search state after the last finished level is in {checkpoint};"
-                " run the same command with --resume to continue.",
+                "Interrupted. The search state after the last finished level is in"
+                f" {', '.join(saved)}; run the same command with --resume to continue.",
                 err=True,
             )
         else:
@@ -292,12 +306,15 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
     finally:
         signal.signal(signal.SIGTERM, previous)
         executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
-    return series, result, checkpoint
+    return series, result, checkpoints
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 def _default_checkpoint(data: str, out: str | None) -> str:
-    from pathlib import Path
-
     if out:
         return str(Path(out).with_name(Path(out).name + ".ckpt.json"))
     return str(Path.cwd() / f".{Path(data).stem}.abcd.ckpt.json")
@@ -313,14 +330,13 @@ def search(json_out: str | None, **opts: Any) -> None:
     by BIC. Progress goes to stderr, one line per level.
     """
     import json
-    import os
 
     from abcd_cli.files import atomic_write
     from abcd_cli.search import summary_line
 
     if json_out:
         _check_writable(json_out)
-    series, result, checkpoint = run_search_command(
+    series, result, checkpoints = run_search_command(
         opts, _default_checkpoint(opts["data"], json_out)
     )
     model = result.model
@@ -331,8 +347,7 @@ def search(json_out: str | None, **opts: Any) -> None:
     if json_out:
         atomic_write(json_out, json.dumps(_search_document(series, result), indent=1))
         click.echo(f"wrote {json_out}")
-    if os.path.exists(checkpoint):
-        os.unlink(checkpoint)
+    _remove(checkpoints)
 
 
 def _search_document(series: Any, result: Any) -> dict[str, Any]:
@@ -355,8 +370,6 @@ EXTRAPOLATE = 0.2  # how far past the data a report forecasts, as a fraction of 
 
 
 def _report_format(output: str, fmt: str | None) -> str:
-    from pathlib import Path
-
     from abcd_cli.errors import InputError
 
     if fmt:
@@ -404,21 +417,19 @@ def report(
     figures, a table of how much each one explains, a forecast, model checks and an appendix.
     The file is written atomically: on any failure no partial file is left.
     """
-    import os
-
     from abcd_cli.errors import InputError
     from abcd_cli.model import Model
 
     fmt = _report_format(output, fmt)
     _check_writable(output)
-    checkpoint = None
+    checkpoints: list[Path] = []
     if from_model:
         doc = _read_model_file(from_model)
         model = Model.from_dict(doc)
     else:
         if not opts["data"]:
             raise InputError("give DATA.csv to analyse, or --from-model MODEL.json")
-        series, result, checkpoint = run_search_command(
+        series, result, checkpoints = run_search_command(
             opts, _default_checkpoint(opts["data"], output)
         )
         doc = _search_document(series, result)
@@ -428,8 +439,7 @@ def report(
         click.echo("decomposing the model and writing the report", err=True)
     _write_reports(model, doc, {fmt: output}, extrapolate, opts["seed"], title, source)
     click.echo(f"wrote {output}")
-    if checkpoint and os.path.exists(checkpoint):
-        os.unlink(checkpoint)
+    _remove(checkpoints)
 
 
 def _write_reports(
@@ -442,8 +452,6 @@ def _write_reports(
     source: str,
 ) -> None:
     """Decompose the model once and write the report in each format ({format: path})."""
-    from pathlib import Path
-
     from abcd_cli.decompose import decompose
     from abcd_cli.facts import Axis
     from abcd_cli.render import write_report
@@ -478,7 +486,6 @@ def _read_model_file(path: str) -> dict[str, Any]:
 def _check_writable(path: str) -> None:
     """Fail before a long run when the output cannot be written."""
     import os
-    from pathlib import Path
 
     from abcd_cli.errors import InputError
 
@@ -545,8 +552,6 @@ def benchmark(folder: str, out_dir: str, only: tuple[str, ...], **opts: Any) -> 
     Series whose three reports already exist are skipped, so an interrupted run resumes; a
     search interrupted mid-way continues from its checkpoint in the output folder.
     """
-    from pathlib import Path
-
     from abcd_cli.errors import InputError
 
     files = sorted(Path(folder).glob("*.csv"))
@@ -566,10 +571,10 @@ def benchmark(folder: str, out_dir: str, only: tuple[str, ...], **opts: Any) -> 
             continue
         checkpoint = str(out / f".{path.stem}.ckpt.json")
         one = dict(opts, data=str(path), x=None, y=None, checkpoint=checkpoint, resume=True)
-        series, result, _ = run_search_command(one, checkpoint)
+        series, result, checkpoints = run_search_command(one, checkpoint)
         doc = _search_document(series, result)
         _write_reports(result.model, doc, outputs, EXTRAPOLATE, opts["seed"], None, str(path))
-        Path(checkpoint).unlink(missing_ok=True)
+        _remove(checkpoints)
         click.echo(
             f"{path.stem}: {result.model.kernel.structure}  BIC {result.model.bic:.2f}"
             f"  ({result.elapsed_seconds:.0f} s)"

@@ -76,6 +76,7 @@ class SearchSettings:
     depth: int = 10
     restarts: int = 10
     seed: int = 0
+    seeds: int = 1  # independent searches, with seeds seed, seed + 1, ...; the lowest BIC wins
     beam: int = 2  # models of a level expanded at the next (1: the original's greedy search)
     beam_levels: int = 3  # levels that keep ``beam`` models; later ones keep one (0: all)
     language: str = "abcd"
@@ -95,6 +96,7 @@ class SearchSettings:
         checks = {
             "depth": self.depth >= 0,
             "restarts": self.restarts >= 1,
+            "seeds": self.seeds >= 1,
             "beam": self.beam >= 1,
             "beam_levels": self.beam_levels >= 0,
             "subset_size": self.subset_size >= 20,
@@ -611,6 +613,20 @@ class Search:
         return True
 
 
+def checkpoint_paths(checkpoint: str | Path, settings: SearchSettings) -> list[Path]:
+    """Where each of the settings' searches keeps its state: the path itself for one seed,
+    else one file per seed beside it (``NAME.seedK.json`` for ``NAME.json``)."""
+    path = Path(checkpoint)
+    if settings.seeds == 1:
+        return [path]
+    seeds = range(settings.seed, settings.seed + settings.seeds)
+    return [path.with_name(f"{path.stem}.seed{k}{path.suffix}") for k in seeds]
+
+
+def _tagged(progress: Progress, seed: int) -> Progress:
+    return lambda msg: progress(f"seed {seed}: {msg}")
+
+
 def run_search(
     x: np.ndarray,
     y: np.ndarray,
@@ -623,12 +639,35 @@ def run_search(
 ) -> SearchResult:
     """Search for the kernel that best explains y(x); see the module docstring.
 
-    ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises).
+    With ``settings.seeds`` = k > 1, k searches are run one after another with seeds seed, ...,
+    seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
+    model has the lowest BIC is returned (the first of equals), with every seed's BIC in its
+    notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises).
     """
-    search = Search(x, y, settings or SearchSettings(), executor, progress, checkpoint, fit_fn)
-    if resume and search.restore() and progress:
-        progress(f"resumed after level {search.level}")
-    return search.run()
+    settings = settings or SearchSettings()
+    paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
+    results = []
+    for i, path in enumerate(paths):
+        one = replace(settings, seed=settings.seed + i, seeds=1)
+        say = _tagged(progress, one.seed) if progress and settings.seeds > 1 else progress
+        search = Search(x, y, one, executor, say, path, fit_fn)
+        if resume and search.restore() and say:
+            say(f"resumed after level {search.level}")
+        results.append(search.run())
+    if settings.seeds == 1:
+        return results[0]
+    chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
+    bics = ", ".join(f"{r.settings.seed}: {r.model.bic:.2f}" for r in results)
+    note = (
+        f"the lowest BIC of {settings.seeds} searches, by seed {bics};"
+        f" the model and trace are seed {chosen.settings.seed}'s"
+    )
+    return replace(
+        chosen,
+        settings=settings,
+        elapsed_seconds=sum(r.elapsed_seconds for r in results),
+        notes=[*chosen.notes, note],
+    )
 
 
 def summary_line(result: SearchResult) -> str:

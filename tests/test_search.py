@@ -314,3 +314,52 @@ def test_a_constant_may_reach_ten_times_the_level_of_an_uncentred_series():
 def test_an_unknown_prior_mean_is_refused():
     with pytest.raises(InputError, match="prior mean"):
         SearchSettings(prior_mean="median")
+
+
+SEEDED = "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5) + WN(sd=0.2)"
+
+
+def test_several_seeds_keep_the_search_with_the_lowest_bic_and_resume(tmp_path):
+    y = draw(SEEDED, 8)
+    one = SearchSettings(depth=2, restarts=1, seed=2, patience=0)
+    singles = [run_search(X, y, replace(one, seed=k)) for k in (2, 3)]
+    assert singles[1].model.bic < singles[0].model.bic - 1  # the second seed's search is better
+    ckpt = tmp_path / "state.json"
+    both = run_search(X, y, replace(one, seeds=2), checkpoint=ckpt)
+    chosen = _result_json(singles[1])
+    got = _result_json(both)
+    for key in ("kernel", "bic", "trace", "parameters"):
+        assert got[key] == chosen[key], key
+    assert got["settings"] == {**chosen["settings"], "seed": 2, "seeds": 2}
+    bics = f"2: {singles[0].model.bic:.2f}, 3: {singles[1].model.bic:.2f}"
+    assert got["notes"] == [
+        f"the lowest BIC of 2 searches, by seed {bics}; the model and trace are seed 3's"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.seed2.json", "state.seed3.json"]
+
+    # seed 3's search interrupted after its first level: resuming finishes it, redoes nothing else
+    (tmp_path / "state.seed3.json").unlink()
+    partial = Search(X, y, replace(one, seed=3), checkpoint=tmp_path / "state.seed3.json")
+    partial.step()
+    partial.step()
+    lines: list[str] = []
+    resumed = run_search(X, y, replace(one, seeds=2), None, lines.append, ckpt, resume=True)
+    assert json.dumps(_result_json(resumed)) == json.dumps(got)
+    assert lines[0] == "seed 2: resumed after level 2"
+    assert lines[1] == "seed 3: resumed after level 1"
+    assert [line.split(":")[1].strip().split()[1] for line in lines[2:]] == ["2/2"]
+
+
+def test_search_command_with_seeds_notes_every_bic_and_leaves_no_checkpoint(tmp_path):
+    path = tmp_path / "series.csv"
+    y = draw(SEEDED, 8)
+    path.write_text("x,y\n" + "".join(f"{a},{b}\n" for a, b in zip(X, y, strict=True)))
+    out = tmp_path / "model.json"
+    args = ["search", str(path), "--depth", "1", "--restarts", "1", "--jobs", "1"]
+    result = CliRunner().invoke(main, [*args, "--seed", "2", "--seeds", "2", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    seeds = [line.split(":")[0] for line in result.stderr.splitlines()]
+    assert seeds == ["seed 2", "seed 2", "seed 3", "seed 3"]  # levels 0 and 1 of each
+    assert "note: the lowest BIC of 2 searches, by seed 2: " in result.stdout
+    assert json.loads(out.read_text())["settings"]["seeds"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json", "series.csv"]
