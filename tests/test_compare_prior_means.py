@@ -1,0 +1,51 @@
+"""The prior-mean comparison script: its exact sign-flip test and which seeds it compares."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def compare():
+    sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(
+        "compare_prior_means", BENCHMARKS / "compare_prior_means.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    yield module
+    sys.path.remove(str(BENCHMARKS))
+    sys.modules.pop("bench_accuracy", None)
+
+
+def test_sign_flip_p_by_hand(compare):
+    # every series better: only the observed signs give a sum this low
+    assert compare.sign_flip_p([-0.1, -0.2, -0.3]) == pytest.approx(1 / 8)
+    # sums of ±1 ± 1: 2, 0, 0, -2; at most the observed 0: three of four
+    assert compare.sign_flip_p([-1.0, 1.0]) == pytest.approx(3 / 4)
+    # the worst case is certain
+    assert compare.sign_flip_p([0.5, 0.5]) == pytest.approx(1.0)
+
+
+def test_only_seeds_with_every_series_are_compared(compare, tmp_path):
+    bench = sys.modules["bench_accuracy"]
+
+    def row(series: str, seed: int, rmse: str) -> dict[str, object]:
+        cells = dict.fromkeys(bench.FIELDS, "")
+        cells.update(series=series, task="extrap", method="abcd", status="ok", seed=seed)
+        return {**cells, "rmse": rmse, "bic": "1.0"}
+
+    for s in ("a", "b"):
+        bench.append_row(tmp_path / "results.csv", row(s, 0, "2.0"))
+    bench.append_row(tmp_path / bench.SEEDS_CSV, row("a", 1, "1.0"))  # seed 1 lacks b
+    bench.append_row(tmp_path / bench.SEEDS_CSV, row("a", 2, "1.0"))
+    bench.append_row(tmp_path / bench.SEEDS_CSV, row("b", 2, "nan"))  # seed 2 failed on b
+    seeds = compare.full_seeds(tmp_path, "extrap")
+    assert sorted(seeds) == [0] and sorted(seeds[0]) == ["a", "b"]
