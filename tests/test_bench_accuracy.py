@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_accuracy.py"
+from tests.benchmark_scripts import BENCHMARKS, benchmark_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_accuracy", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_accuracy"] = module
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules["bench_accuracy"]
+    with benchmark_script("bench_accuracy") as module:
+        yield module
 
 
 def _row(bench, series: str, task: str, method: str, rmse: str) -> dict[str, str]:
@@ -184,7 +177,7 @@ def test_in_published_place_standardises_over_the_nine_published_methods(bench):
 @pytest.mark.parametrize("results", ["results.csv", "prior_zero/results.csv"])
 def test_a_stored_model_is_rebuilt_with_its_prior_mean(bench, results):
     """The forecast figure's models: rebuilt from a committed row, they score the row's RMSE."""
-    path = SCRIPT.parent / "accuracy" / results
+    path = BENCHMARKS / "accuracy" / results
     with path.open(newline="") as f:
         row = next(r for r in csv.DictReader(f) if r["method"] == "se" and r["task"] == "extrap")
     model, _ = bench.stored_model(row)

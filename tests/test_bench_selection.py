@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from abcd_cli.model import Model
 from abcd_cli.search import SearchSettings, run_search
-
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.benchmark_scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(
-        "bench_selection", BENCHMARKS / "bench_selection.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    sys.path.remove(str(BENCHMARKS))
-    sys.modules.pop("bench_accuracy", None)
+    with benchmark_script("bench_selection") as module:
+        yield module
 
 
 def test_bic_weights_by_hand(bench):

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.benchmark_scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def compare():
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(
-        "compare_prior_means", BENCHMARKS / "compare_prior_means.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    sys.path.remove(str(BENCHMARKS))
-    sys.modules.pop("bench_accuracy", None)
+    with benchmark_script("compare_prior_means") as module:
+        yield module
 
 
 def test_sign_flip_p_by_hand(compare):
