@@ -19,15 +19,25 @@ import itertools
 import math
 from pathlib import Path
 
-from bench_accuracy import ROOT, SEEDS_CSV, TASKS, Seeds, our_rmse, read_results, runs_by_seed
+from bench_accuracy import (
+    ROOT,
+    SEED_KEY,
+    SEEDS_CSV,
+    TASKS,
+    Seeds,
+    our_rmse,
+    read_results,
+    runs_by_seed,
+)
 
 
 def full_seeds(folder: Path, task: str, method: str = "abcd") -> Seeds:
-    """seed -> series -> row, for the seeds whose runs all succeeded."""
-    rows = [*read_results(folder / "results.csv").values()]
-    rows += read_results(folder / SEEDS_CSV, ("series", "task", "method", "seed")).values()
+    """seed -> series -> row, for the seeds whose runs all succeeded (a row of
+    ``results.csv`` wins over one of ``other_seeds.csv``, as in RESULTS.md)."""
+    rows = [*read_results(folder / SEEDS_CSV, SEED_KEY).values()]
+    rows += read_results(folder / "results.csv").values()
     seeds = runs_by_seed(rows, task, method)
-    series = set().union(*(set(runs) for runs in seeds.values())) if seeds else set()
+    series = set().union(*seeds.values())
     return {
         k: runs
         for k, runs in seeds.items()
