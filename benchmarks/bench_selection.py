@@ -32,23 +32,25 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from bench_accuracy import (
-    REFERENCE_METHODS,
+from accuracy_runs import (
     ROOT,
     SEED_KEY,
     SEEDS_CSV,
     TASKS,
     Key,
     all_series,
+    read_results,
+    split_files,
+)
+from accuracy_tables import (
+    REFERENCE_METHODS,
     fmt,
     md_table,
     median_or_none,
     no_worse,
     our_rmse,
     read_reference,
-    read_results,
     rmse_grid,
-    split_files,
     standardise,
 )
 

@@ -19,16 +19,9 @@ import itertools
 import math
 from pathlib import Path
 
-from bench_accuracy import (
-    ROOT,
-    SEED_KEY,
-    SEEDS_CSV,
-    TASKS,
-    Seeds,
-    our_rmse,
-    read_results,
-    runs_by_seed,
-)
+from accuracy_runs import ROOT, SEED_KEY, SEEDS_CSV, TASKS, read_results
+from accuracy_seeds import Seeds, runs_by_seed
+from accuracy_tables import our_rmse
 
 
 def full_seeds(folder: Path, task: str, method: str = "abcd") -> Seeds:

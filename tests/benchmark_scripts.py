@@ -1,8 +1,8 @@
-"""A script of ``benchmarks/`` loaded as a module, for the tests of its functions."""
+"""Scripts of ``benchmarks/`` loaded as modules, for the tests of their functions."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,18 +13,15 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
 @contextmanager
-def benchmark_script(name: str) -> Iterator[ModuleType]:
-    """``benchmarks/NAME.py`` imported as ``NAME``, with ``benchmarks/`` on the path for its own
-    imports (``bench_accuracy``); the path and the modules are removed afterwards."""
+def benchmark_scripts(*names: str) -> Iterator[tuple[ModuleType, ...]]:
+    """``benchmarks/NAME.py`` imported as ``NAME`` for each name, with ``benchmarks/`` on the path
+    (the scripts import one another); the path and every module loaded from ``benchmarks/`` are
+    removed afterwards."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        yield module
+        yield tuple(importlib.import_module(name) for name in names)
     finally:
         sys.path.remove(str(BENCHMARKS))
-        sys.modules.pop(name, None)
-        sys.modules.pop("bench_accuracy", None)
+        for name, module in list(sys.modules.items()):
+            if Path(getattr(module, "__file__", None) or "/").parent == BENCHMARKS:
+                del sys.modules[name]

@@ -4,21 +4,34 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from tests.benchmark_scripts import BENCHMARKS, benchmark_script
+from abcd_cli.data import load_series
+from abcd_cli.search import SearchSettings
+from tests.benchmark_scripts import BENCHMARKS, benchmark_scripts
+
+SCRIPTS = (
+    "bench_accuracy",
+    "accuracy_runs",
+    "accuracy_tables",
+    "accuracy_seeds",
+    "accuracy_figures",
+)
 
 
 @pytest.fixture(scope="module")
 def bench():
-    with benchmark_script("bench_accuracy") as module:
-        yield module
+    """The command (``bench.cli``) and its modules: ``bench.runs``, ``.tables``, ``.seeds``,
+    ``.figures``."""
+    with benchmark_scripts(*SCRIPTS) as (cli, runs, tables, seeds, figures):
+        yield SimpleNamespace(cli=cli, runs=runs, tables=tables, seeds=seeds, figures=figures)
 
 
 def _row(bench, series: str, task: str, method: str, rmse: str) -> dict[str, str]:
-    row = dict.fromkeys(bench.FIELDS, "")
+    row = dict.fromkeys(bench.runs.FIELDS, "")
     row.update(series=series, task=task, method=method, status="ok", rmse=rmse)
     return row
 
@@ -33,39 +46,39 @@ def test_merge_replaces_rows_of_the_same_run_and_keeps_the_others(bench, tmp_pat
     other = tmp_path / "other" / "results.csv"
     main.parent.mkdir()
     other.parent.mkdir()
-    bench.append_row(main, _row(bench, "01-airline", "extrap", "abcd", "21.5"))
-    bench.append_row(main, _row(bench, "01-airline", "interp", "abcd", "10.8"))
-    bench.append_row(other, _row(bench, "01-airline", "extrap", "abcd", "19.0"))
-    bench.append_row(other, _row(bench, "02-solar", "extrap", "abcd-int", "0.4"))
+    bench.runs.append_row(main, _row(bench, "01-airline", "extrap", "abcd", "21.5"))
+    bench.runs.append_row(main, _row(bench, "01-airline", "interp", "abcd", "10.8"))
+    bench.runs.append_row(other, _row(bench, "01-airline", "extrap", "abcd", "19.0"))
+    bench.runs.append_row(other, _row(bench, "02-solar", "extrap", "abcd-int", "0.4"))
 
-    assert bench.merge_results(main, [other]) == 2
+    assert bench.runs.merge_results(main, [other]) == 2
 
     assert _rmse_by_key(main) == {
         ("01-airline", "extrap", "abcd"): "19.0",
         ("01-airline", "interp", "abcd"): "10.8",
         ("02-solar", "extrap", "abcd-int"): "0.4",
     }
-    assert bench.read_results(main).keys() == _rmse_by_key(main).keys()  # still its layout
+    assert bench.runs.read_results(main).keys() == _rmse_by_key(main).keys()  # still its layout
     assert sorted(p.name for p in main.parent.iterdir()) == ["results.csv"]  # no temporary left
 
 
 def test_merge_refuses_a_missing_file_and_leaves_the_results_alone(bench, tmp_path):
     main = tmp_path / "results.csv"
-    bench.append_row(main, _row(bench, "01-airline", "extrap", "abcd", "21.5"))
+    bench.runs.append_row(main, _row(bench, "01-airline", "extrap", "abcd", "21.5"))
     before = main.read_bytes()
     with pytest.raises(SystemExit, match="does not exist"):
-        bench.merge_results(main, [tmp_path / "nowhere" / "results.csv"])
+        bench.runs.merge_results(main, [tmp_path / "nowhere" / "results.csv"])
     assert main.read_bytes() == before
 
 
 def test_the_recorded_command_leaves_out_what_runs_nothing(bench):
     argv = ["bench.py", "--jobs", "0", "--merge", "a/results.csv", "b/results.csv", "--quiet"]
-    command = bench.this_command([*argv, "--report-only"])
+    command = bench.cli.this_command([*argv, "--report-only"])
     assert command.endswith("bench.py --jobs 0 --quiet")
 
 
 def test_patience_and_prior_mean_are_options_and_each_group_of_settings_is_stated(bench):
-    base = bench.SearchSettings()
+    base = SearchSettings()
     rows = {}
     for patience, prior_mean, series in (
         ("3", "data", "a"),
@@ -76,24 +89,24 @@ def test_patience_and_prior_mean_are_options_and_each_group_of_settings_is_state
         row.update(depth="10", restarts="10", seed="0", beam="2", beam_levels="3")
         row.update(patience=patience, prior_mean=prior_mean)
         rows[(series, "extrap", "abcd")] = row
-    text = "\n".join(bench.settings_lines(rows, base))
+    text = "\n".join(bench.tables.settings_lines(rows, base))
     assert "beam 2 for the first 3 levels, every level run, prior mean zero (2 rows)" in text
     assert "beam 2 for the first 3 levels, patience 3, prior mean data (1 rows)" in text
     assert "rows were produced with different settings" in text
-    args = bench.parse_args(["--patience", "0", "--prior-mean", "zero"])
+    args = bench.cli.parse_args(["--patience", "0", "--prior-mean", "zero"])
     assert (args.patience, args.prior_mean) == (0, "zero")
-    assert bench.parse_args([]).prior_mean == "data"
+    assert bench.cli.parse_args([]).prior_mean == "data"
     with pytest.raises(SystemExit):
-        bench.parse_args(["--prior-mean", "median"])
+        bench.cli.parse_args(["--prior-mean", "median"])
 
 
 def test_error_profile_groups_by_x_and_finds_where_the_error_is(bench):
     x = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0, 8.0, 7.0, 9.0, 10.0])
     err = np.where(x > 8, 3.0, 1.0)  # the last fifth in x (9 and 10) is three times off
-    by_part, share = bench.error_profile(x, err)
+    by_part, share = bench.figures.error_profile(x, err)
     assert by_part == pytest.approx([1.0, 1.0, 1.0, 1.0, 3.0])
     assert share == pytest.approx((9 + 9 + 1 + 1 + 1) / (8 * 1 + 2 * 9))
-    even, even_share = bench.error_profile(np.arange(100.0), np.full(100, 2.0))
+    even, even_share = bench.figures.error_profile(np.arange(100.0), np.full(100, 2.0))
     assert even == pytest.approx([2.0] * 5) and even_share == pytest.approx(0.05)
 
 
@@ -103,7 +116,7 @@ def test_the_depth_line_counts_searches_that_stopped_early(bench):
         row = _row(bench, series, "extrap", method, "1.0")
         row.update(depth="10", levels=levels)
         rows[(series, "extrap", method)] = row
-    line = bench.depth_line(rows)
+    line = bench.tables.depth_line(rows)
     assert "1 of 2 searches ran every level" in line
     assert "1 rows are fixed models" in line
     assert line.endswith("stopped early: b extrap abcd")
@@ -111,7 +124,7 @@ def test_the_depth_line_counts_searches_that_stopped_early(bench):
 
 def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tmp_path):
     main = tmp_path / "results.csv"
-    seeds = tmp_path / bench.SEEDS_CSV
+    seeds = tmp_path / bench.runs.SEEDS_CSV
     run_dir = tmp_path / "seed1"
     run_dir.mkdir()
     # series a: seed 0 beats the reference (2.0 <= 3.0), seed 1 does not (4.0), and seed 1 has
@@ -129,10 +142,10 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
         if seed == "0":
             rows[(series, "extrap", "abcd")] = row
         else:
-            bench.append_row(run_dir / "results.csv", row)
-    assert bench.merge_results(seeds, [run_dir / "results.csv"], bench.SEED_KEY) == 2
-    assert bench.merge_results(seeds, [run_dir / "results.csv"], bench.SEED_KEY) == 2
-    seed_rows = bench.read_results(seeds, bench.SEED_KEY)
+            bench.runs.append_row(run_dir / "results.csv", row)
+    assert bench.runs.merge_results(seeds, [run_dir / "results.csv"], bench.runs.SEED_KEY) == 2
+    assert bench.runs.merge_results(seeds, [run_dir / "results.csv"], bench.runs.SEED_KEY) == 2
+    seed_rows = bench.runs.read_results(seeds, bench.runs.SEED_KEY)
     assert sorted(seed_rows) == [("a", "extrap", "abcd", "1"), ("b", "extrap", "abcd", "1")]
     assert not main.exists()  # the main table is not touched
 
@@ -141,7 +154,7 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
         "a": {"abcd": 2.0, "se": 8.0, "ABCD_acc": 3.0},
         "b": {"abcd": 5.0, "se": 8.0, "ABCD_acc": 2.0},
     }
-    text = "\n".join(bench.seed_section(rows, seed_rows, "extrap", grid))
+    text = "\n".join(bench.seeds.seed_section(rows, seed_rows, "extrap", grid))
     assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 |" in text
     assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 |" in text
     # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75
@@ -152,16 +165,16 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
     assert "| lower training BIC of the seeds | 2 | 1 of 2 | 1.17 |" in text
     # a: lower BIC (seed 1) with the higher RMSE; b: lower BIC (seed 1) with the lower RMSE
     assert "On 1 of the 2 series where the seeds' models differ" in text
-    assert bench.seed_section(rows, {}, "extrap", grid) == []  # one seed: no section
+    assert bench.seeds.seed_section(rows, {}, "extrap", grid) == []  # one seed: no section
 
 
 def test_merging_other_seeds_is_left_out_of_the_recorded_command(bench):
     argv = ["bench.py", "--merge-seeds", "a/results.csv", "--quiet", "--report-only"]
-    assert bench.this_command(argv).endswith("bench.py --quiet")
+    assert bench.cli.this_command(argv).endswith("bench.py --quiet")
 
 
 def test_in_published_place_standardises_over_the_nine_published_methods(bench):
-    others = dict.fromkeys(bench.REFERENCE_METHODS, 100.0)
+    others = dict.fromkeys(bench.tables.REFERENCE_METHODS, 100.0)
     grid = {
         # ours best: 1; ABCD_acc (5) is left out, so 5 does not count as best
         "a": {**others, "ABCD_acc": 5.0, "abcd": 50.0, "se": 1.0},
@@ -171,7 +184,7 @@ def test_in_published_place_standardises_over_the_nine_published_methods(bench):
         "c": {**others, "TCI": 20.0, "abcd": 30.0},
         "not run": {**others, "abcd": None},
     }
-    assert bench.in_published_place(grid) == pytest.approx(1.5)
+    assert bench.tables.in_published_place(grid) == pytest.approx(1.5)
 
 
 @pytest.mark.parametrize("results", ["results.csv", "prior_zero/results.csv"])
@@ -180,7 +193,15 @@ def test_a_stored_model_is_rebuilt_with_its_prior_mean(bench, results):
     path = BENCHMARKS / "accuracy" / results
     with path.open(newline="") as f:
         row = next(r for r in csv.DictReader(f) if r["method"] == "se" and r["task"] == "extrap")
-    model, _ = bench.stored_model(row)
-    test = bench.load_series(bench.split_files(row["series"], "extrap")[1])
-    rmse, _ = bench.test_scores(test.y, *model.predict(test.x))
+    model, _ = bench.figures.stored_model(row)
+    test = load_series(bench.runs.split_files(row["series"], "extrap")[1])
+    rmse, _ = bench.runs.test_scores(test.y, *model.predict(test.x))
     assert rmse == pytest.approx(float(row["rmse"]), rel=1e-6)
+
+
+def test_the_rmse_table_is_written_whole_with_every_cell(bench, tmp_path):
+    path = tmp_path / "rmse_extrap.csv"
+    path.write_text("an older table\n")
+    bench.cli.write_rmse_csv({"a": {"abcd": 2.5, "SE": None}, "b": {"abcd": 0.1, "SE": 3.0}}, path)
+    assert path.read_text() == "series,abcd,SE\na,2.5,\nb,0.1,3.0\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["rmse_extrap.csv"]  # no temporary left

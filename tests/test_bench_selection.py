@@ -10,12 +10,12 @@ import pytest
 
 from abcd_cli.model import Model
 from abcd_cli.search import SearchSettings, run_search
-from tests.benchmark_scripts import benchmark_script
+from tests.benchmark_scripts import benchmark_scripts
 
 
 @pytest.fixture(scope="module")
 def bench():
-    with benchmark_script("bench_selection") as module:
+    with benchmark_scripts("bench_selection") as (module,):
         yield module
 
 

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from tests.benchmark_scripts import benchmark_script
+from tests.benchmark_scripts import benchmark_scripts
 
 
 @pytest.fixture(scope="module")
-def compare():
-    with benchmark_script("compare_prior_means") as module:
-        yield module
+def scripts():
+    with benchmark_scripts("compare_prior_means", "accuracy_runs") as modules:
+        yield modules
+
+
+@pytest.fixture(scope="module")
+def compare(scripts):
+    return scripts[0]
 
 
 def test_sign_flip_p_by_hand(compare):
@@ -24,18 +27,18 @@ def test_sign_flip_p_by_hand(compare):
     assert compare.sign_flip_p([0.5, 0.5]) == pytest.approx(1.0)
 
 
-def test_only_seeds_with_every_series_are_compared(compare, tmp_path):
-    bench = sys.modules["bench_accuracy"]
+def test_only_seeds_with_every_series_are_compared(scripts, tmp_path):
+    compare, runs = scripts
 
     def row(series: str, seed: int, rmse: str) -> dict[str, object]:
-        cells = dict.fromkeys(bench.FIELDS, "")
+        cells = dict.fromkeys(runs.FIELDS, "")
         cells.update(series=series, task="extrap", method="abcd", status="ok", seed=seed)
         return {**cells, "rmse": rmse, "bic": "1.0"}
 
     for s in ("a", "b"):
-        bench.append_row(tmp_path / "results.csv", row(s, 0, "2.0"))
-    bench.append_row(tmp_path / bench.SEEDS_CSV, row("a", 1, "1.0"))  # seed 1 lacks b
-    bench.append_row(tmp_path / bench.SEEDS_CSV, row("a", 2, "1.0"))
-    bench.append_row(tmp_path / bench.SEEDS_CSV, row("b", 2, "nan"))  # seed 2 failed on b
+        runs.append_row(tmp_path / "results.csv", row(s, 0, "2.0"))
+    runs.append_row(tmp_path / runs.SEEDS_CSV, row("a", 1, "1.0"))  # seed 1 lacks b
+    runs.append_row(tmp_path / runs.SEEDS_CSV, row("a", 2, "1.0"))
+    runs.append_row(tmp_path / runs.SEEDS_CSV, row("b", 2, "nan"))  # seed 2 failed on b
     seeds = compare.full_seeds(tmp_path, "extrap")
     assert sorted(seeds) == [0] and sorted(seeds[0]) == ["a", "b"]
