@@ -9,16 +9,13 @@ from tests.benchmark_scripts import benchmark_scripts
 
 @pytest.fixture(scope="module")
 def scripts():
+    """``compare_prior_means`` and the ``accuracy_runs`` module whose CSV files it reads."""
     with benchmark_scripts("compare_prior_means", "accuracy_runs") as modules:
         yield modules
 
 
-@pytest.fixture(scope="module")
-def compare(scripts):
-    return scripts[0]
-
-
-def test_sign_flip_p_by_hand(compare):
+def test_sign_flip_p_by_hand(scripts):
+    compare, _ = scripts
     # every series better: only the observed signs give a sum this low
     assert compare.sign_flip_p([-0.1, -0.2, -0.3]) == pytest.approx(1 / 8)
     # sums of ±1 ± 1: 2, 0, 0, -2; at most the observed 0: three of four
