@@ -503,18 +503,31 @@ def _check_writable(path: str) -> None:
 @click.argument("inputs", metavar="X.csv")
 @click.option("-o", "--output", required=True, metavar="OUT.csv", help="Where to write the table.")
 @click.option("--x", "x", metavar="COL", help="Column of X.csv holding x (name or number).")
-def predict(model_file: str, inputs: str, output: str, x: str | None) -> None:
+@click.option(
+    "--average-seeds",
+    is_flag=True,
+    help="MODEL.json from `abcd search --seeds K`: predict with the equal-weight mixture of all K"
+    " searches' models instead of the lowest-BIC one.",
+)
+def predict(model_file: str, inputs: str, output: str, x: str | None, average_seeds: bool) -> None:
     """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
     every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`."""
     from abcd_cli.data import load_inputs
     from abcd_cli.errors import InputError
     from abcd_cli.files import atomic_write
-    from abcd_cli.model import Model
+    from abcd_cli.model import Model, seed_models
     from abcd_cli.predict import predictive_table, to_csv
 
     _check_writable(output)
     doc = _read_model_file(model_file)
-    model = Model.from_dict(doc)
+    models = [Model.from_dict(doc)]
+    if average_seeds:
+        models = seed_models(doc)
+        if len(models) < 2:
+            raise InputError(
+                f"{model_file} holds one search's model; --average-seeds needs a file from"
+                " 'abcd search --seeds K --json' with K > 1"
+            )
     values, cells, name, kind = load_inputs(inputs, x)
     trained = doc.get("data", {}).get("x_kind", kind)
     if (trained == "number") != (kind == "number"):
@@ -523,8 +536,9 @@ def predict(model_file: str, inputs: str, output: str, x: str | None) -> None:
             f"{inputs}: column {name!r} holds {kinds[kind == 'number']} but the model was"
             f" fitted to {kinds[trained == 'number']}"
         )
-    atomic_write(output, to_csv(name, cells, predictive_table(model, values)))
-    click.echo(f"wrote {output} ({len(cells)} rows)")
+    atomic_write(output, to_csv(name, cells, predictive_table(models, values)))
+    mixed = f", the mixture of {len(models)} seeds' models" if len(models) > 1 else ""
+    click.echo(f"wrote {output} ({len(cells)} rows{mixed})")
 
 
 @main.command(short_help="Reports for every series of a folder (the 13-series benchmark).")

@@ -84,8 +84,8 @@ class Model:
             for name, v in zip(k.param_names(), k.values(), strict=True)
         ]
 
-    def to_dict(self) -> dict[str, object]:
-        return {
+    def to_dict(self, with_data: bool = True) -> dict[str, object]:
+        d = {
             "kernel": self.user_kernel.to_text(),
             "structure": self.kernel.structure,
             "bic": self.bic,
@@ -103,8 +103,10 @@ class Model:
                     "y_scale": self.scaling.y_scale,
                 },
             },
-            "data": {"x": self.x.tolist(), "y": self.y.tolist()},
         }
+        if with_data:
+            d["data"] = {"x": self.x.tolist(), "y": self.y.tolist()}
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> Model:
@@ -126,3 +128,12 @@ class Model:
         if not isinstance(constant_mean, bool):
             raise InputError("model file: constant_mean must be true or false")
         return cls(kernel, scaling, x, y, nll, constant_mean)
+
+
+def seed_models(doc: dict) -> list[Model]:
+    """Every search's model from a document of ``abcd search --seeds K`` (K > 1), in seed order,
+    each rebuilt on the document's data; [] when the document holds one search."""
+    entries = doc.get("seed_models") or []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise InputError("model file: seed_models must be a list of models")
+    return [Model.from_dict({**entry, "data": doc.get("data")}) for entry in entries]

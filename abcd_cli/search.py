@@ -243,9 +243,16 @@ class SearchResult:
     elapsed_seconds: float
     notes: list[str] = field(default_factory=list)
     stopped_early: str = ""
+    #: with ``settings.seeds`` > 1: every search's model, in seed order (``model`` is one of them)
+    seed_models: list[Model] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         d = self.model.to_dict()
+        if self.seed_models:
+            d["seed_models"] = [
+                {"seed": self.settings.seed + i, **m.to_dict(with_data=False)}
+                for i, m in enumerate(self.seed_models)
+            ]
         d.update(
             {
                 "trace": self.trace,
@@ -667,6 +674,7 @@ def run_search(
         settings=settings,
         elapsed_seconds=sum(r.elapsed_seconds for r in results),
         notes=[*chosen.notes, note],
+        seed_models=[r.model for r in results],
     )
 
 

@@ -192,7 +192,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
     start = time.perf_counter()
     try:
         result = run_search(train.x, train.y, settings, executor, progress=progress)
-        table = predictive_table(result.model, test.x)
+        table = predictive_table([result.model], test.x)
     except (InputError, RunError, ArithmeticError, ValueError, np.linalg.LinAlgError) as exc:
         # recorded, not raised: one failed run must not end a run of many hours
         row.update(status="failed", note=f"{type(exc).__name__}: {exc}")

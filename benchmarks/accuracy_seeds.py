@@ -1,12 +1,15 @@
 """How much the seed moves a method: its runs with every seed (``results.csv`` and
-``other_seeds.csv``), and the choice a user could make without the test data, the lowest
-training BIC of the seeds (what ``abcd search --seeds K`` keeps)."""
+``other_seeds.csv``), and what a user could make of them without the test data: the lowest
+training BIC of the seeds (what ``abcd search --seeds K`` keeps), or the equal-weight mixture
+of every seed's model (what ``abcd predict --average-seeds`` forecasts with)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from accuracy_runs import COUNTERPART, SEEDS_CSV, Key
+import numpy as np
+from accuracy_figures import stored_model
+from accuracy_runs import COUNTERPART, SEEDS_CSV, Key, split_files
 from accuracy_tables import (
     Grid,
     column,
@@ -18,6 +21,10 @@ from accuracy_tables import (
     our_rmse,
     standardise,
 )
+
+from abcd_cli.data import load_series
+from abcd_cli.errors import InputError
+from abcd_cli.predict import predictive_table
 
 Seeds = dict[int, dict[str, dict[str, str]]]  # seed -> series -> row
 #: training BICs closer than this count as the same model (seed comparison)
@@ -42,10 +49,11 @@ def seed_section(
 ) -> list[str]:
     """The ``method`` runs of ``task`` repeated with other seeds (``other_seeds.csv``).
 
-    Per series, each seed's training BIC and test RMSE; then, for each seed and for the choice
-    a user could make without the test data (on each series, the seed whose model has the lower
-    training BIC), the runs no worse than the published counterpart and the median standardised
-    RMSE, standardised against the same other columns as the main table."""
+    Per series, each seed's training BIC and test RMSE, and the test RMSE of the seeds' models
+    averaged; then, for each seed and for the two choices a user could make without the test
+    data (on each series, the seed whose model has the lower training BIC; or the mixture of
+    every seed's model), the runs no worse than the published counterpart and the median
+    standardised RMSE, standardised against the same other columns as the main table."""
     seeds = runs_by_seed([*seed_rows.values(), *rows.values()], task, method)  # main rows win
     if len(seeds) < 2:
         return []
@@ -57,10 +65,13 @@ def seed_section(
         runs = every_seed_ran(seeds, s)
         return min(runs, key=lambda r: float(r["bic"])) if runs else None
 
-    variants: dict[str, dict[str, dict[str, str] | None]] = {
-        f"seed {k}": {s: seeds[k].get(s) for s in grid} for k in order
+    chosen_by_bic = {s: lower_bic(s) for s in grid}
+    variants: dict[str, dict[str, float | None]] = {
+        f"seed {k}": {s: our_rmse(seeds[k].get(s)) for s in grid} for k in order
     }
-    variants["lower training BIC of the seeds"] = {s: lower_bic(s) for s in grid}
+    variants["lower training BIC of the seeds"] = {s: our_rmse(chosen_by_bic[s]) for s in grid}
+    averaged = {s: averaged_rmse(every_seed_ran(seeds, s), task) for s in grid}
+    variants["the seeds' models averaged"] = averaged
 
     body = []
     for s in grid:
@@ -69,17 +80,20 @@ def seed_section(
             r = seeds[k].get(s)
             ok = no_worse(our_rmse(r), grid[s].get(ref))
             line += [our_cell(r, "bic", ".2f"), our_cell(r, "rmse", ".5g") + (" ✓" if ok else "")]
-        chosen = variants["lower training BIC of the seeds"][s]
-        line.append("—" if chosen is None else chosen["seed"])
+        chosen = chosen_by_bic[s]
+        ok = no_worse(averaged[s], grid[s].get(ref))
+        line += [
+            "—" if chosen is None else chosen["seed"],
+            fmt(averaged[s], ".5g") + (" ✓" if ok else ""),
+        ]
         body.append(line)
     header = ["series", *([f"ref {ref}"] if has_ref else [])]
     for k in order:
         header += [f"seed {k} BIC", f"seed {k} RMSE"]
-    header.append("lower BIC: seed")
+    header += ["lower BIC: seed", "averaged RMSE"]
 
     summary = []
-    for name, chosen_rows in variants.items():
-        rmse = {s: our_rmse(r) for s, r in chosen_rows.items()}
+    for name, rmse in variants.items():
         std = standardise({s: {**grid[s], method: rmse[s]} for s in grid})
         ran = sum(v is not None for v in rmse.values())
         wins = sum(no_worse(v, grid[s].get(ref)) for s, v in rmse.items())
@@ -103,13 +117,31 @@ def seed_section(
         "",
         *md_table(summary_header, summary),
         "",
-        "The last row takes, on each series, the seed whose model has the lower training BIC:"
-        " a choice made without the test data, as a search that tried every seed would make it."
-        " Medians standardise against the same other columns as the table above.",
+        'The last two rows are choices made without the test data. "Lower training BIC" takes,'
+        " on each series, the seed whose model has the lower training BIC, as `abcd search"
+        ' --seeds K` does. "Averaged" forecasts with the equal-weight mixture of every seed\'s'
+        " model, as `abcd predict --average-seeds` does: its predictive mean is the mean of the"
+        " models' means, so its RMSE is never above the seeds' average RMSE. Medians standardise"
+        " against the same other columns as the table above.",
         "",
         f"On {agree} of the {compared} series where the seeds' models differ in training BIC (by"
         f" more than {SAME_BIC}), the lowest BIC went with the lowest test RMSE.",
     ]
+
+
+def averaged_rmse(runs: list[dict[str, str]], task: str) -> float | None:
+    """Test RMSE of the equal-weight mixture of the runs' models, rebuilt from their kernels (no
+    refitting) and predicted as ``abcd predict --average-seeds`` does; None without runs or
+    when a model cannot be rebuilt."""
+    if not runs:
+        return None
+    try:
+        models = [stored_model(r)[0] for r in runs]
+        test = load_series(split_files(runs[0]["series"], task)[1])
+        mean = predictive_table(models, test.x)["mean"]
+    except (InputError, ValueError, np.linalg.LinAlgError):
+        return None
+    return float(np.sqrt(np.mean((mean - test.y) ** 2)))
 
 
 def every_seed_ran(seeds: Seeds, series: str) -> list[dict[str, str]]:

@@ -155,8 +155,10 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
         "b": {"abcd": 5.0, "se": 8.0, "ABCD_acc": 2.0},
     }
     text = "\n".join(bench.seeds.seed_section(rows, seed_rows, "extrap", grid))
-    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 |" in text
-    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 |" in text
+    # no averaged forecast: series a and b have no data files to rebuild the models on
+    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 | — |" in text
+    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 | — |" in text
+    assert "| the seeds' models averaged | 0 | 0 of 0 | — |" in text
     # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75
     assert "| seed 0 | 2 | 1 of 2 | 1.75 |" in text
     # seed 1: wins on b; 4/3 and 1/1, median 1.17
@@ -205,3 +207,27 @@ def test_the_rmse_table_is_written_whole_with_every_cell(bench, tmp_path):
     bench.cli.write_rmse_csv({"a": {"abcd": 2.5, "SE": None}, "b": {"abcd": 0.1, "SE": 3.0}}, path)
     assert path.read_text() == "series,abcd,SE\na,2.5,\nb,0.1,3.0\n"
     assert [p.name for p in tmp_path.iterdir()] == ["rmse_extrap.csv"]  # no temporary left
+
+
+def test_averaged_rmse_scores_the_mean_of_the_seeds_forecasts(bench):
+    kernels = (
+        "SE(lengthscale=5.0, sd=100.0) + WN(sd=30.0)",
+        "Lin(sd=20.0, location=1945.0) + WN(sd=30.0)",
+    )
+    runs = []
+    for seed, kernel in enumerate(kernels):
+        row = _row(bench, "01-airline", "extrap", "abcd", "1.0")
+        row.update(seed=str(seed), kernel=kernel, prior_mean="data")
+        runs.append(row)
+    test_file = bench.runs.split_files("01-airline", "extrap")[1]
+    with test_file.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    y = np.array([float(r["y"]) for r in rows])
+    x = np.array([float(r["x"]) for r in rows])
+    means = [bench.figures.stored_model(r)[0].predict(x)[0] for r in runs]
+    singles = [float(np.sqrt(np.mean((m - y) ** 2))) for m in means]
+    expected = float(np.sqrt(np.mean(((means[0] + means[1]) / 2 - y) ** 2)))
+    got = bench.seeds.averaged_rmse(runs, "extrap")
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert got <= sum(singles) / 2 and abs(singles[0] - singles[1]) > 10.0
+    assert bench.seeds.averaged_rmse([], "extrap") is None

@@ -11,7 +11,19 @@ from click.testing import CliRunner
 from scipy.stats import norm
 
 from abcd_cli.cli import main
+from abcd_cli.model import Model
+from abcd_cli.parse import parse_kernel
+from abcd_cli.predict import QUANTILES, mixture_quantile, predictive_table
 from tests.test_report import _search_doc, fixed_model
+
+OTHER_KERNEL = "Lin(sd=2.0, location=1995.0) + SE(lengthscale=3.0, sd=5.0) + WN(sd=1.0)"
+
+
+def other_model() -> Model:
+    """A second model of the fixed model's data, forecasting differently (a smooth trend)."""
+    first = fixed_model()
+    kernel = first.scaling.kernel_in(parse_kernel(OTHER_KERNEL))
+    return Model(kernel, first.scaling, first.x, first.y, first.nll + 5.0)
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +90,74 @@ def test_predict_refuses_a_non_model(tmp_path):
         main, ["predict", str(bad), str(new), "-o", str(tmp_path / "o.csv")]
     )
     assert result.exit_code == 2 and "model" in result.output
+
+
+def _mixture_cdf(value: np.ndarray, means: np.ndarray, sds: np.ndarray) -> np.ndarray:
+    return norm.cdf((value - means) / sds).mean(axis=0)
+
+
+def test_mixture_quantile_solves_the_mixture_cdf():
+    means = np.array([[0.0, 10.0, -3.0], [1.0, -10.0, -3.0], [0.5, 0.0, 40.0]])
+    sds = np.array([[1.0, 2.0, 0.1], [0.5, 2.0, 0.1], [3.0, 1.0, 5.0]])
+    for q in QUANTILES:
+        got = mixture_quantile(means, sds, q)
+        np.testing.assert_allclose(_mixture_cdf(got, means, sds), q, atol=1e-12)
+    # one component, or several equal ones: the Gaussian quantile
+    for k in (1, 3):
+        got = mixture_quantile(np.repeat(means[:1], k, 0), np.repeat(sds[:1], k, 0), 0.9)
+        np.testing.assert_allclose(got, means[0] + norm.ppf(0.9) * sds[0], rtol=1e-12, atol=1e-12)
+
+
+def test_mixture_table_has_the_mixture_mean_and_variance():
+    models = [fixed_model(), other_model()]
+    x = np.array([2001.0, 2008.5, 2012.0])
+    table = predictive_table(models, x)
+    (m1, s1), (m2, s2) = (m.predict(x) for m in models)
+    assert np.abs(m1 - m2).max() > 1.0  # the two models forecast differently
+    np.testing.assert_allclose(table["mean"], (m1 + m2) / 2, rtol=1e-12)
+    variance = (s1**2 + m1**2 + s2**2 + m2**2) / 2 - table["mean"] ** 2
+    np.testing.assert_allclose(table["sd"] ** 2, variance, rtol=1e-9)
+    means, sds = np.array([m1, m2]), np.array([s1, s2])
+    for q in QUANTILES:
+        np.testing.assert_allclose(_mixture_cdf(table[f"q{100 * q:g}"], means, sds), q, atol=1e-9)
+    # a mixture of one model twice is that model
+    alone, twice = predictive_table(models[:1], x), predictive_table(models[:1] * 2, x)
+    for key, column in alone.items():
+        np.testing.assert_allclose(twice[key], column, rtol=1e-9)
+
+
+def test_predict_averages_the_seeds_models_when_asked(tmp_path):
+    chosen, other = fixed_model(), other_model()
+    doc = _search_doc(chosen)
+    doc["seed_models"] = [
+        {"seed": 4, **chosen.to_dict(with_data=False)},
+        {"seed": 5, **other.to_dict(with_data=False)},
+    ]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(doc))
+    new = tmp_path / "x.csv"
+    new.write_text("date\n2008.1\n2009.0\n")
+    x = np.array([2008.1, 2009.0])
+
+    def run(*extra: str) -> tuple[int, str, list[dict[str, str]]]:
+        out = tmp_path / "out.csv"
+        result = CliRunner().invoke(main, ["predict", str(path), str(new), "-o", str(out), *extra])
+        rows = list(csv.DictReader(out.open())) if out.exists() else []
+        out.unlink(missing_ok=True)
+        return result.exit_code, result.output, rows
+
+    code, output, rows = run()
+    assert code == 0 and "mixture" not in output
+    np.testing.assert_allclose([float(r["mean"]) for r in rows], chosen.predict(x)[0], rtol=1e-9)
+    code, output, rows = run("--average-seeds")
+    assert code == 0 and "the mixture of 2 seeds' models" in output
+    expected = predictive_table([chosen, other], x)
+    for key in ("mean", "sd", "q2.5", "q97.5"):
+        np.testing.assert_allclose([float(r[key]) for r in rows], expected[key], rtol=1e-9)
+
+    # a file of one search cannot be averaged; a damaged list is named
+    for seed_models, message in (([], "needs a file from"), ([1, 2], "seed_models")):
+        doc["seed_models"] = seed_models
+        path.write_text(json.dumps(doc))
+        code, output, rows = run("--average-seeds")
+        assert code == 2 and message in output and "Traceback" not in output and not rows

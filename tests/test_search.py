@@ -331,6 +331,11 @@ def test_several_seeds_keep_the_search_with_the_lowest_bic_and_resume(tmp_path):
     for key in ("kernel", "bic", "trace", "parameters"):
         assert got[key] == chosen[key], key
     assert got["settings"] == {**chosen["settings"], "seed": 2, "seeds": 2}
+    # every seed's model is kept, without a copy of the data, for abcd predict --average-seeds
+    assert [(m["seed"], m["bic"]) for m in got["seed_models"]] == [
+        (k, r.model.bic) for k, r in zip((2, 3), singles, strict=True)
+    ]
+    assert got["seed_models"][1]["kernel"] == got["kernel"] and "data" not in got["seed_models"][0]
     bics = f"2: {singles[0].model.bic:.2f}, 3: {singles[1].model.bic:.2f}"
     assert got["notes"] == [
         f"the lowest BIC of 2 searches, by seed {bics}; the model and trace are seed 3's"
