@@ -119,7 +119,7 @@ class Model:
             y = np.asarray(d["data"]["y"], dtype=float)
             nll = -float(d["log_likelihood"])
             constant_mean = internal.get("constant_mean", False)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
             ) from None
@@ -131,9 +131,16 @@ class Model:
 
 
 def seed_models(doc: dict) -> list[Model]:
-    """Every search's model from a document of ``abcd search --seeds K`` (K > 1), in seed order,
-    each rebuilt on the document's data; [] when the document holds one search."""
+    """Every search's model from a document of ``abcd search --seeds K`` (K > 1), in the file's
+    order (seed order, as written), each rebuilt on the document's data; [] when the document
+    holds one search."""
     entries = doc.get("seed_models") or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise InputError("model file: seed_models must be a list of models")
-    return [Model.from_dict({**entry, "data": doc.get("data")}) for entry in entries]
+    models = []
+    for i, entry in enumerate(entries):
+        try:
+            models.append(Model.from_dict({**entry, "data": doc.get("data")}))
+        except InputError as exc:
+            raise InputError(f"model file: seed_models[{i}]: {exc}") from None
+    return models

@@ -4,10 +4,11 @@ One model: the predictive distribution of a new observation is Gaussian with the
 posterior mean m and variance s² (noise included), so its quantiles are m + z_q·s.
 
 Several models (``abcd predict --average-seeds``, the models of ``abcd search --seeds K``): the
-equal-weight mixture p(y) = (1/K) Σ_k N(y; m_k, s_k²). Its mean is m̄ = (1/K) Σ m_k, its variance
-(1/K) Σ (s_k² + m_k²) − m̄², and its q-quantile the root of (1/K) Σ Φ((y − m_k)/s_k) = q, which
-lies between the smallest and the largest of the models' own q-quantiles. The mixture's squared
-error is never above the models' average: |m̄ − y| ≤ (1/K) Σ |m_k − y| at every x.
+equal-weight mixture p(y) = (1/K) Σ_k N(y; m_k, s_k²). Its mean is m̄ = (1/K) Σ m_k, its
+variance (1/K) Σ s_k² + (1/K) Σ (m_k − m̄)² (the models' spread adds to their own), and its
+q-quantile the root of (1/K) Σ Φ((y − m_k)/s_k) = q, which lies between the smallest and the
+largest of the models' own q-quantiles. The mixture's RMSE on any test set is never above the
+models' average RMSE (the norm of an average is at most the average of the norms).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def predictive_table(models: Sequence[Model], x_new: np.ndarray) -> dict[str, np
         mean, sd = means[0], sds[0]
     else:
         mean = means.mean(axis=0)
-        sd = np.sqrt(np.maximum((sds**2 + means**2).mean(axis=0) - mean**2, 0.0))
+        sd = np.sqrt((sds**2).mean(axis=0) + ((means - mean) ** 2).mean(axis=0))
     table = {"mean": mean, "sd": sd}
     for q in QUANTILES:
         table[f"q{100 * q:g}"] = mixture_quantile(means, sds, q)

@@ -92,6 +92,16 @@ def test_predict_refuses_a_non_model(tmp_path):
     assert result.exit_code == 2 and "model" in result.output
 
 
+class _Fixed:
+    """A stand-in model whose forecast is N(mean, sd²) at every x."""
+
+    def __init__(self, mean: float, sd: float) -> None:
+        self.mean, self.sd = mean, sd
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.full(x.shape, self.mean), np.full(x.shape, self.sd)
+
+
 def _mixture_cdf(value: np.ndarray, means: np.ndarray, sds: np.ndarray) -> np.ndarray:
     return norm.cdf((value - means) / sds).mean(axis=0)
 
@@ -102,6 +112,10 @@ def test_mixture_quantile_solves_the_mixture_cdf():
     for q in QUANTILES:
         got = mixture_quantile(means, sds, q)
         np.testing.assert_allclose(_mixture_cdf(got, means, sds), q, atol=1e-12)
+    # a component without spread is a step in the mixture's CDF: for N(0, 1) and a point at 5,
+    # the CDF is about 1/2 just below 5 and about 1 at 5, so the 0.6-quantile is 5
+    step = mixture_quantile(np.array([[0.0], [5.0]]), np.array([[1.0], [0.0]]), 0.6)
+    assert step[0] == pytest.approx(5.0, abs=1e-9)
     # one component, or several equal ones: the Gaussian quantile
     for k in (1, 3):
         got = mixture_quantile(np.repeat(means[:1], k, 0), np.repeat(sds[:1], k, 0), 0.9)
@@ -120,6 +134,9 @@ def test_mixture_table_has_the_mixture_mean_and_variance():
     means, sds = np.array([m1, m2]), np.array([s1, s2])
     for q in QUANTILES:
         np.testing.assert_allclose(_mixture_cdf(table[f"q{100 * q:g}"], means, sds), q, atol=1e-9)
+    # the spread is exact at a level far above it (no cancellation of large squares)
+    far = predictive_table([_Fixed(1e8, 0.01), _Fixed(1e8 + 0.02, 0.01)], x)
+    np.testing.assert_allclose(far["sd"], np.sqrt(2.0) * 0.01, rtol=1e-6)
     # a mixture of one model twice is that model
     alone, twice = predictive_table(models[:1], x), predictive_table(models[:1] * 2, x)
     for key, column in alone.items():
@@ -156,7 +173,12 @@ def test_predict_averages_the_seeds_models_when_asked(tmp_path):
         np.testing.assert_allclose([float(r[key]) for r in rows], expected[key], rtol=1e-9)
 
     # a file of one search cannot be averaged; a damaged list is named
-    for seed_models, message in (([], "needs a file from"), ([1, 2], "seed_models")):
+    damaged = {**chosen.to_dict(with_data=False), "internal": {"scaling": [1, 2]}}
+    for seed_models, message in (
+        ([], "needs a file from"),
+        ([1, 2], "seed_models must be a list of models"),
+        ([chosen.to_dict(with_data=False), damaged], "seed_models[1]: "),
+    ):
         doc["seed_models"] = seed_models
         path.write_text(json.dumps(doc))
         code, output, rows = run("--average-seeds")

@@ -17,6 +17,7 @@ from abcd_cli.errors import InputError
 from abcd_cli.grammar import LANGUAGES, expand
 from abcd_cli.init import DataSummary, value_bounds
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
+from abcd_cli.model import seed_models
 from abcd_cli.parse import parse_kernel
 from abcd_cli.scaling import Scaling
 from abcd_cli.search import (
@@ -336,6 +337,10 @@ def test_several_seeds_keep_the_search_with_the_lowest_bic_and_resume(tmp_path):
         (k, r.model.bic) for k, r in zip((2, 3), singles, strict=True)
     ]
     assert got["seed_models"][1]["kernel"] == got["kernel"] and "data" not in got["seed_models"][0]
+    rebuilt = seed_models(both.to_dict())
+    grid = np.linspace(X[0], X[-1] + 2.0, 7)
+    for model, single in zip(rebuilt, singles, strict=True):
+        np.testing.assert_allclose(model.predict(grid), single.model.predict(grid), rtol=1e-9)
     bics = f"2: {singles[0].model.bic:.2f}, 3: {singles[1].model.bic:.2f}"
     assert got["notes"] == [
         f"the lowest BIC of 2 searches, by seed {bics}; the model and trace are seed 3's"
