@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from accuracy_figures import stored_model
-from accuracy_runs import COUNTERPART, SEEDS_CSV, Key, split_files
+from accuracy_runs import COUNTERPART, SEEDS_CSV, Key, split_files, test_scores
 from accuracy_tables import (
     Grid,
     column,
@@ -61,16 +61,16 @@ def seed_section(
     has_ref = any(cells.get(ref) is not None for cells in grid.values())
     order = sorted(seeds)
 
-    def lower_bic(s: str) -> dict[str, str] | None:
-        runs = every_seed_ran(seeds, s)
-        return min(runs, key=lambda r: float(r["bic"])) if runs else None
-
-    chosen_by_bic = {s: lower_bic(s) for s in grid}
+    complete = {s: every_seed_ran(seeds, s) for s in grid}
+    chosen_by_bic = {
+        s: min(runs, key=lambda r: float(r["bic"])) if runs else None
+        for s, runs in complete.items()
+    }
     variants: dict[str, dict[str, float | None]] = {
         f"seed {k}": {s: our_rmse(seeds[k].get(s)) for s in grid} for k in order
     }
     variants["lower training BIC of the seeds"] = {s: our_rmse(chosen_by_bic[s]) for s in grid}
-    averaged = {s: averaged_rmse(every_seed_ran(seeds, s), task) for s in grid}
+    averaged = {s: averaged_rmse(runs, task) for s, runs in complete.items()}
     variants["the seeds' models averaged"] = averaged
 
     body = []
@@ -138,10 +138,10 @@ def averaged_rmse(runs: list[dict[str, str]], task: str) -> float | None:
     try:
         models = [stored_model(r)[0] for r in runs]
         test = load_series(split_files(runs[0]["series"], task)[1])
-        mean = predictive_table(models, test.x)["mean"]
+        table = predictive_table(models, test.x)
     except (InputError, ValueError, np.linalg.LinAlgError):
         return None
-    return float(np.sqrt(np.mean((mean - test.y) ** 2)))
+    return test_scores(test.y, table["mean"], table["sd"])[0]
 
 
 def every_seed_ran(seeds: Seeds, series: str) -> list[dict[str, str]]:
