@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -506,21 +506,36 @@ def _check_writable(path: str) -> None:
 @click.option(
     "--average-seeds",
     is_flag=True,
-    help="MODEL.json from `abcd search --seeds K`: predict with the equal-weight mixture of all K"
-    " searches' models instead of the lowest-BIC one.",
+    help="MODEL.json from `abcd search --seeds K`: predict with the mixture of all K searches'"
+    " models instead of the lowest-BIC one.",
 )
-def predict(model_file: str, inputs: str, output: str, x: str | None, average_seeds: bool) -> None:
+@click.option(
+    "--seed-weights",
+    type=click.Choice(["evidence", "equal"]),
+    help="With --average-seeds: weigh each model by its evidence exp(-BIC/2) (the default), or"
+    " all equally.",
+)
+def predict(
+    model_file: str,
+    inputs: str,
+    output: str,
+    x: str | None,
+    average_seeds: bool,
+    seed_weights: str | None,
+) -> None:
     """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
     every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`."""
     from abcd_cli.data import load_inputs
     from abcd_cli.errors import InputError
     from abcd_cli.files import atomic_write
     from abcd_cli.model import Model, seed_models
-    from abcd_cli.predict import predictive_table, to_csv
+    from abcd_cli.predict import evidence_weights, predictive_table, to_csv
 
     _check_writable(output)
+    if seed_weights and not average_seeds:
+        raise InputError("--seed-weights only applies with --average-seeds")
     doc = _read_model_file(model_file)
-    models = [Model.from_dict(doc)]
+    models, weights, mixed = [Model.from_dict(doc)], None, ""
     if average_seeds:
         models = seed_models(doc)
         if len(models) < 2:
@@ -528,6 +543,9 @@ def predict(model_file: str, inputs: str, output: str, x: str | None, average_se
                 f"{model_file} holds one search's model; --average-seeds needs a file from"
                 " 'abcd search --seeds K --json' with K > 1"
             )
+        if seed_weights != "equal":
+            weights = evidence_weights([m.bic for m in models])
+        mixed = "; " + _mixture_summary(doc["seed_models"], weights)
     values, cells, name, kind = load_inputs(inputs, x)
     trained = doc.get("data", {}).get("x_kind", kind)
     if (trained == "number") != (kind == "number"):
@@ -536,9 +554,20 @@ def predict(model_file: str, inputs: str, output: str, x: str | None, average_se
             f"{inputs}: column {name!r} holds {kinds[kind == 'number']} but the model was"
             f" fitted to {kinds[trained == 'number']}"
         )
-    atomic_write(output, to_csv(name, cells, predictive_table(models, values)))
-    mixed = f", the mixture of {len(models)} seeds' models" if len(models) > 1 else ""
+    atomic_write(output, to_csv(name, cells, predictive_table(models, values, weights)))
     click.echo(f"wrote {output} ({len(cells)} rows{mixed})")
+
+
+def _mixture_summary(entries: list[dict], weights: Sequence[float] | None) -> str:
+    """ "the mixture of K seeds' models", with each seed's weight when they are not equal."""
+    text = f"the mixture of {len(entries)} seeds' models"
+    if weights is None:
+        return text + ", equally weighted"
+    shares = ", ".join(
+        f"seed {e.get('seed', i)} {w:.2f}"
+        for i, (e, w) in enumerate(zip(entries, weights, strict=True))
+    )
+    return f"{text} weighted by evidence: {shares}"
 
 
 @main.command(short_help="Reports for every series of a folder (the 13-series benchmark).")

@@ -4,11 +4,16 @@ One model: the predictive distribution of a new observation is Gaussian with the
 posterior mean m and variance s² (noise included), so its quantiles are m + z_q·s.
 
 Several models (``abcd predict --average-seeds``, the models of ``abcd search --seeds K``): the
-equal-weight mixture p(y) = (1/K) Σ_k N(y; m_k, s_k²). Its mean is m̄ = (1/K) Σ m_k, its
-variance (1/K) Σ s_k² + (1/K) Σ (m_k − m̄)² (the models' spread adds to their own), and its
-q-quantile the root of (1/K) Σ Φ((y − m_k)/s_k) = q, which lies between the smallest and the
-largest of the models' own q-quantiles. The mixture's RMSE on any test set is never above the
-models' average RMSE (the norm of an average is at most the average of the norms).
+mixture p(y) = Σ_k w_k N(y; m_k, s_k²) with weights w_k ≥ 0 summing to one. Its mean is
+m̄ = Σ w_k m_k, its variance Σ w_k s_k² + Σ w_k (m_k − m̄)² (the models' spread adds to their
+own), and its q-quantile the root of Σ w_k Φ((y − m_k)/s_k) = q, which lies between the
+smallest and the largest of the models' own q-quantiles.
+
+The weights are either the models' evidences, w_k ∝ p(D | M_k) ≈ exp(−BIC_k/2) (a Bayes model
+average with a uniform prior over the models, the thesis chapter's "model selection rather than
+model averaging"), or equal, w_k = 1/K. With equal weights the mixture's RMSE on any test set is
+never above the models' average RMSE (the norm of an average is at most the average of the
+norms).
 """
 
 from __future__ import annotations
@@ -27,11 +32,24 @@ QUANTILES = (0.025, 0.10, 0.50, 0.90, 0.975)
 _BISECTIONS = 60
 
 
-def predictive_table(models: Sequence[Model], x_new: np.ndarray) -> dict[str, np.ndarray]:
+def evidence_weights(bics: Sequence[float]) -> np.ndarray:
+    """The models' shares of their summed evidences, w_k = exp(−BIC_k/2) / Σ_j exp(−BIC_j/2),
+    computed relative to the lowest BIC so that no term underflows to 0/0."""
+    b = np.asarray(bics, dtype=float)
+    if b.size == 0 or not np.all(np.isfinite(b)):
+        raise ValueError("evidence weights need at least one finite BIC")
+    w = np.exp(-(b - b.min()) / 2.0)
+    return w / w.sum()
+
+
+def predictive_table(
+    models: Sequence[Model], x_new: np.ndarray, weights: Sequence[float] | None = None
+) -> dict[str, np.ndarray]:
     """Mean, standard deviation and quantiles of y at each x (noise included), of one model or
-    of the equal-weight mixture of several."""
+    of the mixture of several with ``weights`` (equal when None)."""
     if not models:
         raise ValueError("predictive_table needs at least one model")
+    w = mixture_weights(len(models), weights)
     x = np.asarray(x_new, dtype=float)
     moments = [m.predict(x) for m in models]
     means = np.array([mean for mean, _ in moments])
@@ -39,17 +57,33 @@ def predictive_table(models: Sequence[Model], x_new: np.ndarray) -> dict[str, np
     if len(models) == 1:
         mean, sd = means[0], sds[0]
     else:
-        mean = means.mean(axis=0)
-        sd = np.sqrt((sds**2).mean(axis=0) + ((means - mean) ** 2).mean(axis=0))
+        mean = w @ means
+        sd = np.sqrt(w @ sds**2 + w @ (means - mean) ** 2)
     table = {"mean": mean, "sd": sd}
     for q in QUANTILES:
-        table[f"q{100 * q:g}"] = mixture_quantile(means, sds, q)
+        table[f"q{100 * q:g}"] = mixture_quantile(means, sds, q, w)
     return table
 
 
-def mixture_quantile(means: np.ndarray, sds: np.ndarray, q: float) -> np.ndarray:
-    """The q-quantile at each x of the equal-weight mixture of N(means[k], sds[k]²) (rows k),
-    by bisection between the components' smallest and largest own q-quantiles."""
+def mixture_weights(k: int, weights: Sequence[float] | None) -> np.ndarray:
+    """``weights`` checked (k of them, none negative, summing to one) or, when None, 1/k each."""
+    if weights is None:
+        return np.full(k, 1.0 / k)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (k,) or not np.all(np.isfinite(w)) or np.any(w < 0) or abs(w.sum() - 1) > 1e-9:
+        raise ValueError(f"mixture weights must be {k} non-negative numbers summing to one")
+    return w
+
+
+def mixture_quantile(
+    means: np.ndarray, sds: np.ndarray, q: float, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """The q-quantile at each x of the mixture Σ_k w_k N(means[k], sds[k]²) (rows k; equal
+    weights when None), by bisection between the smallest and largest own q-quantiles of the
+    components with positive weight."""
+    w = mixture_weights(means.shape[0], weights)
+    keep = w > 0
+    means, sds, w = means[keep], sds[keep], w[keep]
     own = means + norm.ppf(q) * sds
     if own.shape[0] == 1:
         return own[0]
@@ -57,7 +91,7 @@ def mixture_quantile(means: np.ndarray, sds: np.ndarray, q: float) -> np.ndarray
     safe = np.where(sds > 0, sds, 1.0)
     for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)
-        cdf = np.where(sds > 0, norm.cdf((mid - means) / safe), (mid >= means) * 1.0).mean(axis=0)
+        cdf = w @ np.where(sds > 0, norm.cdf((mid - means) / safe), (mid >= means) * 1.0)
         below = cdf < q
         lo = np.where(below, mid, lo)
         hi = np.where(below, hi, mid)

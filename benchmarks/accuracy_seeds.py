@@ -1,7 +1,7 @@
 """How much the seed moves a method: its runs with every seed (``results.csv`` and
 ``other_seeds.csv``), and what a user could make of them without the test data: the lowest
-training BIC of the seeds (what ``abcd search --seeds K`` keeps), or the equal-weight mixture
-of every seed's model (what ``abcd predict --average-seeds`` forecasts with)."""
+training BIC of the seeds (what ``abcd search --seeds K`` keeps), or the mixture of every seed's
+model weighted by evidence or equally (what ``abcd predict --average-seeds`` forecasts with)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,13 @@ from accuracy_tables import (
 
 from abcd_cli.data import load_series
 from abcd_cli.errors import InputError
-from abcd_cli.predict import predictive_table
+from abcd_cli.predict import evidence_weights, predictive_table
 
 Seeds = dict[int, dict[str, dict[str, str]]]  # seed -> series -> row
 #: training BICs closer than this count as the same model (seed comparison)
 SAME_BIC = 0.01
+#: the weightings of ``abcd predict --average-seeds`` (``--seed-weights``), by row name
+WEIGHTINGS = {"evidence": "weighted by evidence", "equal": "equally weighted"}
 
 
 def runs_by_seed(rows: Iterable[dict[str, str]], task: str, method: str) -> Seeds:
@@ -50,10 +52,11 @@ def seed_section(
     """The ``method`` runs of ``task`` repeated with other seeds (``other_seeds.csv``).
 
     Per series, each seed's training BIC and test RMSE, and the test RMSE of the seeds' models
-    averaged; then, for each seed and for the two choices a user could make without the test
-    data (on each series, the seed whose model has the lower training BIC; or the mixture of
-    every seed's model), the runs no worse than the published counterpart and the median
-    standardised RMSE, standardised against the same other columns as the main table."""
+    averaged (weighted by evidence, and equally); then, for each seed and for the choices a
+    user could make without the test data (on each series, the seed whose model has the lower
+    training BIC; or a mixture of every seed's model), the runs no worse than the published
+    counterpart and the median standardised RMSE, standardised against the same other columns
+    as the main table."""
     seeds = runs_by_seed([*seed_rows.values(), *rows.values()], task, method)  # main rows win
     if len(seeds) < 2:
         return []
@@ -70,8 +73,12 @@ def seed_section(
         f"seed {k}": {s: our_rmse(seeds[k].get(s)) for s in grid} for k in order
     }
     variants["lower training BIC of the seeds"] = {s: our_rmse(chosen_by_bic[s]) for s in grid}
-    averaged = {s: averaged_rmse(runs, task) for s, runs in complete.items()}
-    variants["the seeds' models averaged"] = averaged
+    averaged = {
+        how: {s: averaged_rmse(runs, task, how) for s, runs in complete.items()}
+        for how in WEIGHTINGS
+    }
+    for how, name in WEIGHTINGS.items():
+        variants[f"the seeds' models averaged, {name}"] = averaged[how]
 
     body = []
     for s in grid:
@@ -81,16 +88,15 @@ def seed_section(
             ok = no_worse(our_rmse(r), grid[s].get(ref))
             line += [our_cell(r, "bic", ".2f"), our_cell(r, "rmse", ".5g") + (" ✓" if ok else "")]
         chosen = chosen_by_bic[s]
-        ok = no_worse(averaged[s], grid[s].get(ref))
-        line += [
-            "—" if chosen is None else chosen["seed"],
-            fmt(averaged[s], ".5g") + (" ✓" if ok else ""),
-        ]
+        line.append("—" if chosen is None else chosen["seed"])
+        for how in WEIGHTINGS:
+            rmse = averaged[how][s]
+            line.append(fmt(rmse, ".5g") + (" ✓" if no_worse(rmse, grid[s].get(ref)) else ""))
         body.append(line)
     header = ["series", *([f"ref {ref}"] if has_ref else [])]
     for k in order:
         header += [f"seed {k} BIC", f"seed {k} RMSE"]
-    header += ["lower BIC: seed", "averaged RMSE"]
+    header += ["lower BIC: seed", "evidence-weighted RMSE", "equal-weight RMSE"]
 
     summary = []
     for name, rmse in variants.items():
@@ -117,28 +123,33 @@ def seed_section(
         "",
         *md_table(summary_header, summary),
         "",
-        'The last two rows are choices made without the test data. "Lower training BIC" takes,'
-        " on each series, the seed whose model has the lower training BIC, as `abcd search"
-        ' --seeds K` does. "Averaged" forecasts with the equal-weight mixture of every seed\'s'
-        " model, as `abcd predict --average-seeds` does: its predictive mean is the mean of the"
-        " models' means, so its RMSE is never above the seeds' average RMSE. Medians standardise"
-        " against the same other columns as the table above.",
+        'The last three rows are choices made without the test data. "Lower training BIC"'
+        " takes, on each series, the seed whose model has the lower training BIC, as `abcd"
+        ' search --seeds K` does. "Averaged" forecasts with the mixture of every seed\'s model,'
+        " as `abcd predict --average-seeds` does: weighted by evidence, each model's weight is"
+        " exp(−BIC/2) over the sum of these (the default); equally weighted, the predictive mean"
+        " is the mean of the models' means, so its RMSE is never above the seeds' average RMSE."
+        " Medians standardise against the same other columns as the table above.",
         "",
         f"On {agree} of the {compared} series where the seeds' models differ in training BIC (by"
         f" more than {SAME_BIC}), the lowest BIC went with the lowest test RMSE.",
     ]
 
 
-def averaged_rmse(runs: list[dict[str, str]], task: str) -> float | None:
-    """Test RMSE of the equal-weight mixture of the runs' models, rebuilt from their kernels (no
-    refitting) and predicted as ``abcd predict --average-seeds`` does; None without runs or
-    when a model cannot be rebuilt."""
+def averaged_rmse(runs: list[dict[str, str]], task: str, weighting: str) -> float | None:
+    """Test RMSE of the mixture of the runs' models, rebuilt from their kernels (no refitting),
+    weighted by their training BICs' evidence or equally (``weighting``: a key of
+    ``WEIGHTINGS``) and predicted as ``abcd predict --average-seeds`` does; None without runs
+    or when a model cannot be rebuilt."""
     if not runs:
         return None
     try:
         models = [stored_model(r)[0] for r in runs]
         test = load_series(split_files(runs[0]["series"], task)[1])
-        table = predictive_table(models, test.x)
+        weights = None
+        if weighting == "evidence":
+            weights = evidence_weights([float(r["bic"]) for r in runs])
+        table = predictive_table(models, test.x, weights)
     except (InputError, ValueError, np.linalg.LinAlgError):
         return None
     return test_scores(test.y, table["mean"], table["sd"])[0]

@@ -156,9 +156,10 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
     }
     text = "\n".join(bench.seeds.seed_section(rows, seed_rows, "extrap", grid))
     # no averaged forecast: series a and b have no data files to rebuild the models on
-    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 | — |" in text
-    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 | — |" in text
-    assert "| the seeds' models averaged | 0 | 0 of 0 | — |" in text
+    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 | — | — |" in text
+    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 | — | — |" in text
+    for name in ("weighted by evidence", "equally weighted"):
+        assert f"| the seeds' models averaged, {name} | 0 | 0 of 0 | — |" in text
     # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75
     assert "| seed 0 | 2 | 1 of 2 | 1.75 |" in text
     # seed 1: wins on b; 4/3 and 1/1, median 1.17
@@ -226,8 +227,14 @@ def test_averaged_rmse_scores_the_mean_of_the_seeds_forecasts(bench):
     x = np.array([float(r["x"]) for r in rows])
     means = [bench.figures.stored_model(r)[0].predict(x)[0] for r in runs]
     singles = [float(np.sqrt(np.mean((m - y) ** 2))) for m in means]
-    expected = float(np.sqrt(np.mean(((means[0] + means[1]) / 2 - y) ** 2)))
-    got = bench.seeds.averaged_rmse(runs, "extrap")
-    assert got == pytest.approx(expected, rel=1e-12)
+    equal = float(np.sqrt(np.mean(((means[0] + means[1]) / 2 - y) ** 2)))
+    got = bench.seeds.averaged_rmse(runs, "extrap", "equal")
+    assert got == pytest.approx(equal, rel=1e-12)
     assert got <= sum(singles) / 2 and abs(singles[0] - singles[1]) > 10.0
-    assert bench.seeds.averaged_rmse([], "extrap") is None
+    # evidence weights: seed 1's BIC two units higher gives weights 1/(1 + 1/e), (1/e)/(1 + 1/e)
+    runs[0]["bic"], runs[1]["bic"] = "100.0", "102.0"
+    w = 1 / (1 + np.exp(-1))
+    by_evidence = float(np.sqrt(np.mean((w * means[0] + (1 - w) * means[1] - y) ** 2)))
+    got = bench.seeds.averaged_rmse(runs, "extrap", "evidence")
+    assert got == pytest.approx(by_evidence, rel=1e-12) and abs(got - equal) > 1.0
+    assert bench.seeds.averaged_rmse([], "extrap", "evidence") is None

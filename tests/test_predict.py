@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 
 import numpy as np
@@ -13,7 +14,7 @@ from scipy.stats import norm
 from abcd_cli.cli import main
 from abcd_cli.model import Model
 from abcd_cli.parse import parse_kernel
-from abcd_cli.predict import QUANTILES, mixture_quantile, predictive_table
+from abcd_cli.predict import QUANTILES, evidence_weights, mixture_quantile, predictive_table
 from tests.test_report import _search_doc, fixed_model
 
 OTHER_KERNEL = "Lin(sd=2.0, location=1995.0) + SE(lengthscale=3.0, sd=5.0) + WN(sd=1.0)"
@@ -102,8 +103,11 @@ class _Fixed:
         return np.full(x.shape, self.mean), np.full(x.shape, self.sd)
 
 
-def _mixture_cdf(value: np.ndarray, means: np.ndarray, sds: np.ndarray) -> np.ndarray:
-    return norm.cdf((value - means) / sds).mean(axis=0)
+def _mixture_cdf(
+    value: np.ndarray, means: np.ndarray, sds: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
+    w = np.full(means.shape[0], 1 / means.shape[0]) if weights is None else weights
+    return w @ norm.cdf((value - means) / sds)
 
 
 def test_mixture_quantile_solves_the_mixture_cdf():
@@ -143,8 +147,50 @@ def test_mixture_table_has_the_mixture_mean_and_variance():
         np.testing.assert_allclose(twice[key], column, rtol=1e-9)
 
 
+def test_weighted_mixture_table():
+    models = [fixed_model(), other_model()]
+    x = np.array([2001.0, 2008.5, 2012.0])
+    w = np.array([0.8, 0.2])
+    table = predictive_table(models, x, w)
+    (m1, s1), (m2, s2) = (m.predict(x) for m in models)
+    np.testing.assert_allclose(table["mean"], 0.8 * m1 + 0.2 * m2, rtol=1e-12)
+    second_moment = 0.8 * (s1**2 + m1**2) + 0.2 * (s2**2 + m2**2)
+    np.testing.assert_allclose(table["sd"] ** 2, second_moment - table["mean"] ** 2, rtol=1e-9)
+    means, sds = np.array([m1, m2]), np.array([s1, s2])
+    for q in QUANTILES:
+        got = table[f"q{100 * q:g}"]
+        np.testing.assert_allclose(_mixture_cdf(got, means, sds, w), q, atol=1e-9)
+    # equal weights given explicitly are the default; all the weight on one model is that model
+    for key, column in predictive_table(models, x).items():
+        np.testing.assert_allclose(predictive_table(models, x, [0.5, 0.5])[key], column)
+    alone = predictive_table(models[:1], x)
+    for key, column in predictive_table(models, x, [1.0, 0.0]).items():
+        np.testing.assert_allclose(column, alone[key], rtol=1e-12)
+    # a component without weight does not widen the bisection bracket, however far it lies
+    far = mixture_quantile(np.array([[0.0], [1e300]]), np.array([[1.0], [1.0]]), 0.9, [1.0, 0.0])
+    assert far[0] == pytest.approx(norm.ppf(0.9), rel=1e-12)
+    for bad in ([0.5], [0.7, 0.7], [1.5, -0.5], [np.nan, 1.0]):
+        with pytest.raises(ValueError, match="weights"):
+            predictive_table(models, x, bad)
+
+
+def test_evidence_weights_are_shares_of_exp_minus_half_bic():
+    np.testing.assert_allclose(
+        evidence_weights([10.0, 12.0, 10.0]), np.array([1, np.exp(-1), 1]) / (2 + np.exp(-1))
+    )
+    # only differences matter, so BICs in the millions neither underflow nor overflow
+    np.testing.assert_allclose(evidence_weights([1e6, 1e6 + 2]), [1, np.exp(-1)] / (1 + np.exp(-1)))
+    assert evidence_weights([5.0, 2000.0])[1] == 0.0
+    for bad in ([], [1.0, np.nan], [np.inf]):
+        with pytest.raises(ValueError, match="finite BIC"):
+            evidence_weights(bad)
+
+
 def test_predict_averages_the_seeds_models_when_asked(tmp_path):
-    chosen, other = fixed_model(), other_model()
+    chosen = fixed_model()
+    other = other_model()
+    # a BIC one unit above the chosen model's: evidence weights 1/(1 + e^-½) and e^-½/(1 + e^-½)
+    other = dataclasses.replace(other, nll=other.nll + (chosen.bic + 1.0 - other.bic) / 2)
     doc = _search_doc(chosen)
     doc["seed_models"] = [
         {"seed": 4, **chosen.to_dict(with_data=False)},
@@ -166,11 +212,24 @@ def test_predict_averages_the_seeds_models_when_asked(tmp_path):
     code, output, rows = run()
     assert code == 0 and "mixture" not in output
     np.testing.assert_allclose([float(r["mean"]) for r in rows], chosen.predict(x)[0], rtol=1e-9)
-    code, output, rows = run("--average-seeds")
-    assert code == 0 and "the mixture of 2 seeds' models" in output
-    expected = predictive_table([chosen, other], x)
-    for key in ("mean", "sd", "q2.5", "q97.5"):
-        np.testing.assert_allclose([float(r[key]) for r in rows], expected[key], rtol=1e-9)
+    share = 1 / (1 + np.exp(-0.5))
+    for extra, weights, said in (
+        ((), [share, 1 - share], "weighted by evidence: seed 4 0.62, seed 5 0.38"),
+        (("--seed-weights", "evidence"), [share, 1 - share], "seed 4 0.62, seed 5 0.38"),
+        (("--seed-weights", "equal"), None, "the mixture of 2 seeds' models, equally weighted"),
+    ):
+        code, output, rows = run("--average-seeds", *extra)
+        assert code == 0 and said in output, output
+        expected = predictive_table([chosen, other], x, weights)
+        for key in ("mean", "sd", "q2.5", "q97.5"):
+            np.testing.assert_allclose([float(r[key]) for r in rows], expected[key], rtol=1e-9)
+    # the two weightings forecast differently here, so the loop above tells them apart
+    by_evidence = predictive_table([chosen, other], x, [share, 1 - share])["mean"]
+    assert np.abs(by_evidence - predictive_table([chosen, other], x)["mean"]).max() > 1e-3
+
+    # weights without averaging are refused rather than ignored
+    code, output, rows = run("--seed-weights", "equal")
+    assert code == 2 and "only applies with --average-seeds" in output and not rows
 
     # a file of one search cannot be averaged; a damaged list is named
     damaged = {**chosen.to_dict(with_data=False), "internal": {"scaling": [1, 2]}}
