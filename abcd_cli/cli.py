@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -529,7 +529,7 @@ def predict(
     from abcd_cli.errors import InputError
     from abcd_cli.files import atomic_write
     from abcd_cli.model import Model, seed_models
-    from abcd_cli.predict import evidence_weights, predictive_table, to_csv
+    from abcd_cli.predict import describe_weights, evidence_weights, predictive_table, to_csv
 
     _check_writable(output)
     if seed_weights and not average_seeds:
@@ -537,15 +537,19 @@ def predict(
     doc = _read_model_file(model_file)
     models, weights, mixed = [Model.from_dict(doc)], None, ""
     if average_seeds:
-        models = seed_models(doc)
-        if len(models) < 2:
+        by_seed = seed_models(doc)
+        if len(by_seed) < 2:
             raise InputError(
                 f"{model_file} holds one search's model; --average-seeds needs a file from"
                 " 'abcd search --seeds K --json' with K > 1"
             )
-        if seed_weights != "equal":
+        models = list(by_seed.values())
+        mixed = f"; the mixture of {len(models)} seeds' models"
+        if seed_weights == "equal":
+            mixed += ", equally weighted"
+        else:
             weights = evidence_weights([m.bic for m in models])
-        mixed = "; " + _mixture_summary(doc["seed_models"], weights)
+            mixed += f" weighted by evidence: {describe_weights(list(by_seed), weights)}"
     values, cells, name, kind = load_inputs(inputs, x)
     trained = doc.get("data", {}).get("x_kind", kind)
     if (trained == "number") != (kind == "number"):
@@ -556,18 +560,6 @@ def predict(
         )
     atomic_write(output, to_csv(name, cells, predictive_table(models, values, weights)))
     click.echo(f"wrote {output} ({len(cells)} rows{mixed})")
-
-
-def _mixture_summary(entries: list[dict], weights: Sequence[float] | None) -> str:
-    """ "the mixture of K seeds' models", with each seed's weight when they are not equal."""
-    text = f"the mixture of {len(entries)} seeds' models"
-    if weights is None:
-        return text + ", equally weighted"
-    shares = ", ".join(
-        f"seed {e.get('seed', i)} {w:.2f}"
-        for i, (e, w) in enumerate(zip(entries, weights, strict=True))
-    )
-    return f"{text} weighted by evidence: {shares}"
 
 
 @main.command(short_help="Reports for every series of a folder (the 13-series benchmark).")

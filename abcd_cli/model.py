@@ -130,17 +130,19 @@ class Model:
         return cls(kernel, scaling, x, y, nll, constant_mean)
 
 
-def seed_models(doc: dict) -> list[Model]:
-    """Every search's model from a document of ``abcd search --seeds K`` (K > 1), in the file's
-    order (seed order, as written), each rebuilt on the document's data; [] when the document
-    holds one search."""
+def seed_models(doc: dict) -> dict[int, Model]:
+    """Every search's model from a document of ``abcd search --seeds K`` (K > 1), by seed in the
+    file's order, each rebuilt on the document's data; {} when the document holds one search."""
     entries = doc.get("seed_models") or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise InputError("model file: seed_models must be a list of models")
-    models = []
+    models: dict[int, Model] = {}
     for i, entry in enumerate(entries):
+        seed = entry.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed in models:
+            raise InputError(f"model file: seed_models[{i}]: seed must be a new whole number")
         try:
-            models.append(Model.from_dict({**entry, "data": doc.get("data")}))
+            models[seed] = Model.from_dict({**entry, "data": doc.get("data")})
         except InputError as exc:
             raise InputError(f"model file: seed_models[{i}]: {exc}") from None
     return models

@@ -29,6 +29,7 @@ HALF_HEIGHT = 2.35
 
 DATA_COLOUR = "#3a3a3a"
 ACCENT = "#1f5d99"
+AVERAGE_COLOUR = "#b35806"  # the several searches' averaged forecast
 BAND_ALPHA = 0.22
 CHECK_BAND = "#9aa5b1"
 EXTRAPOLATION_SHADE = "#000000"
@@ -231,12 +232,37 @@ def forecast_figure(
     sd: ArrayLike,
     x_label: str,
     y_label: str,
+    averaged: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
 ) -> Figure:
-    """The full model's posterior mean ± 2 sd over the grid with the data, full width."""
+    """The full model's posterior mean ± 2 sd over the grid with the data, full width; with
+    ``averaged`` (mean, 2.5% and 97.5% quantiles on the grid), the several searches' averaged
+    forecast as a dashed line between dotted bounds."""
     x, y = _arrays(("x", x), ("y", y))
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     fig, ax = _new(FULL_WIDTH, FULL_HEIGHT + 0.2)
     _band(ax, x_grid, mean, sd, "forecast mean")
+    if averaged is not None:
+        grid, *lines = _arrays(
+            ("x_grid", x_grid),
+            ("averaged mean", averaged[0]),
+            ("averaged 2.5%", averaged[1]),
+            ("averaged 97.5%", averaged[2]),
+        )
+        order = np.argsort(grid, kind="stable")
+        for line, style, label in zip(
+            lines,
+            ((0, (5, 2)), (0, (1, 1.5)), (0, (1, 1.5))),
+            ("searches averaged", "their central 95%", None),
+            strict=True,
+        ):
+            ax.plot(
+                grid[order],
+                line[order],
+                color=AVERAGE_COLOUR,
+                linewidth=1.0,
+                linestyle=style,
+                label=label,
+            )
     _data_points(ax, x, y, size=2.4)
     if x.size:
         _shade_extrapolation(ax, x_grid, float(np.max(x)), label=True)

@@ -16,6 +16,8 @@ import numpy as np
 from abcd_cli import __version__, describe, plots
 from abcd_cli.decompose import Decomposition
 from abcd_cli.facts import Axis
+from abcd_cli.model import seed_models
+from abcd_cli.predict import describe_weights, evidence_weights, predictive_table
 from abcd_cli.wording import format_amount, format_position, format_span
 
 FIGURE_KIND = "svg"
@@ -168,6 +170,9 @@ def build_context(
         f" past the last observation, to {format_position(float(dec.x_grid[-1]), axis)}; the band"
         " shows two standard deviations of a new observation, noise included."
     )
+    averaged = averaged_forecast(search, dec.x_grid)
+    if averaged is not None:
+        forecast_text += averaged_sentence(averaged)
     settings = search.get("settings", {})
     elapsed = float(search.get("elapsed_seconds", 0.0))
     appendix = {
@@ -207,7 +212,16 @@ def build_context(
             "text": forecast_text,
             "figure": _figure(
                 plots.forecast_figure(
-                    x, y, dec.x_grid, dec.forecast_mean, dec.forecast_sd, x_label, axis.y_name
+                    x,
+                    y,
+                    dec.x_grid,
+                    dec.forecast_mean,
+                    dec.forecast_sd,
+                    x_label,
+                    axis.y_name,
+                    averaged=None
+                    if averaged is None
+                    else (averaged["mean"], averaged["q2.5"], averaged["q97.5"]),
                 ),
                 "Forecast of the full model",
                 n,
@@ -219,12 +233,43 @@ def build_context(
         "checks": {"text": checks_text, "rows": check_rows, "figures": check_figures},
         "appendix": appendix,
     }
-    context["json"] = _json_view(context, dec, search)
+    context["json"] = _json_view(context, dec, search, averaged)
     return context
 
 
+def averaged_forecast(search: dict[str, Any], x_grid: np.ndarray) -> dict[str, Any] | None:
+    """With the models of several searches in ``search`` (``--seeds K``), their mixture's
+    forecast on ``x_grid``, each model weighted by its evidence exp(−BIC/2) (as ``abcd predict
+    --average-seeds``): the seeds, weights, mean, sd and 2.5/97.5% quantiles; else None."""
+    models = seed_models(search)
+    if len(models) < 2:
+        return None
+    weights = evidence_weights([m.bic for m in models.values()])
+    table = predictive_table(list(models.values()), x_grid, weights)
+    return {
+        "seeds": list(models),
+        "weights": weights.tolist(),
+        **{key: table[key] for key in ("mean", "sd", "q2.5", "q97.5")},
+    }
+
+
+def averaged_sentence(averaged: dict[str, Any]) -> str:
+    """What the dashed line of the forecast figure is, and each search's weight in it."""
+    k = len(averaged["seeds"])
+    return (
+        f" The search was run {k} times, with different seeds, and this report describes the"
+        f" model with the lowest BIC. The dashed line averages the {k} models' forecasts, each"
+        " weighted by its evidence, exp(−BIC/2) over the sum of these"
+        f" ({describe_weights(averaged['seeds'], averaged['weights'])}); the dotted lines bound"
+        " the central 95% of that average."
+    )
+
+
 def _json_view(
-    context: dict[str, Any], dec: Decomposition, search: dict[str, Any]
+    context: dict[str, Any],
+    dec: Decomposition,
+    search: dict[str, Any],
+    averaged: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """Everything the report states, without figures, NaN turned into null."""
     model_json = dict(search)
@@ -256,6 +301,11 @@ def _json_view(
                 "x": dec.x_grid.tolist(),
                 "mean": dec.forecast_mean.tolist(),
                 "sd": dec.forecast_sd.tolist(),
+                **(
+                    {}
+                    if averaged is None
+                    else {"averaged": {k: np.asarray(v).tolist() for k, v in averaged.items()}}
+                ),
             },
             "checks": {"text": context["checks"]["text"], "rows": context["checks"]["rows"]},
             "model": model_json,

@@ -329,6 +329,13 @@ def long_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     return data, json_doc(out)
 
 
+def _sigint_as_in_a_terminal() -> None:
+    """In the child before exec: undo an inherited SIG_IGN for SIGINT. A background job of a
+    non-interactive shell starts with SIGINT ignored, and Python then installs no Ctrl-C
+    handler, so the tests would pass or fail with how they were launched."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_interrupt_keeps_the_work_and_resume_finishes_it(
     tmp_path: Path, long_run: tuple[Path, object], signum: int
@@ -339,7 +346,12 @@ def test_interrupt_keeps_the_work_and_resume_finishes_it(
     command = [sys.executable, "-m", "abcd_cli", "search", str(data), "--json", str(out), *LONG]
     command += ["--jobs", "1"]
     proc = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_sigint_as_in_a_terminal,
     )
     watchdog = threading.Timer(120, proc.kill)  # a hang fails the test instead of blocking it
     watchdog.start()
@@ -389,6 +401,7 @@ def test_ctrl_c_with_workers_stops_at_once_and_quietly(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as in a terminal
+        preexec_fn=_sigint_as_in_a_terminal,
     )
     watchdog = threading.Timer(120, lambda: os.killpg(proc.pid, signal.SIGKILL))
     watchdog.start()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 
 import numpy as np
@@ -12,19 +11,8 @@ from click.testing import CliRunner
 from scipy.stats import norm
 
 from abcd_cli.cli import main
-from abcd_cli.model import Model
-from abcd_cli.parse import parse_kernel
 from abcd_cli.predict import QUANTILES, evidence_weights, mixture_quantile, predictive_table
-from tests.test_report import _search_doc, fixed_model
-
-OTHER_KERNEL = "Lin(sd=2.0, location=1995.0) + SE(lengthscale=3.0, sd=5.0) + WN(sd=1.0)"
-
-
-def other_model() -> Model:
-    """A second model of the fixed model's data, forecasting differently (a smooth trend)."""
-    first = fixed_model()
-    kernel = first.scaling.kernel_in(parse_kernel(OTHER_KERNEL))
-    return Model(kernel, first.scaling, first.x, first.y, first.nll + 5.0)
+from tests.test_report import _search_doc, fixed_model, other_model
 
 
 @pytest.fixture(scope="module")
@@ -188,9 +176,8 @@ def test_evidence_weights_are_shares_of_exp_minus_half_bic():
 
 def test_predict_averages_the_seeds_models_when_asked(tmp_path):
     chosen = fixed_model()
-    other = other_model()
     # a BIC one unit above the chosen model's: evidence weights 1/(1 + e^-½) and e^-½/(1 + e^-½)
-    other = dataclasses.replace(other, nll=other.nll + (chosen.bic + 1.0 - other.bic) / 2)
+    other = other_model(bic_above=1.0)
     doc = _search_doc(chosen)
     doc["seed_models"] = [
         {"seed": 4, **chosen.to_dict(with_data=False)},
@@ -232,11 +219,13 @@ def test_predict_averages_the_seeds_models_when_asked(tmp_path):
     assert code == 2 and "only applies with --average-seeds" in output and not rows
 
     # a file of one search cannot be averaged; a damaged list is named
-    damaged = {**chosen.to_dict(with_data=False), "internal": {"scaling": [1, 2]}}
+    damaged = {"seed": 1, **chosen.to_dict(with_data=False), "internal": {"scaling": [1, 2]}}
     for seed_models, message in (
         ([], "needs a file from"),
         ([1, 2], "seed_models must be a list of models"),
-        ([chosen.to_dict(with_data=False), damaged], "seed_models[1]: "),
+        ([{"seed": 0, **chosen.to_dict(with_data=False)}, damaged], "seed_models[1]: not a model"),
+        ([chosen.to_dict(with_data=False)] * 2, "seed_models[0]: seed must be"),
+        ([{"seed": 3, **chosen.to_dict(with_data=False)}] * 2, "seed_models[1]: seed must be"),
     ):
         doc["seed_models"] = seed_models
         path.write_text(json.dumps(doc))

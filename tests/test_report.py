@@ -17,11 +17,13 @@ import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
 
+from abcd_cli import plots
 from abcd_cli.cli import main
 from abcd_cli.decompose import decompose
 from abcd_cli.facts import Axis
 from abcd_cli.model import Model
 from abcd_cli.parse import parse_kernel
+from abcd_cli.predict import predictive_table
 from abcd_cli.render import render_html
 from abcd_cli.report import build_context
 from abcd_cli.scaling import Scaling
@@ -53,6 +55,18 @@ def fixed_model() -> Model:
 
     nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
     return Model(kernel, sc, x, y, nll)
+
+
+OTHER_KERNEL = "Lin(sd=2.0, location=1995.0) + SE(lengthscale=3.0, sd=5.0) + WN(sd=1.0)"
+
+
+def other_model(bic_above: float = 10.0) -> Model:
+    """A second model of the fixed model's data, forecasting differently (a smooth trend), with
+    a BIC ``bic_above`` units above the fixed model's."""
+    first = fixed_model()
+    kernel = first.scaling.kernel_in(parse_kernel(OTHER_KERNEL))
+    other = Model(kernel, first.scaling, first.x, first.y, first.nll)
+    return dataclasses.replace(other, nll=other.nll + (first.bic + bic_above - other.bic) / 2)
 
 
 def _search_doc(model: Model) -> dict:
@@ -188,6 +202,33 @@ def test_a_constant_mean_is_stated_and_carried_through_the_sums():
     assert (
         "constant level"
         not in build_context(plain, "S", "s.csv", _search_doc(fixed))["data"]["description"]
+    )
+
+
+def test_a_search_with_several_seeds_adds_their_averaged_forecast(context):
+    chosen, other = fixed_model(), other_model(bic_above=1.0)
+    doc = _search_doc(chosen)
+    doc["seed_models"] = [
+        {"seed": 4, **chosen.to_dict(with_data=False)},
+        {"seed": 5, **other.to_dict(with_data=False)},
+    ]
+    dec = decompose(chosen, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    several = build_context(dec, "Sales", "sales.csv", doc)
+    text = several["forecast"]["text"]
+    assert text.startswith(context["forecast"]["text"])
+    assert "The search was run 2 times" in text and "(seed 4 0.62, seed 5 0.38)" in text
+    share = 1 / (1 + np.exp(-0.5))
+    expected = predictive_table([chosen, other], dec.x_grid, [share, 1 - share])
+    averaged = several["json"]["forecast"]["averaged"]
+    assert averaged["seeds"] == [4, 5]
+    np.testing.assert_allclose(averaged["weights"], [share, 1 - share], rtol=1e-12)
+    for key in ("mean", "sd", "q2.5", "q97.5"):
+        np.testing.assert_allclose(averaged[key], expected[key], rtol=1e-9)
+    # the forecast figure draws it; a report of one search has neither the line nor the text
+    assert plots.AVERAGE_COLOUR in several["forecast"]["figure"]["content"]
+    assert plots.AVERAGE_COLOUR not in context["forecast"]["figure"]["content"]
+    assert (
+        "averaged" not in context["json"]["forecast"] and "seeds" not in context["forecast"]["text"]
     )
 
 

@@ -339,7 +339,8 @@ def test_several_seeds_keep_the_search_with_the_lowest_bic_and_resume(tmp_path):
     assert got["seed_models"][1]["kernel"] == got["kernel"] and "data" not in got["seed_models"][0]
     rebuilt = seed_models(both.to_dict())
     grid = np.linspace(X[0], X[-1] + 2.0, 7)
-    for model, single in zip(rebuilt, singles, strict=True):
+    assert list(rebuilt) == [2, 3]
+    for model, single in zip(rebuilt.values(), singles, strict=True):
         np.testing.assert_allclose(model.predict(grid), single.model.predict(grid), rtol=1e-9)
     bics = f"2: {singles[0].model.bic:.2f}, 3: {singles[1].model.bic:.2f}"
     assert got["notes"] == [
