@@ -54,15 +54,23 @@ def predictive_table(
     moments = [m.predict(x) for m in models]
     means = np.array([mean for mean, _ in moments])
     sds = np.array([sd for _, sd in moments])
-    if len(models) == 1:
-        mean, sd = means[0], sds[0]
-    else:
-        mean = w @ means
-        sd = np.sqrt(w @ sds**2 + w @ (means - mean) ** 2)
+    mean, sd = mixture_moments(means, sds, w)
     table = {"mean": mean, "sd": sd}
     for q in QUANTILES:
         table[f"q{100 * q:g}"] = mixture_quantile(means, sds, q, w)
     return table
+
+
+def mixture_moments(
+    means: np.ndarray, sds: np.ndarray, weights: Sequence[float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean m̄ = Σ_k w_k m_k and standard deviation √(Σ_k w_k s_k² + Σ_k w_k (m_k − m̄)²) at each
+    x of the mixture of N(means[k], sds[k]²) (rows k; equal weights when None)."""
+    if means.shape[0] == 1:
+        return means[0], sds[0]
+    w = mixture_weights(means.shape[0], weights)
+    mean = w @ means
+    return mean, np.sqrt(w @ sds**2 + w @ (means - mean) ** 2)
 
 
 def mixture_weights(k: int, weights: Sequence[float] | None) -> np.ndarray:

@@ -1,16 +1,21 @@
 """How much the seed moves a method: its runs with every seed (``results.csv`` and
 ``other_seeds.csv``), and what a user could make of them without the test data: the lowest
 training BIC of the seeds (what ``abcd search --seeds K`` keeps), or the mixture of every seed's
-model weighted by evidence or equally (what ``abcd predict --average-seeds`` forecasts with)."""
+model weighted by evidence or equally (what ``abcd predict --average-seeds`` forecasts with),
+and how often each of these meets the targets over every smaller set of the seeds."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 from accuracy_figures import stored_model
 from accuracy_runs import COUNTERPART, SEEDS_CSV, Key, split_files, test_scores
 from accuracy_tables import (
+    TARGET_MEDIAN,
+    TARGET_WINS,
     Grid,
     column,
     fmt,
@@ -24,13 +29,19 @@ from accuracy_tables import (
 
 from abcd_cli.data import load_series
 from abcd_cli.errors import InputError
-from abcd_cli.predict import evidence_weights, predictive_table
+from abcd_cli.predict import evidence_weights, mixture_moments
 
 Seeds = dict[int, dict[str, dict[str, str]]]  # seed -> series -> row
 #: training BICs closer than this count as the same model (seed comparison)
 SAME_BIC = 0.01
-#: the weightings of ``abcd predict --average-seeds`` (``--seed-weights``), by row name
-WEIGHTINGS = {"evidence": "weighted by evidence", "equal": "equally weighted"}
+#: the choices a user can make among the seeds' models without the test data, by row name:
+#: the lowest training BIC (``abcd search --seeds K``), or the mixture of the models weighted
+#: as ``abcd predict --average-seeds --seed-weights evidence|equal``
+CHOICES = {
+    "bic": "lower training BIC of the seeds",
+    "evidence": "the seeds' models averaged, weighted by evidence",
+    "equal": "the seeds' models averaged, equally weighted",
+}
 
 
 def runs_by_seed(rows: Iterable[dict[str, str]], task: str, method: str) -> Seeds:
@@ -56,7 +67,8 @@ def seed_section(
     user could make without the test data (on each series, the seed whose model has the lower
     training BIC; or a mixture of every seed's model), the runs no worse than the published
     counterpart and the median standardised RMSE, standardised against the same other columns
-    as the main table."""
+    as the main table; and, with three seeds or more, how often each choice meets the targets
+    with fewer seeds (``subset_section``)."""
     seeds = runs_by_seed([*seed_rows.values(), *rows.values()], task, method)  # main rows win
     if len(seeds) < 2:
         return []
@@ -64,21 +76,12 @@ def seed_section(
     has_ref = any(cells.get(ref) is not None for cells in grid.values())
     order = sorted(seeds)
 
-    complete = {s: every_seed_ran(seeds, s) for s in grid}
-    chosen_by_bic = {
-        s: min(runs, key=lambda r: float(r["bic"])) if runs else None
-        for s, runs in complete.items()
-    }
+    complete = {s: SeedRuns.load(every_seed_ran(seeds, s), task) for s in grid}
     variants: dict[str, dict[str, float | None]] = {
         f"seed {k}": {s: our_rmse(seeds[k].get(s)) for s in grid} for k in order
     }
-    variants["lower training BIC of the seeds"] = {s: our_rmse(chosen_by_bic[s]) for s in grid}
-    averaged = {
-        how: {s: averaged_rmse(runs, task, how) for s, runs in complete.items()}
-        for how in WEIGHTINGS
-    }
-    for how, name in WEIGHTINGS.items():
-        variants[f"the seeds' models averaged, {name}"] = averaged[how]
+    for choice, name in CHOICES.items():
+        variants[name] = {s: runs.rmse(choice) for s, runs in complete.items()}
 
     body = []
     for s in grid:
@@ -87,10 +90,10 @@ def seed_section(
             r = seeds[k].get(s)
             ok = no_worse(our_rmse(r), grid[s].get(ref))
             line += [our_cell(r, "bic", ".2f"), our_cell(r, "rmse", ".5g") + (" ✓" if ok else "")]
-        chosen = chosen_by_bic[s]
+        chosen = complete[s].lowest_bic()
         line.append("—" if chosen is None else chosen["seed"])
-        for how in WEIGHTINGS:
-            rmse = averaged[how][s]
+        for choice in ("evidence", "equal"):
+            rmse = variants[CHOICES[choice]][s]
             line.append(fmt(rmse, ".5g") + (" ✓" if no_worse(rmse, grid[s].get(ref)) else ""))
         body.append(line)
     header = ["series", *([f"ref {ref}"] if has_ref else [])]
@@ -100,17 +103,9 @@ def seed_section(
 
     summary = []
     for name, rmse in variants.items():
-        std = standardise({s: {**grid[s], method: rmse[s]} for s in grid})
         ran = sum(v is not None for v in rmse.values())
-        wins = sum(no_worse(v, grid[s].get(ref)) for s, v in rmse.items())
-        summary.append(
-            [
-                name,
-                str(ran),
-                f"{wins} of {ran}" if has_ref else "—",
-                fmt(median_or_none(column(std, method)), ".2f"),
-            ]
-        )
+        wins, median = wins_and_median(rmse, grid, method)
+        summary.append([name, str(ran), f"{wins} of {ran}" if has_ref else "—", fmt(median, ".2f")])
     summary_header = ["runs", "series run", f"RMSE no worse than {ref}", "median standardised"]
     agree, compared = bic_rmse_agreement(seeds, list(grid))
     return [
@@ -133,26 +128,103 @@ def seed_section(
         "",
         f"On {agree} of the {compared} series where the seeds' models differ in training BIC (by"
         f" more than {SAME_BIC}), the lowest BIC went with the lowest test RMSE.",
+        *(subset_section(complete, grid, task, method) if has_ref else []),
     ]
 
 
-def averaged_rmse(runs: list[dict[str, str]], task: str, weighting: str) -> float | None:
-    """Test RMSE of the mixture of the runs' models, rebuilt from their kernels (no refitting),
-    weighted by their training BICs' evidence or equally (``weighting``: a key of
-    ``WEIGHTINGS``) and predicted as ``abcd predict --average-seeds`` does; None without runs
-    or when a model cannot be rebuilt."""
-    if not runs:
-        return None
-    try:
-        models = [stored_model(r)[0] for r in runs]
-        test = load_series(split_files(runs[0]["series"], task)[1])
+def wins_and_median(
+    rmse: dict[str, float | None], grid: Grid, method: str
+) -> tuple[int, float | None]:
+    """Series where ``rmse`` is no worse than ``method``'s published counterpart, and its median
+    standardised RMSE with ``rmse`` in ``method``'s column of ``grid``."""
+    ref = COUNTERPART[method]
+    wins = sum(no_worse(v, grid[s].get(ref)) for s, v in rmse.items())
+    std = standardise({s: {**grid[s], method: rmse[s]} for s in grid})
+    return wins, median_or_none(column(std, method))
+
+
+def subset_section(complete: dict[str, SeedRuns], grid: Grid, task: str, method: str) -> list[str]:
+    """How often each choice among the seeds meets the issue's targets when only some of the
+    seeds had been run: over every set of k seeds (2 ≤ k < all), the sets whose choice is no
+    worse than the published counterpart on ``TARGET_WINS`` series or more, the sets whose median
+    standardised RMSE is within ``TARGET_MEDIAN``, and the sets with both. Only when every seed
+    ran on every series."""
+    n_seeds = {len(runs.runs) for runs in complete.values()}
+    if len(n_seeds) != 1 or (k_all := n_seeds.pop()) < 3 or task not in TARGET_MEDIAN:
+        return []
+    target = TARGET_MEDIAN[task]
+    body = []
+    for k in range(2, k_all):
+        sets = list(combinations(range(k_all), k))
+        for choice, name in CHOICES.items():
+            counts = [0, 0, 0]
+            for subset in sets:
+                rmse = {s: runs.rmse(choice, subset) for s, runs in complete.items()}
+                wins, median = wins_and_median(rmse, grid, method)
+                reach, low = wins >= TARGET_WINS, median is not None and median <= target
+                counts = [counts[0] + reach, counts[1] + low, counts[2] + (reach and low)]
+            body.append([str(k), str(len(sets)), name, *(str(c) for c in counts)])
+    header = [
+        "seeds per set",
+        "sets",
+        "choice",
+        f"no worse than {COUNTERPART[method]} on ≥ {TARGET_WINS}",
+        f"median ≤ {target:.2f}",
+        "both",
+    ]
+    return [
+        "",
+        f"How often each choice meets the targets with fewer seeds: of every set of k of the"
+        f" {k_all} seeds, how many reach each target (the median unrounded, as the verdict"
+        " above). A choice that meets a target with most sets does not depend on a lucky draw"
+        " of seeds.",
+        "",
+        *md_table(header, body),
+    ]
+
+
+@dataclass(frozen=True)
+class SeedRuns:
+    """One series' runs, one per seed, and each run's forecast at the test x (its model rebuilt
+    from the kernel, no refitting), computed once for every choice among them."""
+
+    runs: list[dict[str, str]]
+    y: np.ndarray | None  # the test y; None when a model or the test file could not be read
+    means: np.ndarray  # row k: run k's predictive mean at the test x
+    sds: np.ndarray  # row k: its predictive standard deviation, noise included
+
+    @classmethod
+    def load(cls, runs: list[dict[str, str]], task: str) -> SeedRuns:
+        empty = np.empty((0, 0))
+        if not runs:
+            return cls(runs, None, empty, empty)
+        try:
+            test = load_series(split_files(runs[0]["series"], task)[1])
+            moments = [stored_model(r)[0].predict(test.x) for r in runs]
+        except (InputError, ValueError, np.linalg.LinAlgError):
+            return cls(runs, None, empty, empty)
+        return cls(
+            runs, test.y, np.array([m for m, _ in moments]), np.array([s for _, s in moments])
+        )
+
+    def lowest_bic(self, subset: Sequence[int] | None = None) -> dict[str, str] | None:
+        runs = self.runs if subset is None else [self.runs[i] for i in subset]
+        return min(runs, key=lambda r: float(r["bic"])) if runs else None
+
+    def rmse(self, choice: str, subset: Sequence[int] | None = None) -> float | None:
+        """Test RMSE of a choice (a key of ``CHOICES``) among the runs ``subset`` (indices; all
+        when None): the lowest-BIC run's, or the mixture's of their models as ``abcd predict
+        --average-seeds`` forecasts; None without runs or forecasts."""
+        if choice == "bic":
+            return our_rmse(self.lowest_bic(subset))
+        if self.y is None:
+            return None
+        rows = list(range(len(self.runs))) if subset is None else list(subset)
         weights = None
-        if weighting == "evidence":
-            weights = evidence_weights([float(r["bic"]) for r in runs])
-        table = predictive_table(models, test.x, weights)
-    except (InputError, ValueError, np.linalg.LinAlgError):
-        return None
-    return test_scores(test.y, table["mean"], table["sd"])[0]
+        if choice == "evidence":
+            weights = evidence_weights([float(self.runs[i]["bic"]) for i in rows])
+        mean, sd = mixture_moments(self.means[rows], self.sds[rows], weights)
+        return test_scores(self.y, mean, sd)[0]
 
 
 def every_seed_ran(seeds: Seeds, series: str) -> list[dict[str, str]]:

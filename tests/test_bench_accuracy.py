@@ -228,13 +228,42 @@ def test_averaged_rmse_scores_the_mean_of_the_seeds_forecasts(bench):
     means = [bench.figures.stored_model(r)[0].predict(x)[0] for r in runs]
     singles = [float(np.sqrt(np.mean((m - y) ** 2))) for m in means]
     equal = float(np.sqrt(np.mean(((means[0] + means[1]) / 2 - y) ** 2)))
-    got = bench.seeds.averaged_rmse(runs, "extrap", "equal")
+    got = bench.seeds.SeedRuns.load(runs, "extrap").rmse("equal")
     assert got == pytest.approx(equal, rel=1e-12)
     assert got <= sum(singles) / 2 and abs(singles[0] - singles[1]) > 10.0
     # evidence weights: seed 1's BIC two units higher gives weights 1/(1 + 1/e), (1/e)/(1 + 1/e)
     runs[0]["bic"], runs[1]["bic"] = "100.0", "102.0"
     w = 1 / (1 + np.exp(-1))
     by_evidence = float(np.sqrt(np.mean((w * means[0] + (1 - w) * means[1] - y) ** 2)))
-    got = bench.seeds.averaged_rmse(runs, "extrap", "evidence")
+    got = bench.seeds.SeedRuns.load(runs, "extrap").rmse("evidence")
     assert got == pytest.approx(by_evidence, rel=1e-12) and abs(got - equal) > 1.0
-    assert bench.seeds.averaged_rmse([], "extrap", "evidence") is None
+    assert bench.seeds.SeedRuns.load([], "extrap").rmse("evidence") is None
+
+
+def test_subsets_of_the_seeds_count_how_often_each_choice_meets_the_targets(bench):
+    """Nine series alike; the forecast of every test point is 0.5, 2 or 4 for seeds 0-2 (y = 0,
+    so these are the RMSEs), with BICs 10, 5 and 100; published ABCD_acc and one other method 1.
+    Pairs: the lower BIC picks seed 1 (RMSE 2), seed 0 (0.5: all nine no worse, median 1) and
+    seed 1; evidence weights give (0, 1) 92% to seed 1, (0, 2) all to seed 0, (1, 2) all to
+    seed 1; equal weights average to 1.25, 2.25 and 3, each worse than the published 1."""
+    forecasts, bics = (0.5, 2.0, 4.0), ("10", "5", "100")
+    runs = []
+    for seed, (level, bic_) in enumerate(zip(forecasts, bics, strict=True)):
+        row = _row(bench, "s", "extrap", "abcd", str(level))
+        row.update(seed=str(seed), bic=bic_)
+        runs.append(row)
+    y = np.zeros(2)
+    means = np.array([np.full(2, level) for level in forecasts])
+    complete = {f"s{i}": bench.seeds.SeedRuns(runs, y, means, np.ones((3, 2))) for i in range(9)}
+    grid = {s: {"abcd": None, "ABCD_acc": 1.0, "se": 1.0} for s in complete}
+    text = "\n".join(bench.seeds.subset_section(complete, grid, "extrap", "abcd"))
+    assert "of every set of k of the 3 seeds" in text
+    assert "| 2 | 3 | lower training BIC of the seeds | 1 | 1 | 1 |" in text
+    assert "| 2 | 3 | the seeds' models averaged, weighted by evidence | 1 | 1 | 1 |" in text
+    assert "| 2 | 3 | the seeds' models averaged, equally weighted | 0 | 0 | 0 |" in text
+    assert "\n| 3 |" not in text  # the set of all seeds is the table above it
+    # fewer than three seeds, or a series without every seed: no section
+    two = {s: bench.seeds.SeedRuns(runs[:2], y, means[:2], np.ones((2, 2))) for s in complete}
+    assert bench.seeds.subset_section(two, grid, "extrap", "abcd") == []
+    short = {**complete, "s0": bench.seeds.SeedRuns([], None, np.empty((0, 0)), np.empty((0, 0)))}
+    assert bench.seeds.subset_section(short, grid, "extrap", "abcd") == []
