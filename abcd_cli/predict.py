@@ -7,7 +7,7 @@ Several models (``abcd predict --average-seeds``, the models of ``abcd search --
 mixture p(y) = Σ_k w_k N(y; m_k, s_k²) with weights w_k ≥ 0 summing to one. Its mean is
 m̄ = Σ w_k m_k, its variance Σ w_k s_k² + Σ w_k (m_k − m̄)² (the models' spread adds to their
 own), and its q-quantile the root of Σ w_k Φ((y − m_k)/s_k) = q, which lies between the
-smallest and the largest of the models' own q-quantiles.
+smallest and the largest own q-quantiles of the models with positive weight.
 
 The weights are either the models' evidences, w_k ∝ p(D | M_k) ≈ exp(−BIC_k/2) (a Bayes model
 average with a uniform prior over the models, the thesis chapter's "model selection rather than

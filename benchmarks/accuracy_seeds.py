@@ -107,7 +107,7 @@ def seed_section(
         wins, median = wins_and_median(rmse, grid, method)
         summary.append([name, str(ran), f"{wins} of {ran}" if has_ref else "—", fmt(median, ".2f")])
     summary_header = ["runs", "series run", f"RMSE no worse than {ref}", "median standardised"]
-    agree, compared = bic_rmse_agreement(seeds, list(grid))
+    agree, compared = bic_rmse_agreement(complete)
     return [
         f"### How much the seed moves `{method}` (training BIC and test RMSE per seed)",
         "",
@@ -234,12 +234,12 @@ def every_seed_ran(seeds: Seeds, series: str) -> list[dict[str, str]]:
     return done if len(done) == len(runs) else []
 
 
-def bic_rmse_agreement(seeds: Seeds, series: list[str]) -> tuple[int, int]:
+def bic_rmse_agreement(complete: dict[str, SeedRuns]) -> tuple[int, int]:
     """On how many series (of those where every seed's run succeeded and their training BICs
     are not all within ``SAME_BIC``) the run with the lowest BIC also has the lowest RMSE."""
     agree = compared = 0
-    for s in series:
-        done = [(float(r["bic"]), our_rmse(r) or 0.0) for r in every_seed_ran(seeds, s)]
+    for runs in complete.values():
+        done = [(float(r["bic"]), our_rmse(r) or 0.0) for r in runs.runs]
         if not done or max(b for b, _ in done) - min(b for b, _ in done) <= SAME_BIC:
             continue
         compared += 1
