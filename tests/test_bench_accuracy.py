@@ -156,8 +156,11 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
     }
     text = "\n".join(bench.seeds.seed_section(rows, seed_rows, "extrap", grid))
     # no averaged forecast: series a and b have no data files to rebuild the models on
-    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 | — | — |" in text
-    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 | — | — |" in text
+    assert "| a | 3 | 10.00 | 2 ✓ | 9.00 | 4 | 1 | — | — | 1 of 2 |" in text
+    assert "| b | 2 | 20.00 | 5 | 19.00 | 1 ✓ | 1 | — | — | 1 of 2 |" in text
+    # one win per series among the two seeds: 2 of 4 runs, one series per seed on average
+    assert "Of the 4 runs that ran (2 seeds × 2 series), 2 are no worse" in text
+    assert "(50%): one search with any one of these seeds is no worse on 1.0 of 2" in text
     for name in ("weighted by evidence", "equally weighted"):
         assert f"| the seeds' models averaged, {name} | 0 | 0 of 0 | — |" in text
     # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75
