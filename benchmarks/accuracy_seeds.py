@@ -62,13 +62,14 @@ def seed_section(
 ) -> list[str]:
     """The ``method`` runs of ``task`` repeated with other seeds (``other_seeds.csv``).
 
-    Per series, each seed's training BIC and test RMSE, and the test RMSE of the seeds' models
-    averaged (weighted by evidence, and equally); then, for each seed and for the choices a
-    user could make without the test data (on each series, the seed whose model has the lower
-    training BIC; or a mixture of every seed's model), the runs no worse than the published
-    counterpart and the median standardised RMSE, standardised against the same other columns
-    as the main table; and, with three seeds or more, how often each choice meets the targets
-    with fewer seeds (``subset_section``)."""
+    Per series, each seed's training BIC and test RMSE, the test RMSE of the seeds' models
+    averaged (weighted by evidence, and equally) and how many seeds are no worse than the
+    published counterpart (``single_seed_line`` sums these over the series). Then, for each
+    seed and for the choices a user could make without the test data (on each series, the seed
+    whose model has the lower training BIC; or a mixture of every seed's model), the runs no
+    worse than the published counterpart and the median standardised RMSE, standardised
+    against the same other columns as the main table; and, with three seeds or more, how often
+    each choice meets the targets with fewer seeds (``subset_section``)."""
     seeds = runs_by_seed([*seed_rows.values(), *rows.values()], task, method)  # main rows win
     if len(seeds) < 2:
         return []
