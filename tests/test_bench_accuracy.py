@@ -149,10 +149,11 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
     assert sorted(seed_rows) == [("a", "extrap", "abcd", "1"), ("b", "extrap", "abcd", "1")]
     assert not main.exists()  # the main table is not touched
 
-    # the other columns: the reference and one more method, best on neither series
+    # the other columns: the reference, one more method of ours, best on neither series, and
+    # one more published method, best on neither series but b's best without ABCD_acc
     grid = {
-        "a": {"abcd": 2.0, "se": 8.0, "ABCD_acc": 3.0},
-        "b": {"abcd": 5.0, "se": 8.0, "ABCD_acc": 2.0},
+        "a": {"abcd": 2.0, "se": 8.0, "ABCD_acc": 3.0, "SP": 4.0},
+        "b": {"abcd": 5.0, "se": 8.0, "ABCD_acc": 2.0, "SP": 2.5},
     }
     text = "\n".join(bench.seeds.seed_section(rows, seed_rows, "extrap", grid))
     # no averaged forecast: series a and b have no data files to rebuild the models on
@@ -162,13 +163,14 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
     assert "Of the 4 runs that ran (2 seeds × 2 series), 2 are no worse" in text
     assert "(50%): one search with any one of these seeds is no worse on 1.0 of 2" in text
     for name in ("weighted by evidence", "equally weighted"):
-        assert f"| the seeds' models averaged, {name} | 0 | 0 of 0 | — |" in text
-    # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75
-    assert "| seed 0 | 2 | 1 of 2 | 1.75 |" in text
-    # seed 1: wins on b; 4/3 and 1/1, median 1.17
-    assert "| seed 1 | 2 | 1 of 2 | 1.17 |" in text
+        assert f"| the seeds' models averaged, {name} | 0 | 0 of 0 | — | — |" in text
+    # seed 0: wins on a; standardised 2/2 = 1 and 5/2 = 2.5, median 1.75; on the paper's basis
+    # (SP only beside it) 2/2 and 5/2.5, median 1.5
+    assert "| seed 0 | 2 | 1 of 2 | 1.75 | 1.50 |" in text
+    # seed 1: wins on b; 4/3 and 1/1, median 1.17; paper's basis 4/4 and 1/1
+    assert "| seed 1 | 2 | 1 of 2 | 1.17 | 1.00 |" in text
     # lower BIC picks seed 1 on both series: the same as seed 1
-    assert "| lower training BIC of the seeds | 2 | 1 of 2 | 1.17 |" in text
+    assert "| lower training BIC of the seeds | 2 | 1 of 2 | 1.17 | 1.00 |" in text
     # a: lower BIC (seed 1) with the higher RMSE; b: lower BIC (seed 1) with the lower RMSE
     assert "On 1 of the 2 series where the seeds' models differ" in text
     assert bench.seeds.seed_section(rows, {}, "extrap", grid) == []  # one seed: no section
