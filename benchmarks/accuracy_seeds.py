@@ -92,9 +92,10 @@ def seed_section(
         wins = 0
         for k in order:
             r = seeds[k].get(s)
-            ok = no_worse(our_rmse(r), grid[s].get(ref))
+            rmse = our_rmse(r)
+            ok = no_worse(rmse, grid[s].get(ref))
             wins += ok
-            seed_runs += our_rmse(r) is not None
+            seed_runs += rmse is not None
             line += [our_cell(r, "bic", ".2f"), our_cell(r, "rmse", ".5g") + (" ✓" if ok else "")]
         chosen = complete[s].lowest_bic()
         line.append("—" if chosen is None else chosen["seed"])
@@ -111,14 +112,14 @@ def seed_section(
     header += ["lower BIC: seed", "evidence-weighted RMSE", "equal-weight RMSE"]
     header += [f"seeds no worse than {ref}"] if has_ref else []
 
-    paper_basis = has_ref and method == "abcd"  # standardised as the paper did, too
+    paper_basis = has_ref  # standardised as the paper did, too
     summary = []
     for name, rmse in variants.items():
         ran = sum(v is not None for v in rmse.values())
         wins, median = wins_and_median(rmse, grid, method)
         line = [name, str(ran), f"{wins} of {ran}" if has_ref else "—", fmt(median, ".2f")]
         if paper_basis:
-            paper = in_published_place({s: {**grid[s], method: rmse[s]} for s in grid})
+            paper = in_published_place({s: {**grid[s], method: rmse[s]} for s in grid}, method)
             line.append(fmt(paper, ".2f"))
         summary.append(line)
     summary_header = ["runs", "series run", f"RMSE no worse than {ref}", "median standardised"]

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from accuracy_runs import METHODS, SETTING_FIELDS, SHARED, TASKS, Key
+from accuracy_runs import COUNTERPART, METHODS, SETTING_FIELDS, SHARED, TASKS, Key
 
 from abcd_cli.grammar import LANGUAGES
 from abcd_cli.search import SearchSettings
@@ -243,12 +243,13 @@ def median_target(task: str, std: Grid, series: list[str]) -> str:
     return f"{med:.2f} (target ≤ {TARGET_MEDIAN[task]:.2f}): {verdict} ({scope}{extra})"
 
 
-def in_published_place(grid: Grid) -> float | None:
-    """Median of our abcd RMSE over the best of it and the eight other published methods per series:
-    our full search standardised as the paper standardised ABCD-accuracy (its nine methods only)."""
-    cols = ("abcd", *(c for c in REFERENCE_METHODS if c != "ABCD_acc"))
+def in_published_place(grid: Grid, method: str = "abcd") -> float | None:
+    """Median of our ``method``'s RMSE over the best of it and the eight other published methods
+    per series: standardised as the paper standardised its published counterpart (ABCD-accuracy
+    for ``abcd``), over the nine published methods only."""
+    cols = (method, *(c for c in REFERENCE_METHODS if c != COUNTERPART[method]))
     std = standardise({s: {c: cells.get(c) for c in cols} for s, cells in grid.items()})
-    return median_or_none(column(std, "abcd"))
+    return median_or_none(column(std, method))
 
 
 def published_basis_line(grids: dict[str, Grid]) -> str:
