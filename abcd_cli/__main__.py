@@ -1,5 +1,5 @@
 """Allow ``python -m abcd_cli``."""
 
-from abcd_cli.cli import main
+from abcd_cli.cli.main import main
 
 main()

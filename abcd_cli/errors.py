@@ -1,7 +1,7 @@
 """Error types raised by the library.
 
 Every error carries a one-line, human message. The command line turns an :class:`InputError`
-into exit code 2 and a :class:`RunError` into exit code 1 (see :mod:`abcd_cli.cli`).
+into exit code 2 and a :class:`RunError` into exit code 1 (see :mod:`abcd_cli.cli.main`).
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ from functools import cached_property
 
 import numpy as np
 
-from abcd_cli.algebra import count_params
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.exact import Posterior
 from abcd_cli.errors import InputError
-from abcd_cli.gp import Posterior
 from abcd_cli.kernels import Kernel
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
+from abcd_cli.kernels.algebra import count_params
+from abcd_cli.kernels.text import parse_kernel
 
 
 def bic(nll: float, n_params: int, n: int) -> float:

@@ -16,12 +16,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
-from abcd_cli.data import Series, load_series
+from abcd_cli.data.reader import Series, load_series
 from abcd_cli.errors import InputError
 from abcd_cli.files import atomic_write
+from abcd_cli.kernel_search.loop import prior_mean_units
+from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
-from abcd_cli.parse import parse_kernel
-from abcd_cli.search import prior_mean_units
 
 
 def save_png(fig: Figure, path: Path, dpi: int) -> None:

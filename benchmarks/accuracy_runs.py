@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import norm
 
-from abcd_cli.data import load_series
+from abcd_cli.data.reader import load_series
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.execution.pool import make_executor
 from abcd_cli.files import atomic_write
-from abcd_cli.parallel import make_executor
-from abcd_cli.predict import predictive_table
-from abcd_cli.search import SearchSettings, lost_candidate, run_search
+from abcd_cli.kernel_search.loop import SearchSettings, lost_candidate, run_search
+from abcd_cli.prediction import predictive_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"

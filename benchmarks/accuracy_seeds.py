@@ -28,9 +28,9 @@ from accuracy_tables import (
     standardise,
 )
 
-from abcd_cli.data import load_series
+from abcd_cli.data.reader import load_series
 from abcd_cli.errors import InputError
-from abcd_cli.predict import evidence_weights, mixture_moments
+from abcd_cli.prediction import evidence_weights, mixture_moments
 
 Seeds = dict[int, dict[str, dict[str, str]]]  # seed -> series -> row
 #: training BICs closer than this count as the same model (seed comparison)

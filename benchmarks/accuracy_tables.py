@@ -18,8 +18,8 @@ from datetime import datetime, timezone
 
 from accuracy_runs import COUNTERPART, METHODS, SETTING_FIELDS, SHARED, TASKS, Key
 
-from abcd_cli.grammar import LANGUAGES
-from abcd_cli.search import SearchSettings
+from abcd_cli.kernel_search.grammar import LANGUAGES
+from abcd_cli.kernel_search.loop import SearchSettings
 
 REFERENCE_FILES = {"extrap": "extrapolation_rmse.csv", "interp": "interpolation_rmse.csv"}
 REFERENCE_METHODS = ("ABCD_acc", "ABCD_int", "SP", "TCI", "MKL", "EL_Eureqa", "CP", "SE", "LN")

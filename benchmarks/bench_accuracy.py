@@ -16,7 +16,7 @@ single-core process per core, into ``OUT/results.csv``, replacing rows of the sa
 ``OUT/other_seeds.csv``, and RESULTS.md gains a table of how much the seed moves the results).
 
 For every series, task and method it searches the training file with ``run_search`` and predicts
-the test x with ``abcd_cli.predict.predictive_table`` (the numbers ``abcd predict`` writes).
+the test x with ``abcd_cli.prediction.predictive_table`` (the numbers ``abcd predict`` writes).
 Tasks: ``extrap`` trains on ``datasets/splits/extrap_9010/NAME-train.csv`` (the first 90% of the
 range) and tests on ``NAME-test.csv``; ``interp`` uses ``datasets/splits/interp_5050`` (a random
 half). Methods: ``abcd`` (the full search), ``abcd-int`` (the full search with
@@ -87,7 +87,7 @@ from accuracy_tables import (
 )
 
 from abcd_cli.files import atomic_write
-from abcd_cli.search import PRIOR_MEANS, SearchSettings
+from abcd_cli.kernel_search.loop import PRIOR_MEANS, SearchSettings
 
 TASK_TITLES = {
     "extrap": "Extrapolation (train on the first 90%)",

@@ -1,4 +1,5 @@
-"""Benchmark of the exact-GP engine (``abcd_cli.gp``) against its cost floor and scikit-learn.
+"""Benchmark of the exact-GP engine (``abcd_cli.engines.exact``) against its cost floor and
+scikit-learn.
 
 For each data set (airline N=144, Mauna Loa N=545, temperature N=1000) and the kernel
 ``Lin*Per + SE + WN*Lin`` this measures, on the internally scaled data (``Scaling``):
@@ -57,11 +58,11 @@ from sklearn.gaussian_process.kernels import (
 )
 from sklearn.gaussian_process.kernels import Kernel as SkKernel
 
-from abcd_cli.gp import _cholesky, _inverse_from_cholesky, fit, nll_and_grad
-from abcd_cli.init import DataSummary, initial_values, value_bounds
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.exact import _cholesky, _inverse_from_cholesky, fit, nll_and_grad
+from abcd_cli.kernel_search.init import DataSummary, initial_values, value_bounds
 from abcd_cli.kernels import Inputs, Kernel
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
+from abcd_cli.kernels.text import parse_kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXT = "Lin*Per + SE + WN*Lin"

@@ -25,11 +25,11 @@ KERNEL = "CW(((C + SE) * Per + C) * SE + (Lin * WN + WN) * WN, C + WN)"
 
 def time_one(series: str, kernel_text: str) -> float:
     """Median milliseconds per evaluation on the search's subset of ``series``."""
-    from abcd_cli.data import load_series
-    from abcd_cli.gp import nll_and_grad  # importing the engine raises the thresholds
-    from abcd_cli.init import initial_values
-    from abcd_cli.parse import parse_kernel
-    from abcd_cli.search import Search, SearchSettings
+    from abcd_cli.data.reader import load_series
+    from abcd_cli.engines.exact import nll_and_grad  # importing the engine raises the thresholds
+    from abcd_cli.kernel_search.init import initial_values
+    from abcd_cli.kernel_search.loop import Search, SearchSettings
+    from abcd_cli.kernels.text import parse_kernel
 
     data = load_series(ROOT / "datasets" / f"{series}.csv")
     search = Search(data.x, data.y, SearchSettings())

@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from abcd_cli.gp import _minimise
-from abcd_cli.init import DataSummary, initial_values, theta_bounds
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.exact import _minimise
+from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
+from abcd_cli.kernels.text import parse_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_gp import KERNEL_TEXT, load, load_average  # noqa: E402

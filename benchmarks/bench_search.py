@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from abcd_cli.data import load_series
-from abcd_cli.parallel import make_executor
-from abcd_cli.search import Search, SearchSettings, lost_candidate, run_search
+from abcd_cli.data.reader import load_series
+from abcd_cli.execution.pool import make_executor
+from abcd_cli.kernel_search.loop import Search, SearchSettings, lost_candidate, run_search
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT.parent / "shared" / "reference" / "abcd_bic.csv"

@@ -54,9 +54,9 @@ from accuracy_tables import (
     standardise,
 )
 
-from abcd_cli.data import load_series
+from abcd_cli.data.reader import load_series
+from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
-from abcd_cli.parse import parse_kernel
 
 ACCURACY = ROOT / "benchmarks" / "accuracy"
 TASK = "extrap"

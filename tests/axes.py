@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abcd_cli.facts import Axis
+from abcd_cli.decompose.facts import Axis
 
 YEAR = Axis("year", "year", "passengers")
 DATE = Axis("date", "date", "sales")

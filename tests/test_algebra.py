@@ -5,9 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.algebra import canonical, count_params, simplify, structure_key, sum_of_products
 from abcd_cli.kernels import SE, WN, C, Lin, Per, total
-from abcd_cli.parse import parse_kernel
+from abcd_cli.kernels.algebra import (
+    canonical,
+    count_params,
+    simplify,
+    structure_key,
+    sum_of_products,
+)
+from abcd_cli.kernels.text import parse_kernel
 
 X = np.linspace(-2.0, 3.0, 30)
 

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from abcd_cli.data import load_series
-from abcd_cli.search import SearchSettings
+from abcd_cli.data.reader import load_series
+from abcd_cli.kernel_search.loop import SearchSettings
 from tests.benchmark_scripts import BENCHMARKS, benchmark_scripts
 
 SCRIPTS = (

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from abcd_cli.kernel_search.loop import SearchSettings, run_search
 from abcd_cli.model import Model
-from abcd_cli.search import SearchSettings, run_search
 from tests.benchmark_scripts import benchmark_scripts
 
 

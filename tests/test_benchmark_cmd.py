@@ -7,9 +7,9 @@ import json
 import numpy as np
 from click.testing import CliRunner
 
-from abcd_cli.cli import main
-from abcd_cli.data import load_series
-from abcd_cli.search import SearchSettings, run_search
+from abcd_cli.cli.main import main
+from abcd_cli.data.reader import load_series
+from abcd_cli.kernel_search.loop import SearchSettings, run_search
 
 
 def _folder(tmp_path, names=("a", "b")):

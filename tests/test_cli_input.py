@@ -12,9 +12,9 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import abcd_cli.data
+import abcd_cli.data.reader
 from abcd_cli import __version__
-from abcd_cli.cli import handle_errors, main
+from abcd_cli.cli.main import handle_errors, main
 from abcd_cli.errors import InputError, RunError
 
 GOOD = "x,y\n1,10\n2,20\n3,15\n4,30\n5,25\n"
@@ -149,7 +149,7 @@ def raise_(exc: BaseException):
 
 
 def test_unexpected_error_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(abcd_cli.data, "load_series", raise_(ZeroDivisionError("boom")))
+    monkeypatch.setattr(abcd_cli.data.reader, "load_series", raise_(ZeroDivisionError("boom")))
     result = describe(write(tmp_path, GOOD))
     line = assert_one_line_error(result, 1)
     assert line == (
@@ -158,7 +158,7 @@ def test_unexpected_error_is_one_line(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_debug_shows_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(abcd_cli.data, "load_series", raise_(ZeroDivisionError("boom")))
+    monkeypatch.setattr(abcd_cli.data.reader, "load_series", raise_(ZeroDivisionError("boom")))
     result = CliRunner().invoke(main, ["--debug", "describe-data", write(tmp_path, GOOD)])
     assert result.exit_code == 1
     assert "Traceback (most recent call last)" in result.stderr
@@ -167,7 +167,7 @@ def test_debug_shows_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_debug_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(abcd_cli.data, "load_series", raise_(ValueError("odd")))
+    monkeypatch.setattr(abcd_cli.data.reader, "load_series", raise_(ValueError("odd")))
     result = CliRunner(env={"ABCD_DEBUG": "1"}).invoke(main, ["describe-data", "f.csv"])
     assert result.exit_code == 1 and "Traceback" in result.stderr
 
@@ -180,17 +180,17 @@ def test_debug_with_input_error_keeps_exit_2(tmp_path: Path) -> None:
 
 
 def test_run_error_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(abcd_cli.data, "load_series", raise_(RunError("fit failed\nbadly")))
+    monkeypatch.setattr(abcd_cli.data.reader, "load_series", raise_(RunError("fit failed\nbadly")))
     assert assert_one_line_error(describe("f.csv"), 1) == "Error: fit failed badly"
 
 
 def test_input_error_from_library_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(abcd_cli.data, "load_series", raise_(InputError("bad option")))
+    monkeypatch.setattr(abcd_cli.data.reader, "load_series", raise_(InputError("bad option")))
     assert assert_one_line_error(describe("f.csv"), 2) == "Error: bad option"
 
 
 def test_keyboard_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(abcd_cli.data, "load_series", raise_(KeyboardInterrupt()))
+    monkeypatch.setattr(abcd_cli.data.reader, "load_series", raise_(KeyboardInterrupt()))
     result = describe("f.csv")
     assert result.exit_code == 130
     assert result.stderr == "Interrupted.\n"

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from abcd_cli.algebra import sum_of_products
-from abcd_cli.cli import main
-from abcd_cli.gp import Posterior, fit, negative_log_likelihood, nll_and_grad
+from abcd_cli.cli.main import main
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.exact import Posterior, fit, negative_log_likelihood, nll_and_grad
+from abcd_cli.kernel_search.loop import SearchSettings, run_search
 from abcd_cli.kernels import C
+from abcd_cli.kernels.algebra import sum_of_products
+from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
-from abcd_cli.search import SearchSettings, run_search
 from tests.sampling import gp_draw
 
 RNG = np.random.default_rng(11)

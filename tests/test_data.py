@@ -1,4 +1,4 @@
-"""Tests for abcd_cli.data: reading and validating a user's CSV into a Series."""
+"""Tests for abcd_cli.data.reader: reading and validating a user's CSV into a Series."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abcd_cli.data import MIN_POINTS, Series, load_series
-from abcd_cli.dates import decimal_year, from_decimal_year
+from abcd_cli.data.dates import decimal_year, from_decimal_year
+from abcd_cli.data.reader import MIN_POINTS, Series, load_series
 from abcd_cli.errors import AbcdError, InputError
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"

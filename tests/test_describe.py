@@ -5,17 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.dates import decimal_year
-from abcd_cli.describe import (
-    CV_WARNING,
-    component_paragraph,
-    describe_checks,
-    describe_extrapolation,
-    mean_trend,
-    noun_phrase,
-    summary_sentences,
-)
-from abcd_cli.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.data.dates import decimal_year
+from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.kernels import (
     RQ,
     SE,
@@ -31,6 +22,15 @@ from abcd_cli.kernels import (
     Per,
     Product,
     Sum,
+)
+from abcd_cli.reporting.describe import (
+    CV_WARNING,
+    component_paragraph,
+    describe_checks,
+    describe_extrapolation,
+    mean_trend,
+    noun_phrase,
+    summary_sentences,
 )
 from tests.axes import NUMBER, YEAR
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from abcd_cli.algebra import sum_of_products
-from abcd_cli.gp import FAILED_NLL, Posterior, fit, negative_log_likelihood, nll_and_grad
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.exact import FAILED_NLL, Posterior, fit, negative_log_likelihood, nll_and_grad
 from abcd_cli.kernels import SE, WN, Lin, Per, total
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
+from abcd_cli.kernels.algebra import sum_of_products
+from abcd_cli.kernels.text import parse_kernel
 from tests.sampling import gp_draw
 
 RNG = np.random.default_rng(5)

@@ -12,7 +12,7 @@ from scipy.special import i0
 
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import CP, CW, RQ, SE, WN, C, Cos, Lin, Per, Product, Sum
-from abcd_cli.parse import parse_kernel
+from abcd_cli.kernels.text import parse_kernel
 
 RNG = np.random.default_rng(20261122)
 X = np.sort(RNG.uniform(-2.0, 3.0, 25))

@@ -2,7 +2,8 @@ import platform
 
 import pytest
 
-from abcd_cli import gp, memory
+from abcd_cli.engines import exact as gp
+from abcd_cli.engines import memory
 
 
 @pytest.mark.skipif(

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import norm
 
-from abcd_cli.cli import main
-from abcd_cli.predict import QUANTILES, evidence_weights, mixture_quantile, predictive_table
+from abcd_cli.cli.main import main
+from abcd_cli.prediction import QUANTILES, evidence_weights, mixture_quantile, predictive_table
 from tests.test_report import _search_doc, fixed_model, other_model
 
 

@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from abcd_cli import plots, render
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting import render
 
 SECTION_IDS = ["data", "summary", "component-1", "component-2", "component-3", "component-4"]
 SECTION_IDS += ["extrapolation", "checks", "appendix"]
@@ -431,12 +432,15 @@ def test_pdf_has_pages_and_headings(pdf: bytes, tmp_path: Path) -> None:
 def test_templates_load_from_an_installed_package(tmp_path: Path) -> None:
     """Outside a source checkout the templates come from ``abcd_cli/templates`` (the wheel)."""
     package = tmp_path / "abcd_cli"
-    package.mkdir()
-    for name in ("__init__.py", "errors.py", "files.py", "render.py"):
-        shutil.copy(Path(render.__file__).parent / name, package / name)
-    shutil.copytree(Path(render.__file__).parent.parent / "templates", package / "templates")
+    (package / "reporting").mkdir(parents=True)
+    source = Path(render.__file__).parents[1]
+    for name in ("__init__.py", "errors.py", "files.py"):
+        shutil.copy(source / name, package / name)
+    (package / "reporting" / "__init__.py").write_text("")
+    shutil.copy(render.__file__, package / "reporting" / "render.py")
+    shutil.copytree(source.parent / "templates", package / "templates")
     code = (
-        "from abcd_cli import render; assert render._templates_dir() is None; "
+        "from abcd_cli.reporting import render; assert render._templates_dir() is None; "
         "env = render.environment(); env.get_template('report.html'); render._css(env); "
         "print(type(env.loader).__name__)"
     )

@@ -11,16 +11,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from abcd_cli.algebra import carries_scale, sum_of_products
-from abcd_cli.cli import main
+from abcd_cli.cli.main import main
+from abcd_cli.data.scaling import Scaling
 from abcd_cli.errors import InputError
-from abcd_cli.grammar import LANGUAGES, expand
-from abcd_cli.init import DataSummary, value_bounds
-from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
-from abcd_cli.model import seed_models
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
-from abcd_cli.search import (
+from abcd_cli.kernel_search.grammar import LANGUAGES, expand
+from abcd_cli.kernel_search.init import DataSummary, value_bounds
+from abcd_cli.kernel_search.loop import (
     Search,
     SearchSettings,
     _subset,
@@ -28,6 +24,10 @@ from abcd_cli.search import (
     prior_mean_warning,
     run_search,
 )
+from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
+from abcd_cli.kernels.algebra import carries_scale, sum_of_products
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import seed_models
 from tests.sampling import gp_draw
 
 X = np.linspace(2000.0, 2010.0, 120)  # ten "years", twelve points a year
@@ -200,7 +200,7 @@ def test_long_series_start_periods_from_the_whole_spectrum():
 
 
 def test_graft_keeps_inherited_values_and_takes_new_ones_from_the_subset_fit():
-    from abcd_cli.search import _graft
+    from abcd_cli.kernel_search.loop import _graft
 
     # SE and WN inherited, Per's period new (unknown): lengthscale, sd / lengthscale, period, sd / sd
     child = parse_kernel("SE + Per + WN").with_values([2.0, 1.0, 1.0, np.nan, 0.5, 0.1])
@@ -215,8 +215,8 @@ def test_graft_keeps_inherited_values_and_takes_new_ones_from_the_subset_fit():
 
 
 def test_a_fit_starts_from_the_likeliest_of_its_alternatives():
-    from abcd_cli.gp import negative_log_likelihood
-    from abcd_cli.search import FitTask, fit_candidate
+    from abcd_cli.engines.exact import negative_log_likelihood
+    from abcd_cli.kernel_search.loop import FitTask, fit_candidate
 
     x = np.linspace(0.0, 10.0, 80)
     y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.1)", 5, x) - 50.0
@@ -244,7 +244,7 @@ def test_the_beam_narrows_to_one_model_after_beam_levels():
 
 
 def test_finalists_are_chosen_within_each_kept_models_children():
-    from abcd_cli.search import Candidate
+    from abcd_cli.kernel_search.loop import Candidate
 
     y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 11)
     search = Search(X, y, SearchSettings(depth=1, restarts=2))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from abcd_cli.dates import decimal_year
-from abcd_cli.wording import (
+from abcd_cli.data.dates import decimal_year
+from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
     format_span,

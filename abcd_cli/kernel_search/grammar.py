@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from abcd_cli.algebra import canonical, carries_scale, simplify, structure_key, sum_of_products
 from abcd_cli.kernels import (
     CP,
     CW,
@@ -37,6 +36,13 @@ from abcd_cli.kernels import (
     Product,
     Sum,
     total,
+)
+from abcd_cli.kernels.algebra import (
+    canonical,
+    carries_scale,
+    simplify,
+    structure_key,
+    sum_of_products,
 )
 
 BASES: dict[str, type[BaseKernel]] = {"SE": SE, "Per": Per, "Lin": Lin, "C": C, "WN": WN, "RQ": RQ}

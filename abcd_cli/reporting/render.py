@@ -5,7 +5,7 @@ filters registered beside it, as in datasette. The HTML is one self-contained fi
 ``templates/report.css`` is inlined in a ``<style>`` tag and every figure is an ``<img>`` whose
 ``src`` is a ``data:`` URI. The PDF is made from that same HTML by WeasyPrint (nbconvert's
 webpdf idea), so the two never drift apart. Nothing is computed here: figures arrive as
-rendered strings (see :func:`abcd_cli.plots.embed_figure`).
+rendered strings (see :func:`abcd_cli.reporting.figures.embed_figure`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ DASH = "\u2014"
 def _templates_dir() -> Path | None:
     """``templates/`` at the top of a source checkout (beside ``pyproject.toml``), if this
     module runs from one."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     folder = root / "templates"
     if (root / "pyproject.toml").is_file() and (folder / "report.html").is_file():
         return folder

@@ -4,15 +4,15 @@ Each component is one product of base kernels and change factors. Its noun phras
 noun chosen by the ordering Per > WN, SE, C > Lin > change factors; the other factors become
 modifiers (SE: "approximately", Lin: "with linearly increasing amplitude", a change factor:
 "which applies until 1643"). Paragraphs add the numbers in the data's units and the statistics
-of :class:`~abcd_cli.facts.ComponentFacts`. R² values there are fractions (0 to 1).
+of :class:`~abcd_cli.decompose.facts.ComponentFacts`. R² values there are fractions (0 to 1).
 
 Several functions take an optional ``x_data`` (the data's x values): it gives the data range
 (to tell whether a linearly scaled amplitude grows or shrinks across the data, and where a
 trend's monotonicity is judged) and the data spacing (how precisely to print dates). Without
 it the whole of ``facts.x_grid`` stands in for the data range.
 
-Numbers, lengths and dates are worded by :mod:`abcd_cli.wording`. Nothing here writes HTML or
-draws; every function returns plain text.
+Numbers, lengths and dates are worded by :mod:`abcd_cli.reporting.wording`. Nothing here writes
+HTML or draws; every function returns plain text.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from abcd_cli.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.kernels import (
     RQ,
     SE,
@@ -42,7 +42,7 @@ from abcd_cli.kernels import (
     Product,
     Sum,
 )
-from abcd_cli.wording import (
+from abcd_cli.reporting.wording import (
     capitalise,
     format_amount,
     format_position,

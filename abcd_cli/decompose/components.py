@@ -18,10 +18,10 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.stats import norm
 
-from abcd_cli.algebra import sum_of_products
-from abcd_cli.facts import Axis, ComponentFacts, ModelCheck
-from abcd_cli.gp import Posterior, _cholesky
+from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.engines.exact import Posterior, _cholesky
 from abcd_cli.kernels import WN, Kernel, total
+from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
 
 N_FOLDS = 10

@@ -26,9 +26,9 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.linalg.lapack import dpotri
 from scipy.optimize import minimize
 
-from abcd_cli.init import DataSummary, initial_values, theta_bounds
+from abcd_cli.engines.memory import keep_temporaries_on_heap
+from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
-from abcd_cli.memory import keep_temporaries_on_heap
 
 # Every process that evaluates a likelihood imports this module: about twice as fast at N = 250.
 keep_temporaries_on_heap()

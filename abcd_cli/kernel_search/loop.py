@@ -38,17 +38,17 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from abcd_cli import __version__
-from abcd_cli.algebra import count_params, structure_key
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.exact import FAILED_NLL, fit
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.files import atomic_write
-from abcd_cli.gp import FAILED_NLL, fit
-from abcd_cli.grammar import DEFAULT_BASES, LANGUAGES, expand
-from abcd_cli.init import DataSummary, period_limits
+from abcd_cli.kernel_search.grammar import DEFAULT_BASES, LANGUAGES, expand
+from abcd_cli.kernel_search.init import DataSummary, period_limits
 from abcd_cli.kernels import ChangeOperator, Cos, Kernel, Per
+from abcd_cli.kernels.algebra import count_params, structure_key
+from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model, bic
-from abcd_cli.parallel import SerialExecutor
-from abcd_cli.parse import parse_kernel
-from abcd_cli.scaling import Scaling
 
 Progress = Callable[[str], None]
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abcd_cli.algebra import scale_kernel
 from abcd_cli.kernels import Kernel
+from abcd_cli.kernels.algebra import scale_kernel
 
 
 @dataclass(frozen=True)

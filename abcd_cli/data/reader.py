@@ -32,7 +32,7 @@ Rules, in the order they are applied:
   ``2020-01`` (monthly), ``2020-Q1``, AM/PM times, and through pandas anything with a 4-digit
   year such as ``Jan 2020`` or ``2020-01-31T13:45+02:00`` (converted to UTC). Dates become
   decimal years: year + (day_of_year - 1 + fraction of the day) / days_in_year
-  (:mod:`abcd_cli.dates` reads the cells; the column-wide day/month decision is here).
+  (:mod:`abcd_cli.data.dates` reads the cells; the column-wide day/month decision is here).
 * **Kind of x** (see :func:`is_year_column`). A column of dates is ``"date"``. A numeric
   column is ``"year"`` when its name mentions years (``year``, ``yr``, ``decimal_year``, ...)
   or when all its values lie in [1000, 3000] and its name is a neutral time name (``x``,
@@ -55,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from abcd_cli.dates import (
+from abcd_cli.data.dates import (
     DAYS_PER_YEAR,
     DMY_DATE,
     DateParts,

@@ -26,8 +26,8 @@ import click
 
 from abcd_cli import __version__
 from abcd_cli.errors import AbcdError
-from abcd_cli.grammar import LANGUAGES
-from abcd_cli.search import PRIOR_MEANS, SearchSettings, prior_mean_warning
+from abcd_cli.kernel_search.grammar import LANGUAGES
+from abcd_cli.kernel_search.loop import PRIOR_MEANS, SearchSettings, prior_mean_warning
 
 EXIT_INTERRUPTED = 130
 
@@ -99,7 +99,7 @@ def describe_data(data: str, x: str | None, y: str | None) -> None:
 
     Warnings about the data (rows dropped, sorting, ...) go to stderr.
     """
-    from abcd_cli.data import load_series
+    from abcd_cli.data.reader import load_series
 
     series = load_series(data, x=x, y=y)
     for warning in series.warnings:
@@ -252,9 +252,14 @@ def run_search_command(opts: dict[str, Any], default_checkpoint: str):
     which the caller removes once its output is written."""
     import signal
 
-    from abcd_cli.data import load_series
-    from abcd_cli.parallel import make_executor
-    from abcd_cli.search import SearchSettings, checkpoint_paths, lost_candidate, run_search
+    from abcd_cli.data.reader import load_series
+    from abcd_cli.execution.pool import make_executor
+    from abcd_cli.kernel_search.loop import (
+        SearchSettings,
+        checkpoint_paths,
+        lost_candidate,
+        run_search,
+    )
 
     series = load_series(opts["data"], x=opts["x"], y=opts["y"])
     quiet = opts["quiet"]
@@ -332,7 +337,7 @@ def search(json_out: str | None, **opts: Any) -> None:
     import json
 
     from abcd_cli.files import atomic_write
-    from abcd_cli.search import summary_line
+    from abcd_cli.kernel_search.loop import summary_line
 
     if json_out:
         _check_writable(json_out)
@@ -452,10 +457,10 @@ def _write_reports(
     source: str,
 ) -> None:
     """Decompose the model once and write the report in each format ({format: path})."""
-    from abcd_cli.decompose import decompose
-    from abcd_cli.facts import Axis
-    from abcd_cli.render import write_report
-    from abcd_cli.report import build_context
+    from abcd_cli.decompose.components import decompose
+    from abcd_cli.decompose.facts import Axis
+    from abcd_cli.reporting.context import build_context
+    from abcd_cli.reporting.render import write_report
 
     info = doc["data"]
     axis = Axis(info.get("x_kind", "number"), info.get("x_name", "x"), info.get("y_name", "y"))
@@ -525,11 +530,11 @@ def predict(
 ) -> None:
     """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
     every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`."""
-    from abcd_cli.data import load_inputs
+    from abcd_cli.data.reader import load_inputs
     from abcd_cli.errors import InputError
     from abcd_cli.files import atomic_write
     from abcd_cli.model import Model, seed_models
-    from abcd_cli.predict import describe_weights, evidence_weights, predictive_table, to_csv
+    from abcd_cli.prediction import describe_weights, evidence_weights, predictive_table, to_csv
 
     _check_writable(output)
     if seed_weights and not average_seeds:

@@ -13,12 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from abcd_cli import __version__, describe, plots
-from abcd_cli.decompose import Decomposition
-from abcd_cli.facts import Axis
+from abcd_cli import __version__
+from abcd_cli.decompose.components import Decomposition
+from abcd_cli.decompose.facts import Axis
 from abcd_cli.model import seed_models
-from abcd_cli.predict import describe_weights, evidence_weights, predictive_table
-from abcd_cli.wording import format_amount, format_position, format_span
+from abcd_cli.prediction import describe_weights, evidence_weights, predictive_table
+from abcd_cli.reporting import describe
+from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.wording import format_amount, format_position, format_span
 
 FIGURE_KIND = "svg"
 PNG_ABOVE_POINTS = 1500  # larger series are drawn as PNG: vector plots of many points are slow

@@ -3,7 +3,7 @@
 Amounts of y get three significant digits with thousands separators; lengths along a time axis
 are given in the largest unit that fits (years down to seconds); positions on a time axis are a
 year, a month, a day or an hour, as precise as the data's spacing makes sensible. x on a time
-axis is in decimal years (``abcd_cli.dates``).
+axis is in decimal years (``abcd_cli.data.dates``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from abcd_cli.dates import DAYS_PER_YEAR, from_decimal_year
-from abcd_cli.facts import Axis
+from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
+from abcd_cli.decompose.facts import Axis
 
 #: Time units for spans: name and length in years, largest first.
 _SPAN_UNITS = (
