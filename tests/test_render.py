@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.reporting import figures as plots
-from abcd_cli.reporting import render
+from abcd_cli.reporting import numbers, render
 
 SECTION_IDS = ["data", "summary", "component-1", "component-2", "component-3", "component-4"]
 SECTION_IDS += ["extrapolation", "checks", "appendix"]
@@ -400,15 +400,14 @@ def test_strict_undefined(context: dict[str, Any]) -> None:
         render.render_html(ctx)
 
 
-def test_number_formats() -> None:
-    assert render.fmt_number(12345.6) == "12,346"
-    assert render.fmt_number(-0.012345) == "−0.0123"
-    assert render.fmt_number(3) == "3"
-    assert render.fmt_number(float("nan")) == "—"
-    assert render.fmt_percent(0.972) == "97.2%"
-    assert render.fmt_percent(-0.031, signed=True) == "−3.1%"
-    assert render.fmt_pvalue(0.0004) == "< 0.001"
-    assert render.fmt_pvalue(0.0412) == "0.041"
+def test_the_filters_are_the_one_number_formatter() -> None:
+    filters = render.environment().filters
+    assert filters["number"] is numbers.format_number
+    assert filters["percent"] is numbers.format_percent
+    assert filters["pvalue"] is numbers.format_pvalue
+    assert filters["decimals_for"] is numbers.decimals_for
+    template = render.environment().from_string("{{ v | number(decimals=2) }} {{ v | percent }}")
+    assert template.render(v=-1234.5) == "−1,234.50 −123,450.0%"
 
 
 # -- PDF -------------------------------------------------------------------------------------
@@ -437,7 +436,8 @@ def test_templates_load_from_an_installed_package(tmp_path: Path) -> None:
     for name in ("__init__.py", "errors.py", "files.py"):
         shutil.copy(source / name, package / name)
     (package / "reporting" / "__init__.py").write_text("")
-    shutil.copy(render.__file__, package / "reporting" / "render.py")
+    for name in ("render.py", "numbers.py"):
+        shutil.copy(Path(render.__file__).parent / name, package / "reporting" / name)
     shutil.copytree(source.parent / "templates", package / "templates")
     code = (
         "from abcd_cli.reporting import render; assert render._templates_dir() is None; "

@@ -70,7 +70,7 @@ def test_format_position_number_axis() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(280.3, "280"), (34.03, "34.0"), (0.18, "0.180"), (12345.6, "12,300"), (-4.56, "-4.56")],
+    [(280.3, "280"), (34.03, "34.0"), (0.18, "0.180"), (12345.6, "12,300"), (-4.56, "\u22124.56")],
 )
 def test_format_amount_three_significant_digits(value: float, expected: str) -> None:
     assert format_amount(value, YEAR) == expected

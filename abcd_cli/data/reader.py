@@ -65,6 +65,7 @@ from abcd_cli.data.dates import (
     numeric_date,
     written_dates,
 )
+from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.errors import InputError
 
 #: Fewest usable rows accepted. The simplest models in the search already have two to four
@@ -714,17 +715,6 @@ def _check_x(values: np.ndarray, name: str, kind: str, source: str) -> None:
 
 # ----------------------------------------------------------------------------- description
 
-_UNITS = (
-    ("year", DAYS_PER_YEAR),
-    ("month", 30.436875),
-    ("week", 7.0),
-    ("day", 1.0),
-    ("hour", 1 / 24),
-    ("minute", 1 / 1440),
-    ("second", 1 / 86400),
-)
-
-
 def _x_range_text(series: Series) -> str:
     low, high = float(series.x[0]), float(series.x[-1])
     if series.x_kind == "date":
@@ -763,19 +753,16 @@ def _spacing_text(series: Series) -> str:
     if not series.time_unit or step <= 0:
         return f"{step:.4g}"
     unit = "year" if step == 1 else "years"
-    return f"{step:.4g} {unit} ({_human_duration(step * DAYS_PER_YEAR)})"
+    return f"{step:.4g} {unit} ({_human_duration(step)})"
 
 
-def _human_duration(days: float) -> str:
-    """'about 3 months', 'about 1 day', ... for a positive number of days."""
-    for unit, size in _UNITS:
-        if days >= 0.95 * size or unit == "second":
-            count = days / size
-            if abs(count - round(count)) <= 0.05 * count:
-                count = round(count)
-                return f"about {count} {unit}{'' if count == 1 else 's'}"
-            return f"about {count:.3g} {unit}s"
-    raise AssertionError("unreachable")
+def _human_duration(years: float) -> str:
+    """'about 3 months', 'about 1 day', ... for a positive length in years: a whole count
+    when within 5% of one, else three significant digits."""
+    count, unit = in_largest_unit(years)
+    if abs(count - round(count)) <= 0.05 * count:
+        return f"about {counted(str(round(count)), unit)}"
+    return f"about {counted(f'{count:.3g}', unit)}"
 
 
 def load_inputs(path: str | Path, x: str | None = None) -> tuple[np.ndarray, list[str], str, str]:

@@ -51,8 +51,8 @@ from abcd_cli.reporting.wording import (
     number_word,
     ordinal,
     percent,
-    significant,
 )
+from abcd_cli.reporting.numbers import format_number, format_percent, format_pvalue
 
 #: A periodic factor with a lengthscale above this (unitless) is nearly a sinusoid.
 SINUSOID_LENGTHSCALE = 2.0
@@ -481,12 +481,12 @@ def _periodic_sentences(parts: _Factors, axis: Axis) -> list[str]:
         elif periods > 20:
             out.append(
                 f"From one cycle to the next its shape changes only very slowly, over about "
-                f"{span} (some {periods:.0f} periods)."
+                f"{span} (some {format_number(periods, decimals=0)} periods)."
             )
         else:
             out.append(
                 f"Its shape drifts gradually from cycle to cycle, with a typical lengthscale "
-                f"of {span} (about {periods:.1f} periods)."
+                f"of {span} (about {format_number(periods, decimals=1)} periods)."
             )
     return out
 
@@ -498,7 +498,7 @@ def _smooth_sentences(parts: _Factors, axis: Axis) -> list[str]:
         alpha = rq[0].param("alpha")
         return [
             f"It varies smoothly over about {span}, with faster and slower changes mixed in "
-            f"(the smaller the shape parameter α = {significant(alpha, 2)}, the wider the mix)."
+            f"(the smaller the shape parameter α = {format_number(alpha, 2)}, the wider the mix)."
         ]
     return [f"It varies smoothly over about {span}."]
 
@@ -643,7 +643,7 @@ def _detail_sentences(
 def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:
     """Two percentages with enough decimals (up to 3) to tell them apart, or None."""
     for decimals in (1, 2, 3):
-        a, b = f"{100 * before:.{decimals}f}%", f"{100 * after:.{decimals}f}%"
+        a, b = format_percent(before, decimals), format_percent(after, decimals)
         if a != b:
             return a, b
     return None
@@ -898,7 +898,8 @@ def describe_checks(checks: list[ModelCheck]) -> str:
         )
     sentences = []
     for check in flagged:
-        p = "p < 0.001" if check.p_value < 0.001 else f"p = {check.p_value:.2g}"
+        shown = format_pvalue(check.p_value)
+        p = f"p {shown}" if shown.startswith("<") else f"p = {shown}"
         hint = _CHECK_HINTS.get(check.name, "the model misses something this statistic picks up")
         sentences.append(
             f"The {check.name} check is significant ({p}; {check.statistic}), which suggests "

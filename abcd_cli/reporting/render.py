@@ -13,8 +13,6 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import math
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,10 +21,9 @@ from markupsafe import Markup
 
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.files import atomic_write
+from abcd_cli.reporting.numbers import decimals_for, format_number, format_percent, format_pvalue
 
 FORMATS = ("html", "pdf", "json")
-MINUS = "\u2212"
-DASH = "\u2014"
 
 
 def _templates_dir() -> Path | None:
@@ -51,62 +48,7 @@ def _loader() -> jinja2.BaseLoader:
         raise RunError("report templates not found: reinstall abcd-cli") from exc
 
 
-# -- filters ---------------------------------------------------------------------------------
-
-
-def _minus(text: str) -> str:
-    """Typographic minus signs instead of hyphens."""
-    return text.replace("-", MINUS)
-
-
-def decimals_for(values: float | Iterable[float | None] | None, digits: int = 4) -> int:
-    """How many decimals show the largest finite magnitude in ``values`` with ``digits``
-    significant figures, so that a whole table column can share them."""
-    if values is None or isinstance(values, (int, float)):
-        values = [values]
-    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
-    largest = max(finite, default=0.0)
-    if largest == 0:
-        return 0
-    return min(max(digits - 1 - math.floor(math.log10(largest)), 0), 6)
-
-
-def fmt_number(value: float | None, digits: int = 3, decimals: int | None = None) -> str:
-    """A number with about ``digits`` significant figures (or exactly ``decimals`` decimals),
-    thousands separated, a true minus sign; scientific notation only for magnitudes beyond
-    10⁹ or below 10⁻³ when ``decimals`` is not given."""
-    if value is None:
-        return DASH
-    x = float(value)
-    if math.isnan(x):
-        return DASH
-    if math.isinf(x):
-        return ("−" if x < 0 else "") + "∞"
-    if decimals is not None:
-        return _minus(f"{x:,.{decimals}f}")
-    if x == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(x)))
-    if magnitude >= 9 or magnitude < -3:
-        return _minus(f"{x:.{max(digits - 1, 0)}e}")
-    if x.is_integer() and (isinstance(value, int) or magnitude >= digits - 1):
-        return _minus(f"{x:,.0f}")
-    return _minus(f"{x:,.{max(digits - 1 - magnitude, 0)}f}")
-
-
-def fmt_percent(value: float | None, decimals: int = 1, signed: bool = False) -> str:
-    """A fraction as a percentage: ``0.972`` -> ``97.2%``; ``signed`` adds ``+`` to gains."""
-    if value is None or math.isnan(float(value)):
-        return DASH
-    text = f"{100 * float(value):{'+' if signed else ''}.{decimals}f}%"
-    return _minus(text)
-
-
-def fmt_pvalue(value: float | None) -> str:
-    """A p-value with three decimals, ``< 0.001`` below that."""
-    if value is None or math.isnan(float(value)):
-        return DASH
-    return "< 0.001" if float(value) < 0.001 else f"{float(value):.3f}"
+# -- filters (numbers: abcd_cli.reporting.numbers) -------------------------------------------
 
 
 def figure_src(figure: dict[str, Any]) -> str:
@@ -135,10 +77,10 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        number=fmt_number,
+        number=format_number,
         decimals_for=decimals_for,
-        percent=fmt_percent,
-        pvalue=fmt_pvalue,
+        percent=format_percent,
+        pvalue=format_pvalue,
         figure_src=figure_src,
     )
     return env

@@ -1,7 +1,8 @@
 """How the report writes numbers, lengths, dates and lists in English.
 
-Amounts of y get three significant digits with thousands separators; lengths along a time axis
-are given in the largest unit that fits (years down to seconds); positions on a time axis are a
+Every number goes through :func:`abcd_cli.reporting.numbers.format_number`. Amounts of y get
+three significant digits; lengths along a time axis are given in the largest unit that fits
+(years down to seconds, :mod:`abcd_cli.data.time_units`); positions on a time axis are a
 year, a month, a day or an hour, as precise as the data's spacing makes sensible. x on a time
 axis is in decimal years (``abcd_cli.data.dates``).
 """
@@ -12,23 +13,11 @@ import math
 from collections.abc import Sequence
 
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
+from abcd_cli.data.time_units import MONTH_NAMES, counted, in_largest_unit
 from abcd_cli.decompose.facts import Axis
+from abcd_cli.reporting.numbers import format_number, format_percent
 
-#: Time units for spans: name and length in years, largest first.
-_SPAN_UNITS = (
-    ("year", 1.0),
-    ("month", 1.0 / 12.0),
-    ("week", 7.0 / DAYS_PER_YEAR),
-    ("day", 1.0 / DAYS_PER_YEAR),
-    ("hour", 1.0 / (24.0 * DAYS_PER_YEAR)),
-    ("minute", 1.0 / (1440.0 * DAYS_PER_YEAR)),
-    ("second", 1.0 / (86400.0 * DAYS_PER_YEAR)),
-)
 # fmt: off
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-)
 _NUMBER_WORDS = (
     "no", "one", "two", "three", "four", "five", "six",
     "seven", "eight", "nine", "ten", "eleven", "twelve",
@@ -40,58 +29,34 @@ _ORDINALS = (
 # fmt: on
 
 
-def significant(value: float, digits: int) -> str:
-    """``value`` to ``digits`` significant digits, fixed notation with thousands separators."""
-    if not math.isfinite(value):
-        return str(value)
-    if value == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(value)))
-    if magnitude >= 15 or magnitude < -6:
-        return f"{value:.{digits - 1}e}"
-    rounded = round(value, digits - 1 - magnitude)
-    if rounded != 0:
-        magnitude = math.floor(math.log10(abs(rounded)))
-    decimals = max(0, digits - 1 - magnitude)
-    return f"{rounded:,.{decimals}f}"
-
-
 def _unit_count(value: float) -> str:
     """A count of units: one decimal from 1 to 100, three digits above, two below."""
     if abs(value) >= 99.95:
-        return significant(value, 3)
+        return format_number(value, 3)
     if abs(value) >= 0.95:
-        return f"{value:.1f}"
-    return significant(value, 2)
-
-
-def _plural(text: str, unit: str) -> str:
-    """``text`` followed by ``unit``, with an "s" unless ``text`` is one."""
-    return f"{text} {unit}" if text in ("1", "1.0", "-1", "-1.0") else f"{text} {unit}s"
+        return format_number(value, decimals=1)
+    return format_number(value, 2)
 
 
 def percent(fraction: float, fine: bool = False) -> str:
     """A fraction as a percentage; ``fine`` keeps two decimals below 1% (small MAE changes)."""
-    value = 100.0 * fraction
-    return f"{value:.2f}%" if fine and abs(value) < 1 else f"{value:.1f}%"
+    return format_percent(fraction, decimals=2 if fine and abs(100.0 * fraction) < 1 else 1)
 
 
 def format_amount(value: float, axis: Axis) -> str:
     """An amount of y (a level, an error, a standard deviation): 3 significant digits."""
-    return significant(float(value), 3)
+    return format_number(float(value), 3)
 
 
 def format_span(length: float, axis: Axis) -> str:
     """A length along x: in years, months, weeks, days or hours on time axes, else x's units."""
     length = abs(float(length))
     if not axis.is_time:
-        return f"{_plural(_unit_count(length), 'unit')} of {axis.x_name}"
+        return f"{counted(_unit_count(length), 'unit')} of {axis.x_name}"
     if not math.isfinite(length):
-        return f"{length} years"
-    for unit, size in _SPAN_UNITS:
-        if length / size >= 0.95 or unit == "second":
-            return _plural(_unit_count(length / size), unit)
-    raise AssertionError("unreachable")
+        return counted(format_number(length), "year")
+    count, unit = in_largest_unit(length)
+    return counted(_unit_count(count), unit)
 
 
 def format_position(x: float, axis: Axis, precision: float | None = None) -> str:
@@ -106,8 +71,8 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
         return str(year)
     moment = from_decimal_year(x)
     if moment is None:
-        return f"{x:.4f}"
-    month = _MONTHS[moment.month - 1]
+        return format_number(x, decimals=4, grouping=False)
+    month = MONTH_NAMES[moment.month - 1]
     if days >= 14:
         return f"{month} {moment.year}"
     if days >= 0.5:
@@ -118,16 +83,13 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
 def _plain_number(x: float, precision: float | None) -> str:
     """x with decimals to match ``precision`` (or 4 significant digits), trailing zeros cut."""
     if not math.isfinite(x):
-        return str(x)
+        return format_number(x)
     if precision is not None and precision > 0:
         decimals = max(0, 1 - math.floor(math.log10(precision)))
     else:
         magnitude = math.floor(math.log10(abs(x))) if x != 0 else 0
         decimals = max(0, 3 - magnitude)
-    text = f"{x:,.{min(decimals, 10)}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    return format_number(x, decimals=min(decimals, 10), trim=True)
 
 
 def ordinal(n: int) -> str:

@@ -1,0 +1,68 @@
+"""The report's JSON view: everything the report states, without figures, NaN as null."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from abcd_cli import __version__
+from abcd_cli.decompose.averaged import AveragedForecast
+from abcd_cli.decompose.components import Decomposition
+
+
+def json_view(
+    context: dict[str, Any],
+    dec: Decomposition,
+    search: dict[str, Any],
+    averaged: AveragedForecast | None,
+) -> dict[str, Any]:
+    """The sections' text and numbers, the forecast on its grid and the model file (without
+    its data)."""
+    model_json = dict(search)
+    model_json.pop("data", None)
+    forecast = {
+        "text": context["forecast"]["text"],
+        "component_sentences": context["forecast"]["component_sentences"],
+        "x": dec.x_grid.tolist(),
+        "mean": dec.forecast_mean.tolist(),
+        "sd": dec.forecast_sd.tolist(),
+    }
+    if averaged is not None:
+        forecast["averaged"] = averaged_json(averaged)
+    return _clean(
+        {
+            "title": context["title"],
+            "data": {
+                "description": context["data"]["description"],
+                "n": int(dec.model.n),
+                "level": {"value": dec.level[0], "sd": dec.level[1]} if dec.level else None,
+            },
+            "summary": context["summary"],
+            "table": context["table"],
+            "components": context["components"],
+            "forecast": forecast,
+            "checks": {"text": context["checks"]["text"], "rows": context["checks"]["rows"]},
+            "model": model_json,
+            "version": __version__,
+        }
+    )
+
+
+def averaged_json(averaged: AveragedForecast) -> dict[str, Any]:
+    """The averaged forecast under the names of ``abcd predict``'s columns (q2.5, q97.5)."""
+    names = {"low": "q2.5", "high": "q97.5"}
+    return {names.get(k, k): np.asarray(v).tolist() for k, v in asdict(averaged).items()}
+
+
+def _clean(value: Any) -> Any:
+    """NaN and infinities as None, figures left out, recursively."""
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items() if not k.startswith("figure")}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
