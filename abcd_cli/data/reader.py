@@ -715,6 +715,7 @@ def _check_x(values: np.ndarray, name: str, kind: str, source: str) -> None:
 
 # ----------------------------------------------------------------------------- description
 
+
 def _x_range_text(series: Series) -> str:
     low, high = float(series.x[0]), float(series.x[-1])
     if series.x_kind == "date":

@@ -63,5 +63,6 @@ def averaged_sentence(averaged: AveragedForecast) -> str:
 def seed_shares(seeds: Sequence[int], weights: Sequence[float]) -> str:
     """Each seed's share of the average to two decimals: "seed 4 0.62, seed 5 0.38"."""
     return ", ".join(
-        f"seed {seed} {format_number(w, decimals=2)}" for seed, w in zip(seeds, weights, strict=True)
+        f"seed {seed} {format_number(w, decimals=2)}"
+        for seed, w in zip(seeds, weights, strict=True)
     )

@@ -1,0 +1,99 @@
+"""What each component is assumed to do beyond the end of the data."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.kernels import (
+    WN,
+)
+from abcd_cli.reporting.describe.factors import (
+    Factors,
+    factors_of,
+    noise_terms,
+    on_intervals,
+    product_lengthscale,
+    switch_precision,
+)
+from abcd_cli.reporting.describe.phrases import DEGREE_NOUNS, degree_adverb
+from abcd_cli.reporting.describe.shape import (
+    data_range,
+    data_spacing,
+    lin_trend,
+)
+from abcd_cli.reporting.wording import (
+    format_position,
+    format_span,
+)
+
+
+def _continuation(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> str:
+    """What the component does beyond the data while it is switched on."""
+    head = parts.head
+    lin = parts.lin
+    verb = {"increasing": "growing", "decreasing": "shrinking"}.get(
+        lin_trend(lin, data_range(x_data)) or "", "changing"
+    )
+    change = f"{verb} {degree_adverb(len(lin))}"
+    if head == "noise":
+        tail = f", and its standard deviation keeps {change}" if lin else ""
+        return (
+            "Beyond the data the noise stays uncorrelated: it widens the prediction intervals "
+            f"but cannot itself be forecast{tail}."
+        )
+    if head == "periodic":
+        main = parts.periodic[0]
+        period = format_span(main.param("period"), axis)
+        text = f"Beyond the data it is assumed to keep repeating every {period}"
+        if parts.smooth:
+            span = format_span(product_lengthscale(parts.smooth), axis)
+            text += f", its exact shape becoming less certain beyond about {span} from the data"
+        if lin:
+            text += f", with its amplitude still {change}"
+        return text + "."
+    if head == "smooth":
+        span = format_span(product_lengthscale(parts.smooth), axis)
+        return (
+            f"Beyond the data its mean returns to zero (its prior mean) within about {span}, "
+            "and its uncertainty grows back to the prior level."
+        )
+    if head == "linear":
+        if len(lin) == 1:
+            return "The linear trend is assumed to continue beyond the data with the same slope."
+        shape = DEGREE_NOUNS.get(len(lin), "the polynomial").replace("a ", "the ", 1)
+        return f"Beyond the data {shape} is assumed to continue along the same curve."
+    return "The constant level is assumed to stay the same beyond the data."
+
+
+def describe_extrapolation(
+    facts: ComponentFacts, axis: Axis, *, x_data: np.ndarray | None = None
+) -> str:
+    """One sentence on what the component is assumed to do beyond the end of the data."""
+    parts = factors_of(facts.kernel)
+    if parts is None and noise_terms(facts.kernel):
+        text = _continuation(Factors(noise=[WN((1.0,))]), axis, None)
+        if any(t.lin or t.gates for t in noise_terms(facts.kernel)):
+            text = text[:-1] + (
+                f", and its standard deviation keeps changing with {axis.x_name} as it does "
+                "over the data."
+            )
+        return text
+    if parts is None:
+        return "Beyond the data it follows its covariance function; no simple summary is given."
+    if parts.gates:
+        on = on_intervals(parts.gates)
+        if not on:
+            return "It is switched off everywhere, so it adds nothing beyond the data."
+        last = on[-1]
+        if math.isfinite(last.high):
+            when = format_position(
+                last.high, axis, switch_precision(last.high_steep, data_spacing(x_data))
+            )
+            return (
+                f"The model assumes it stays switched off from {when} onwards, so it adds "
+                "nothing to forecasts beyond that point."
+            )
+    return _continuation(parts, axis, x_data)

@@ -1,0 +1,172 @@
+"""The factors of one product of base kernels and the roles they play in its phrase.
+
+A component is one product of base kernels and change factors (thesis ch. 4). :func:`role_of`
+is the one place that says which role a base kernel plays (periodic, smooth, noise, constant,
+linear, change factor); :class:`Factors` sorts a product's factors by it and picks the head noun
+by the ordering Per > WN, SE, C > Lin > change factors. Change factors become the intervals of x
+where the component is switched on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from abcd_cli.kernels import (
+    RQ,
+    SE,
+    WN,
+    After,
+    BaseKernel,
+    Before,
+    C,
+    Cos,
+    Gate,
+    Inside,
+    Kernel,
+    Lin,
+    Outside,
+    Per,
+    Product,
+    Sum,
+)
+
+
+@dataclass
+class Factors:
+    """The base kernels of one product, sorted by the role they play in the phrase."""
+
+    periodic: list[BaseKernel] = field(default_factory=list)  # Per, Cos
+    smooth: list[BaseKernel] = field(default_factory=list)  # SE, RQ
+    noise: list[WN] = field(default_factory=list)
+    const: list[C] = field(default_factory=list)
+    lin: list[Lin] = field(default_factory=list)
+    gates: list[Gate] = field(default_factory=list)
+
+    @property
+    def head(self) -> str:
+        """The head noun's kind: "noise", "periodic", "smooth", "linear" or "constant".
+
+        White noise times any stationary kernel is still white noise (thesis ch. 4), so WN
+        takes the head before Per; otherwise Per > SE > Lin > change factors, C only rescales.
+        """
+        if self.noise:
+            return "noise"
+        if self.periodic:
+            return "periodic"
+        if self.smooth:
+            return "smooth"
+        if self.lin:
+            return "linear"
+        return "constant"
+
+
+#: The roles of base kernels, each the name of the :class:`Factors` list that holds them.
+ROLES = ("periodic", "smooth", "noise", "const", "lin", "gates")
+
+
+def role_of(base: BaseKernel) -> str | None:
+    """The role ``base`` plays in a component's phrase (one of :data:`ROLES`), None for a
+    kernel the wording does not know. The only place that classifies base kernels: when each
+    kernel declares its role, this reads the declaration."""
+    if isinstance(base, (Per, Cos)):
+        return "periodic"
+    if isinstance(base, (SE, RQ)):
+        return "smooth"
+    if isinstance(base, WN):
+        return "noise"
+    if isinstance(base, C):
+        return "const"
+    if isinstance(base, Lin):
+        return "lin"
+    if isinstance(base, Gate):
+        return "gates"
+    return None
+
+
+def factors_of(kernel: Kernel) -> Factors | None:
+    """Split a product of base kernels by role; None when ``kernel`` is not such a product or
+    holds a kernel without a role."""
+    if any(not isinstance(k, (BaseKernel, Product)) for k in kernel.nodes()):
+        return None
+    parts = Factors()
+    for base in kernel.bases():
+        role = role_of(base)
+        if role is None:
+            return None
+        getattr(parts, role).append(base)
+    return parts
+
+
+def noise_terms(kernel: Kernel) -> list[Factors]:
+    """The terms of a sum whose every term is noise (decompose merges them into one
+    component); empty for anything else."""
+    if not isinstance(kernel, Sum):
+        return []
+    terms = [factors_of(k) for k in kernel.operands]
+    if any(t is None or t.head != "noise" for t in terms):
+        return []
+    return terms  # type: ignore[return-value]
+
+
+def product_lengthscale(smooth: list[BaseKernel]) -> float:
+    """The lengthscale of a product of SE/RQ factors: 1/ℓ² adds up."""
+    return float(sum(k.param("lengthscale") ** -2 for k in smooth) ** -0.5)
+
+
+def periodic_length(per: Per) -> float:
+    """The Per kernel's unitless lengthscale in x units: for short lags it behaves like an SE
+    with lengthscale ℓ·period/(2π)."""
+    return per.param("lengthscale") * per.param("period") / (2.0 * math.pi)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An interval of x where a component is on; each end keeps its switch's steepness."""
+
+    low: float
+    high: float
+    low_steep: float = 0.0
+    high_steep: float = 0.0
+
+
+def _gate_intervals(gate: Gate) -> list[Interval]:
+    inf = math.inf
+    if isinstance(gate, (Before, After)):
+        loc, s = gate.param("location"), gate.param("steepness")
+        return (
+            [Interval(-inf, loc, 0.0, s)] if isinstance(gate, Before) else [Interval(loc, inf, s)]
+        )
+    loc, width, s = gate.param("location"), gate.param("width"), gate.param("steepness")
+    start, end = loc - 0.5 * width, loc + 0.5 * width
+    if isinstance(gate, Inside):
+        return [Interval(start, end, s, s)]
+    if isinstance(gate, Outside):
+        return [Interval(-inf, start, 0.0, s), Interval(end, inf, s, 0.0)]
+    raise ValueError(f"unknown change factor {gate.symbol}")
+
+
+def _intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
+    out = []
+    for p in a:
+        for q in b:
+            low, low_s = (p.low, p.low_steep) if p.low >= q.low else (q.low, q.low_steep)
+            high, high_s = (p.high, p.high_steep) if p.high <= q.high else (q.high, q.high_steep)
+            if low < high:
+                out.append(Interval(low, high, low_s, high_s))
+    return sorted(out, key=lambda i: i.low)
+
+
+def on_intervals(gates: Sequence[Gate]) -> list[Interval]:
+    """Where the product of the change factors is switched on, as sorted intervals."""
+    on = [Interval(-math.inf, math.inf)]
+    for gate in gates:
+        on = _intersect(on, _gate_intervals(gate))
+    return on
+
+
+def switch_precision(steepness: float, spacing: float | None) -> float:
+    """How precisely to print a switch: its width (2 steepness), never finer than the data."""
+    width = 2.0 * steepness
+    return max(width, spacing) if spacing else width

@@ -1,0 +1,347 @@
+"""The paragraph on one component: what it is, its numbers in the data's units, how much
+variance it explains and how it changes the cross-validated error. R² values are fractions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.kernels import (
+    RQ,
+    Cos,
+)
+from abcd_cli.reporting.describe.factors import (
+    Factors,
+    factors_of,
+    noise_terms,
+    on_intervals,
+    periodic_length,
+    product_lengthscale,
+    switch_precision,
+)
+from abcd_cli.reporting.describe.phrases import degree_adverb, noun_phrase
+from abcd_cli.reporting.describe.shape import (
+    DIP_TOLERANCE,
+    classify_trend,
+    coarse_precision,
+    data_range,
+    data_spacing,
+    in_data_range,
+    lin_trend,
+    mean_trend,
+    noise_profile,
+    overall_direction,
+)
+from abcd_cli.reporting.numbers import format_number, format_percent
+from abcd_cli.reporting.wording import (
+    format_amount,
+    format_position,
+    format_span,
+    join_words,
+    ordinal,
+    percent,
+)
+
+#: A periodic factor with a lengthscale above this (unitless) is nearly a sinusoid.
+SINUSOID_LENGTHSCALE = 2.0
+
+
+#: Below this, the shape within a period is sharp and spiky.
+SPIKY_LENGTHSCALE = 0.5
+
+
+#: The phrase that marks a component which does not improve the cross-validated error.
+CV_WARNING = "without improving the cross-validated error"
+
+
+def _opening(index: int, phrase: str) -> str:
+    """The first sentence; the wording rotates with the component's position."""
+    forms = (
+        "This component is {p}.",
+        "Component {i} is {p}.",
+        "The {o} component is {p}.",
+        "Next in the ranking comes {p}.",
+    )
+    form = forms[(index - 1) % len(forms)]
+    return form.format(p=phrase, i=index, o=ordinal(index))
+
+
+def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
+    main = parts.periodic[0]
+    period = main.param("period")
+    out = []
+    if isinstance(main, Cos):
+        out.append("Within each period its shape is an exact sinusoid.")
+    else:
+        ell = main.param("lengthscale")
+        detail = format_span(periodic_length(main), axis)
+        if ell > SINUSOID_LENGTHSCALE:
+            out.append("Within each period its shape is very smooth, close to a pure sinusoid.")
+        elif ell < SPIKY_LENGTHSCALE:
+            out.append(
+                "Within each period it has a sharp, spiky shape, with features only about "
+                f"{detail} wide, and this pattern recurs every period."
+            )
+        else:
+            out.append(
+                "Within each period its shape is smooth but not a plain sinusoid; its features "
+                f"are about {detail} wide."
+            )
+    if parts.smooth:
+        length = product_lengthscale(parts.smooth)
+        periods = length / period
+        span = format_span(length, axis)
+        if periods < 1:
+            out.append(
+                f"Its shape changes quickly from one cycle to the next (typical lengthscale "
+                f"{span}, less than a period), so the repetition is only loose."
+            )
+        elif periods > 20:
+            out.append(
+                f"From one cycle to the next its shape changes only very slowly, over about "
+                f"{span} (some {format_number(periods, decimals=0)} periods)."
+            )
+        else:
+            out.append(
+                f"Its shape drifts gradually from cycle to cycle, with a typical lengthscale "
+                f"of {span} (about {format_number(periods, decimals=1)} periods)."
+            )
+    return out
+
+
+def _smooth_sentences(parts: Factors, axis: Axis) -> list[str]:
+    span = format_span(product_lengthscale(parts.smooth), axis)
+    rq = [k for k in parts.smooth if isinstance(k, RQ)]
+    if rq:
+        alpha = rq[0].param("alpha")
+        return [
+            f"It varies smoothly over about {span}, with faster and slower changes mixed in "
+            f"(the smaller the shape parameter α = {format_number(alpha, 2)}, the wider the mix)."
+        ]
+    return [f"It varies smoothly over about {span}."]
+
+
+def _noise_sentence(
+    facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None, adverb: str | None
+) -> str:
+    """How big the noise is, and how its standard deviation changes across the data."""
+    span = data_range(x_data) or (float(facts.x_grid[0]), float(facts.x_grid[-1]))
+    sd = noise_profile(facts.kernel, span)
+    lead = "Its values are independent from point to point"
+    trend = classify_trend(sd, DIP_TOLERANCE)
+    if trend == "flat":
+        return f"{lead}, with a standard deviation of about {format_amount(sd[0], axis)}."
+    first, last = format_amount(sd[0], axis), format_amount(sd[-1], axis)
+    how = f" {adverb}" if adverb else ""
+    if trend == "increasing":
+        if sd.min() < sd[0]:
+            first = format_amount(sd.min(), axis)
+        return f"{lead}; its standard deviation grows{how}, from about {first} to about {last}."
+    if trend == "decreasing":
+        if sd.min() < sd[-1]:
+            last = format_amount(sd.min(), axis)
+        return f"{lead}; its standard deviation shrinks{how}, from about {first} to about {last}."
+    low, high = format_amount(sd.min(), axis), format_amount(sd.max(), axis)
+    overall = overall_direction(sd)
+    if overall:
+        change = "rising" if overall == "increasing" else "falling"
+        return (
+            f"{lead}; its standard deviation ranges between about {low} and {high},"
+            f" {change} overall from about {first} at the start of the data to about {last} at"
+            " the end, though not steadily."
+        )
+    return f"{lead}; its standard deviation ranges between about {low} and {high}."
+
+
+def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    what = "standard deviation" if parts.head == "noise" else "amplitude"
+    lins = parts.lin
+    adverb = degree_adverb(len(lins))
+    trend = lin_trend(lins, data_range(x_data))
+    where = format_position(lins[0].param("location"), axis, coarse_precision(x_data))
+    if trend == "increasing":
+        text = f"Its {what} grows {adverb} across the data"
+    elif trend == "decreasing":
+        text = f"Its {what} shrinks {adverb} across the data"
+    elif len(lins) == 1 and trend is not None:
+        return [f"Its {what} is smallest near {where} and grows linearly away from it."]
+    else:
+        text = f"Its {what} changes {adverb} with {axis.x_name}"
+    if len(lins) == 1:
+        text += f", in proportion to the distance from {where}"
+    return [text + "."]
+
+
+def _trend_sentences(
+    parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    x, mean = in_data_range(facts, x_data)
+    trend = classify_trend(mean)
+    start, end = format_amount(mean[0], axis), format_amount(mean[-1], axis)
+    if trend == "increasing":
+        text = f"Over the data it only increases, from {start} to {end}"
+    elif trend == "decreasing":
+        text = f"Over the data it only decreases, from {start} to {end}"
+    elif trend == "flat":
+        return ["Over the data it stays essentially flat."]
+    else:
+        return ["It is not monotonic: over the data it goes both up and down."]
+    if parts.head == "linear" and len(parts.lin) == 1 and not parts.gates and x[-1] > x[0]:
+        slope = (mean[-1] - mean[0]) / (x[-1] - x[0])
+        unit = "year" if axis.is_time else f"unit of {axis.x_name}"
+        text += f", about {format_amount(abs(slope), axis)} per {unit}"
+    return [text + "."]
+
+
+def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """When the change factors switch the component on and off, in time order."""
+    on = on_intervals(parts.gates)
+    if not on:
+        return ["Its change factors leave it switched off everywhere."]
+    spacing = data_spacing(x_data)
+    events: list[tuple[float, str, float]] = []
+    for i in on:
+        if math.isfinite(i.low):
+            events.append((i.low, "switches on", i.low_steep))
+        if math.isfinite(i.high):
+            events.append((i.high, "switches off", i.high_steep))
+    if not events:
+        return []
+    events.sort()
+    words = [
+        f"{verb} around {format_position(x, axis, switch_precision(s, spacing))}"
+        for x, verb, s in events
+    ]
+    widths = {2.0 * s for _, _, s in events}
+    text = f"It {join_words(words, 'and then')}"
+    width = max(widths)
+    if spacing and width < spacing:
+        how = "each switch is abrupt, quicker than the spacing of the data"
+    elif len(events) == 1:
+        how = f"the switch takes about {format_span(width, axis)}"
+    else:
+        how = f"each switch takes about {format_span(width, axis)}"
+        if len(widths) > 1:
+            how = f"each switch takes at most about {format_span(width, axis)}"
+    return [f"{text}; {how}."]
+
+
+def _detail_sentences(
+    parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    head = parts.head
+    out: list[str] = []
+    if head == "noise":
+        adverb = degree_adverb(len(parts.lin)) if parts.lin and not parts.gates else None
+        out.append(_noise_sentence(facts, axis, x_data, adverb))
+    elif head == "periodic":
+        out += _periodic_sentences(parts, axis)
+    elif head == "smooth":
+        out += _smooth_sentences(parts, axis)
+    if parts.lin and head not in ("linear", "noise"):
+        out += _lin_sentences(parts, axis, x_data)
+    if head in ("smooth", "linear"):
+        out += _trend_sentences(parts, facts, axis, x_data)
+    if head == "constant":
+        _, mean = in_data_range(facts, x_data)
+        if len(mean):
+            level = mean[int(np.argmax(np.abs(mean)))]
+            where = "Where it applies, its" if parts.gates else "Its"
+            out.append(f"{where} level is about {format_amount(level, axis)}.")
+    if parts.gates:
+        out += _switch_sentences(parts, axis, x_data)
+    return out
+
+
+def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:
+    """Two percentages with enough decimals (up to 3) to tell them apart, or None."""
+    for decimals in (1, 2, 3):
+        a, b = format_percent(before, decimals), format_percent(after, decimals)
+        if a != b:
+            return a, b
+    return None
+
+
+def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
+    res = percent(facts.residual_r2)
+    pair = _distinct_percents(previous_r2, facts.cum_r2)
+    if pair is None:
+        return (
+            "It leaves the share of variance explained practically unchanged at "
+            f"{percent(facts.cum_r2)}."
+        )
+    prev, cum = pair
+    forms = (
+        f"It accounts for {res} of the variance that the earlier components left unexplained, "
+        f"raising the share of variance explained from {prev} to {cum}.",
+        f"Adding it takes the variance explained from {prev} to {cum}, which is {res} of what "
+        "was still unexplained.",
+        f"With it the model explains {cum} of the variance, up from {prev}: it captures {res} "
+        "of the variance that remained.",
+    )
+    return forms[(facts.index - 1) % len(forms)]
+
+
+def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
+    before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
+    reduction = percent(abs(facts.mae_reduction), fine=True)
+    if facts.improves_cv:
+        forms = (
+            f"It lowers the cross-validated mean absolute error (MAE) by {reduction}, from "
+            f"{before} to {after}.",
+            f"The cross-validated mean absolute error falls by {reduction} when it is added, "
+            f"from {before} to {after}.",
+        )
+        return [forms[(facts.index - 1) % len(forms)]]
+    if facts.mae_reduction < 0 and reduction != percent(0.0, fine=True):
+        change = (
+            f"The cross-validated mean absolute error rises by {reduction}, from {before} to "
+            f"{after}."
+        )
+    else:
+        change = (
+            f"The cross-validated mean absolute error barely moves ({before} to {after}, "
+            f"{reduction} lower)."
+        )
+    if facts.is_noise:
+        warning = (
+            f"As expected of noise, it explains variance {CV_WARNING}: it cannot be predicted "
+            "from neighbouring points."
+        )
+    else:
+        warning = (
+            f"Since it explains variance {CV_WARNING}, it probably captures short-lived "
+            "fluctuations or noise, or is a by-product of the model, rather than a pattern "
+            "that helps prediction."
+        )
+    return [change, warning]
+
+
+def component_paragraph(
+    facts: ComponentFacts,
+    axis: Axis,
+    previous_r2: float | None = None,
+    *,
+    x_data: np.ndarray | None = None,
+) -> str:
+    """A paragraph on one component: what it is, its numbers in the data's units, how much
+    variance it explains and how it changes the cross-validated error.
+
+    ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2).
+    """
+    if previous_r2 is None:
+        previous_r2 = facts.cum_r2 - facts.delta_r2
+    parts = factors_of(facts.kernel)
+    direction = mean_trend(facts, x_data)
+    phrase = noun_phrase(facts.kernel, axis, x_data=x_data, direction=direction)
+    sentences = [_opening(facts.index, phrase)]
+    if parts is not None:
+        sentences += _detail_sentences(parts, facts, axis, x_data)
+    elif noise_terms(facts.kernel):
+        sentences.append(_noise_sentence(facts, axis, x_data, None))
+    sentences.append(_variance_sentence(facts, previous_r2))
+    sentences += _cv_sentences(facts, axis)
+    return " ".join(sentences)

@@ -1,0 +1,184 @@
+"""Noun phrases for components: a head noun chosen by the factors' roles and its
+modifiers (SE: "approximately", Lin: "with linearly increasing amplitude", a change factor:
+"which applies until 1643").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.kernels import (
+    RQ,
+    BaseKernel,
+    Cos,
+    Gate,
+    Kernel,
+    Lin,
+)
+from abcd_cli.reporting.describe.factors import (
+    Factors,
+    factors_of,
+    noise_terms,
+    on_intervals,
+    switch_precision,
+)
+from abcd_cli.reporting.describe.shape import (
+    DIP_TOLERANCE,
+    classify_trend,
+    data_range,
+    data_spacing,
+    lin_trend,
+    noise_profile,
+    overall_direction,
+)
+from abcd_cli.reporting.wording import (
+    format_position,
+    format_span,
+    join_words,
+)
+
+_DEGREE_ADVERBS = {1: "linearly", 2: "quadratically", 3: "cubically"}
+
+
+DEGREE_NOUNS = {1: "a linear trend", 2: "a quadratic function", 3: "a cubic function"}
+
+
+def degree_adverb(n_lin: int) -> str:
+    return _DEGREE_ADVERBS.get(n_lin, "polynomially")
+
+
+def _lin_modifier(lins: Sequence[Lin], what: str, x_range: tuple[float, float] | None) -> str:
+    """'with linearly increasing amplitude', 'with standard deviation varying linearly', ..."""
+    adverb = degree_adverb(len(lins))
+    trend = lin_trend(lins, x_range)
+    if trend in ("increasing", "decreasing"):
+        return f"with {adverb} {trend} {what}"
+    return f"with {what} varying {adverb}"
+
+
+def _period_text(per: BaseKernel, axis: Axis) -> str:
+    return f"a period of {format_span(per.param('period'), axis)}"
+
+
+def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str, list[str]]:
+    """The determiner, premodifiers and head noun, and the head's own postmodifiers."""
+    head = parts.head
+    if head == "noise":
+        return "uncorrelated noise", []
+    if head == "periodic":
+        main, others = parts.periodic[0], parts.periodic[1:]
+        sinusoid = isinstance(main, Cos)
+        if parts.smooth:
+            noun = "an approximately sinusoidal function" if sinusoid else None
+            noun = noun or "an approximately periodic function"
+        else:
+            noun = "a sinusoid" if sinusoid else "a periodic function"
+        post = [f"with {_period_text(main, axis)}"]
+        for extra in others:
+            shape = "a sinusoid" if isinstance(extra, Cos) else "a periodic function"
+            post.append(f"modulated by {shape} with {_period_text(extra, axis)}")
+        return noun, post
+    if head == "smooth":
+        if any(isinstance(k, RQ) for k in parts.smooth):
+            return "a smooth function", ["with variation on a mix of length scales"]
+        return "a smooth function", []
+    if head == "linear":
+        degree = len(parts.lin)
+        if degree == 1 and direction in ("increasing", "decreasing"):
+            return f"a linearly {direction} function", []
+        return DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
+    return "a constant", []
+
+
+def _join_modifiers(post: Sequence[str]) -> str:
+    """Join postmodifiers with 'and', dropping a repeated leading 'with'."""
+    text = ""
+    for i, item in enumerate(post):
+        if i == 0:
+            text = item
+            continue
+        previous = post[i - 1]
+        if item.startswith("with ") and previous.startswith("with "):
+            item = item[len("with ") :]
+        text += f" and {item}"
+    return text
+
+
+def _applies_clause(gates: Sequence[Gate], axis: Axis, spacing: float | None) -> str:
+    """'until 1643', 'from 1716 onwards', 'between 1645 and 1715', 'before 1645 and after 1715'."""
+    on = on_intervals(gates)
+    if not on:
+        return "is switched off everywhere"
+
+    def at(x: float, s: float) -> str:
+        return format_position(x, axis, switch_precision(s, spacing))
+
+    if len(on) == 1:
+        i = on[0]
+        if math.isinf(i.low) and math.isinf(i.high):
+            return ""
+        if math.isinf(i.low):
+            return f"applies until {at(i.high, i.high_steep)}"
+        if math.isinf(i.high):
+            return f"applies from {at(i.low, i.low_steep)} onwards"
+        return f"applies between {at(i.low, i.low_steep)} and {at(i.high, i.high_steep)}"
+    pieces = []
+    for i in on:
+        if math.isinf(i.low):
+            pieces.append(f"before {at(i.high, i.high_steep)}")
+        elif math.isinf(i.high):
+            pieces.append(f"after {at(i.low, i.low_steep)}")
+        else:
+            pieces.append(f"between {at(i.low, i.low_steep)} and {at(i.high, i.high_steep)}")
+    return "applies " + join_words(pieces)
+
+
+def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
+    """'uncorrelated noise', with how its standard deviation changes when it does."""
+    if not any(t.lin or t.gates for t in noise_terms(kernel)):
+        return "uncorrelated noise"
+    span = data_range(x_data)
+    profile = noise_profile(kernel, span) if span else None
+    trend = classify_trend(profile, DIP_TOLERANCE) if profile is not None else None
+    if trend in ("increasing", "decreasing"):
+        return f"uncorrelated noise with {trend} standard deviation"
+    overall = overall_direction(profile) if profile is not None else None
+    if overall:
+        return f"uncorrelated noise with standard deviation {overall} overall"
+    return "uncorrelated noise with varying standard deviation"
+
+
+def noun_phrase(
+    kernel: Kernel,
+    axis: Axis,
+    *,
+    x_data: np.ndarray | None = None,
+    direction: str | None = None,
+) -> str:
+    """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
+    with a period of 1.0 year and linearly increasing amplitude'.
+
+    ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data (and
+    sets the precision of dates); ``direction`` ("increasing"/"decreasing", from the posterior
+    mean) names the direction of a linear trend.
+    """
+    parts = factors_of(kernel)
+    if parts is None:
+        if noise_terms(kernel):
+            return _noise_sum_phrase(kernel, x_data)
+        return f"a function with covariance {kernel.structure}"
+    noun, post = _head_phrase(parts, axis, direction)
+    x_range = data_range(x_data)
+    if parts.lin and parts.head != "linear":
+        what = "standard deviation" if parts.head == "noise" else "amplitude"
+        post.append(_lin_modifier(parts.lin, what, x_range))
+    phrase = " ".join([noun, _join_modifiers(post)]).strip()
+    if parts.gates:
+        clause = _applies_clause(parts.gates, axis, data_spacing(x_data))
+        if clause:
+            phrase += f" which {clause}"
+    return phrase

@@ -1,0 +1,110 @@
+"""Where the data lie and how a component moves over them: the data's range and spacing,
+whether a sequence rises or falls, a noise's standard deviation across the data.
+
+``x_data`` (the data's x values, optional) gives the data range and spacing; without it the
+whole of ``facts.x_grid`` stands in for the data range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.kernels import (
+    Kernel,
+    Lin,
+)
+
+
+def data_range(x_data: np.ndarray | None) -> tuple[float, float] | None:
+    if x_data is None or len(x_data) == 0:
+        return None
+    x = np.asarray(x_data, dtype=float)
+    return float(np.min(x)), float(np.max(x))
+
+
+def data_spacing(x_data: np.ndarray | None) -> float | None:
+    if x_data is None or len(x_data) < 2:
+        return None
+    steps = np.diff(np.unique(np.asarray(x_data, dtype=float)))
+    return float(np.median(steps)) if len(steps) else None
+
+
+def coarse_precision(x_data: np.ndarray | None) -> float | None:
+    """Precision for a fitted location with no sharp meaning (a Lin zero): 1/20 of the range."""
+    span = data_range(x_data)
+    if span is None:
+        return None
+    return max(data_spacing(x_data) or 0.0, 0.05 * (span[1] - span[0])) or None
+
+
+def classify_trend(values: np.ndarray, tolerance: float = 0.01) -> str:
+    """Classify a sequence as "increasing", "decreasing", "flat" or "not monotonic"; a dip (or
+    rise) smaller than ``tolerance`` of the total range is ignored."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if len(values) < 2:
+        return "flat"
+    spread = float(np.ptp(values))
+    if spread <= 1e-12 * max(1.0, float(np.max(np.abs(values)))):
+        return "flat"
+    allowed = tolerance * spread
+    if np.max(np.maximum.accumulate(values) - values) <= allowed:
+        return "increasing"
+    if np.max(values - np.minimum.accumulate(values)) <= allowed:
+        return "decreasing"
+    return "not monotonic"
+
+
+# A standard deviation or amplitude driven by linear factors is a rough estimate: a dip of
+# under a tenth of its range (near a linear factor's zero at the edge of the data) does not hide
+# an overall rise or fall.
+DIP_TOLERANCE = 0.1
+
+
+def lin_trend(lins: Sequence[Lin], x_range: tuple[float, float] | None) -> str | None:
+    """How the amplitude ∏|x - location| changes across the data, None if the range is unknown."""
+    if x_range is None or not lins:
+        return None
+    xs = np.linspace(x_range[0], x_range[1], 401)
+    amplitude = np.prod([np.abs(xs - k.param("location")) for k in lins], axis=0)
+    return classify_trend(amplitude, DIP_TOLERANCE)
+
+
+def in_data_range(
+    facts: ComponentFacts, x_data: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """x_grid and the component's mean restricted to the data range (all of it if unknown)."""
+    x = np.asarray(facts.x_grid, dtype=float)
+    mean = np.asarray(facts.mean, dtype=float)
+    span = data_range(x_data)
+    if span is None:
+        return x, mean
+    tol = 1e-9 * max(1.0, abs(span[1] - span[0]))
+    mask = (x >= span[0] - tol) & (x <= span[1] + tol)
+    return (x[mask], mean[mask]) if mask.sum() >= 2 else (x, mean)
+
+
+def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
+    """Whether the component's posterior mean is "increasing", "decreasing", "flat" or
+    "not monotonic" over the data range."""
+    return classify_trend(in_data_range(facts, x_data)[1])
+
+
+def noise_profile(kernel: Kernel, span: tuple[float, float]) -> np.ndarray:
+    """The noise's prior standard deviation across ``span`` (k(x, x) includes WN)."""
+    xs = np.linspace(span[0], span[1], 201)
+    return np.sqrt(np.maximum(kernel.diag(xs), 0.0))
+
+
+def overall_direction(values: np.ndarray) -> str | None:
+    """'increasing' when a non-monotonic profile ends at its maximum at least twice its start,
+    'decreasing' for the mirror case, else None."""
+    first, last = float(values[0]), float(values[-1])
+    if last >= float(values.max()) and last >= 2.0 * first:
+        return "increasing"
+    if first >= float(values.max()) and first >= 2.0 * last:
+        return "decreasing"
+    return None

@@ -1,0 +1,129 @@
+"""The report's summary sentences and the verdict of the posterior predictive checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.reporting.describe.phrases import noun_phrase
+from abcd_cli.reporting.describe.shape import (
+    mean_trend,
+)
+from abcd_cli.reporting.numbers import format_pvalue
+from abcd_cli.reporting.wording import (
+    capitalise,
+    join_words,
+    number_word,
+    percent,
+)
+
+
+def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
+    n = len(components)
+    if n == 0:
+        return "There is no component to explain the variation in the data."
+    cum = [c.cum_r2 for c in components]
+    if n == 1:
+        return f"The single component explains {percent(cum[0])} of the variation in the data."
+    sentences = []
+    shown = [""]
+    for threshold in (0.9, 0.99):
+        k = next((i + 1 for i, r in enumerate(cum) if r >= threshold), None)
+        if k is None or k == n or percent(cum[k - 1]) == shown[-1]:
+            continue
+        shown.append(percent(cum[k - 1]))
+        lead = "The first component explains" if k == 1 else f"The first {k} components explain"
+        sentences.append(f"{lead} {shown[-1]} of the variation in the data.")
+    if not sentences:
+        sentences.append(
+            f"All {number_word(n)} components together explain {percent(cum[-1])} of the "
+            "variation in the data."
+        )
+    elif percent(cum[-1]) != shown[-1]:
+        sentences.append(f"All {number_word(n)} together explain {percent(cum[-1])}.")
+    return " ".join(sentences)
+
+
+def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
+    n = len(components)
+    helping = [c.improves_cv for c in components]
+    if n == 0:
+        return ""
+    if all(helping):
+        if n == 1:
+            return "The component lowers the cross-validated mean absolute error by more than 0.1%."
+        return "Every component lowers the cross-validated mean absolute error by more than 0.1%."
+    if not any(helping):
+        return "No component lowers the cross-validated mean absolute error by more than 0.1%."
+    last = max(i + 1 for i, h in enumerate(helping) if h)
+    if last < n:
+        lead = "After the first component" if last == 1 else f"After the first {last} components"
+        return (
+            f"{lead} the cross-validated mean absolute error no longer falls by more than 0.1%, "
+            "so the later components most likely capture short-lived wiggles, noise or quirks "
+            "of the fitted model rather than structure that helps prediction."
+        )
+    idle = [str(i + 1) for i, h in enumerate(helping) if not h]
+    label = "component" if len(idle) == 1 else "components"
+    return (
+        f"Every component except {label} {join_words(idle)} lowers the cross-validated mean"
+        " absolute error by more than 0.1%."
+    )
+
+
+def summary_sentences(
+    components: list[ComponentFacts], axis: Axis, *, x_data: np.ndarray | None = None
+) -> dict[str, str | list[str]]:
+    """The report's summary: ``intro``, ``explained``, ``stops_improving`` and ``bullets``
+    (one capitalised noun phrase per component, ending with a full stop)."""
+    n = len(components)
+    noun = "component" if n == 1 else "components"
+    intro = f"The search found {number_word(n)} additive {noun} in the data."
+    bullets = []
+    for facts in components:
+        phrase = noun_phrase(facts.kernel, axis, x_data=x_data, direction=mean_trend(facts, x_data))
+        bullets.append(capitalise(phrase) + ".")
+    return {
+        "intro": intro,
+        "explained": _explained_sentence(components),
+        "stops_improving": _stops_sentence(components),
+        "bullets": bullets,
+    }
+
+
+_CHECK_HINTS = {
+    "autocorrelation": "the residuals are still correlated from point to point, so some "
+    "short-term structure may be missing from the model",
+    "periodogram": "some periodic structure is left in the residuals",
+    "quantile-quantile": "the residuals are not distributed as the model assumes, for example "
+    "heavier tails or outliers",
+}
+
+
+def describe_checks(checks: list[ModelCheck]) -> str:
+    """Which posterior predictive checks are significant and what that suggests."""
+    if not checks:
+        return "No posterior predictive checks were run."
+    flagged = [c for c in checks if c.significant]
+    names = join_words([c.name for c in checks])
+    if not flagged:
+        return (
+            f"None of the posterior predictive checks ({names}) is significant at the 5% level, "
+            "so the residuals show no clear sign of structure that the model misses."
+        )
+    sentences = []
+    for check in flagged:
+        shown = format_pvalue(check.p_value)
+        p = f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+        hint = _CHECK_HINTS.get(check.name, "the model misses something this statistic picks up")
+        sentences.append(
+            f"The {check.name} check is significant ({p}; {check.statistic}), which suggests "
+            f"that {hint}."
+        )
+    calm = [c.name for c in checks if not c.significant]
+    if calm:
+        label = "check shows" if len(calm) == 1 else "checks show"
+        sentences.append(f"The {join_words(calm)} {label} nothing unusual.")
+    return " ".join(sentences)
