@@ -82,7 +82,9 @@ def test_the_table_rows_repeat_the_component_sections(dec) -> None:
     components = [{"index": 1, "phrase": "p", "stats": dict.fromkeys(sections.TABLE_STATS, 0.5)}]
     table = sections.table_section(dec, components)
     assert table["baseline"] == "Baseline (mean)" and table["baseline_mae"] == dec.baseline_mae
-    assert table["rows"] == [{"index": 1, "phrase": "p", **dict.fromkeys(sections.TABLE_STATS, 0.5)}]
+    assert table["rows"] == [
+        {"index": 1, "phrase": "p", **dict.fromkeys(sections.TABLE_STATS, 0.5)}
+    ]
 
 
 def test_the_appendix_states_the_run(dec) -> None:

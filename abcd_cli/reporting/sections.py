@@ -19,6 +19,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting import describe
 from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.describe.shape import data_spacing
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.wording import format_amount, format_position, format_span
 
@@ -58,6 +59,7 @@ class Frame:
 
 
 def frame_of(dec: Decomposition) -> Frame:
+    """The decomposition's data and axis, for its sections' figures."""
     return Frame(dec.axis, dec.model.x, dec.model.y)
 
 
@@ -78,9 +80,8 @@ def data_description(dec: Decomposition, n_dropped: int) -> str:
     """N, span, spacing, rows dropped; and the level the components are measured from, when the
     model estimates one."""
     axis, x = dec.axis, dec.model.x
-    gaps = np.diff(np.sort(x))
-    gaps = gaps[gaps > 0]
-    spacing = format_span(float(np.median(gaps)), axis) if gaps.size else "none"
+    step = data_spacing(x)
+    spacing = format_span(step, axis) if step is not None else "none"
     dropped = f"{n_dropped} row{'s' if n_dropped != 1 else ''} with missing values dropped"
     return (
         f"{x.size} observations of {axis.y_name} from {format_position(float(x.min()), axis)}"

@@ -132,6 +132,7 @@ class Interval:
 
 
 def _gate_intervals(gate: Gate) -> list[Interval]:
+    """Where one change factor is switched on (a switch at its location, of its steepness)."""
     inf = math.inf
     if isinstance(gate, (Before, After)):
         loc, s = gate.param("location"), gate.param("steepness")
@@ -148,6 +149,7 @@ def _gate_intervals(gate: Gate) -> list[Interval]:
 
 
 def _intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
+    """The intersections of two sets of intervals, sorted; each end keeps its own steepness."""
     out = []
     for p in a:
         for q in b:

@@ -70,6 +70,8 @@ def _opening(index: int, phrase: str) -> str:
 
 
 def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
+    """The shape within a period (from the Per lengthscale) and how fast it drifts between
+    cycles (the smooth factors' lengthscale over the period)."""
     main = parts.periodic[0]
     period = main.param("period")
     out = []
@@ -113,6 +115,7 @@ def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
 
 
 def _smooth_sentences(parts: Factors, axis: Axis) -> list[str]:
+    """How far apart the function's changes are: the lengthscale, and α for a mix of them (RQ)."""
     span = format_span(product_lengthscale(parts.smooth), axis)
     rq = [k for k in parts.smooth if isinstance(k, RQ)]
     if rq:
@@ -157,6 +160,7 @@ def _noise_sentence(
 
 
 def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """How the linear factors scale the amplitude (or standard deviation) across the data."""
     what = "standard deviation" if parts.head == "noise" else "amplitude"
     lins = parts.lin
     adverb = degree_adverb(len(lins))
@@ -178,6 +182,7 @@ def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> lis
 def _trend_sentences(
     parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
 ) -> list[str]:
+    """Whether the mean rises or falls over the data, and a single Lin's slope per unit of x."""
     x, mean = in_data_range(facts, x_data)
     trend = classify_trend(mean)
     start, end = format_amount(mean[0], axis), format_amount(mean[-1], axis)
@@ -232,6 +237,7 @@ def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> 
 def _detail_sentences(
     parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
 ) -> list[str]:
+    """The sentences that follow the opening, chosen by the head noun and the other factors."""
     head = parts.head
     out: list[str] = []
     if head == "noise":
@@ -266,6 +272,7 @@ def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:
 
 
 def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
+    """How the share of variance explained changes with this component (three rotating forms)."""
     res = percent(facts.residual_r2)
     pair = _distinct_percents(previous_r2, facts.cum_r2)
     if pair is None:
@@ -286,6 +293,7 @@ def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
 
 
 def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
+    """How the cross-validated MAE changes, with a warning when the component does not lower it."""
     before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
     reduction = percent(abs(facts.mae_reduction), fine=True)
     if facts.improves_cv:

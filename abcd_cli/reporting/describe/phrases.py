@@ -48,6 +48,7 @@ DEGREE_NOUNS = {1: "a linear trend", 2: "a quadratic function", 3: "a cubic func
 
 
 def degree_adverb(n_lin: int) -> str:
+    """'linearly', 'quadratically', 'cubically' or 'polynomially' for n linear factors."""
     return _DEGREE_ADVERBS.get(n_lin, "polynomially")
 
 
@@ -61,6 +62,7 @@ def _lin_modifier(lins: Sequence[Lin], what: str, x_range: tuple[float, float] |
 
 
 def _period_text(per: BaseKernel, axis: Axis) -> str:
+    """'a period of 1.0 year'."""
     return f"a period of {format_span(per.param('period'), axis)}"
 
 

@@ -19,6 +19,7 @@ from abcd_cli.kernels import (
 
 
 def data_range(x_data: np.ndarray | None) -> tuple[float, float] | None:
+    """The smallest and largest x of the data; None when there are none."""
     if x_data is None or len(x_data) == 0:
         return None
     x = np.asarray(x_data, dtype=float)
@@ -26,6 +27,7 @@ def data_range(x_data: np.ndarray | None) -> tuple[float, float] | None:
 
 
 def data_spacing(x_data: np.ndarray | None) -> float | None:
+    """The median step between distinct x values; None with fewer than two of them."""
     if x_data is None or len(x_data) < 2:
         return None
     steps = np.diff(np.unique(np.asarray(x_data, dtype=float)))

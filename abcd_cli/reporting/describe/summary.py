@@ -21,6 +21,7 @@ from abcd_cli.reporting.wording import (
 
 
 def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
+    """How many components explain 90% and 99% of the variation, and all of them together."""
     n = len(components)
     if n == 0:
         return "There is no component to explain the variation in the data."
@@ -47,6 +48,7 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
 
 
 def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
+    """After which component the cross-validated MAE stops falling by more than 0.1%."""
     n = len(components)
     helping = [c.improves_cv for c in components]
     if n == 0:
