@@ -96,3 +96,10 @@ def test_the_appendix_states_the_run(dec) -> None:
     assert appendix["notes"] == ["stopped at the time limit"]
     assert appendix["trace"][1]["structure"] == "(all failed)"
     assert np.isnan(appendix["trace"][1]["bic"]) and appendix["trace"][1]["candidates"] == 0
+
+
+def test_counts_in_the_data_description_go_through_the_formatter(dec) -> None:
+    text = sections.data_description(dec, np.int64(1234))
+    assert text.startswith("96 observations of sales from 2000 to 2008")
+    assert text.endswith("; 1,234 rows with missing values dropped.")
+    assert sections.data_description(dec, 1).endswith("; 1 row with missing values dropped.")

@@ -82,9 +82,11 @@ def data_description(dec: Decomposition, n_dropped: int) -> str:
     axis, x = dec.axis, dec.model.x
     step = data_spacing(x)
     spacing = format_span(step, axis) if step is not None else "none"
-    dropped = f"{n_dropped} row{'s' if n_dropped != 1 else ''} with missing values dropped"
+    rows = "row" if n_dropped == 1 else "rows"
+    dropped = f"{format_number(int(n_dropped))} {rows} with missing values dropped"
     return (
-        f"{x.size} observations of {axis.y_name} from {format_position(float(x.min()), axis)}"
+        f"{format_number(int(x.size))} observations of {axis.y_name} from"
+        f" {format_position(float(x.min()), axis)}"
         f" to {format_position(float(x.max()), axis)} (a span of"
         f" {format_span(float(x.max() - x.min()), axis)}), typically {spacing} apart;"
         f" {dropped if n_dropped else 'no rows dropped'}."
