@@ -13,7 +13,7 @@ from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels import BASE_KERNELS, SE, WN, Lin, Per, Product
 from abcd_cli.prediction import evidence_weights, predictive_table
 from abcd_cli.reporting import sections
-from abcd_cli.reporting.describe.factors import ROLES, factors_of, role_of
+from abcd_cli.reporting.factors import ROLES, factors_of, role_of
 from abcd_cli.reporting.forecast import seed_shares
 from abcd_cli.reporting.json_view import averaged_json
 from tests.test_report import _search_doc, fixed_model, other_model

@@ -19,8 +19,8 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting import describe
 from abcd_cli.reporting import figures as plots
-from abcd_cli.reporting.describe.shape import data_spacing
 from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.trends import data_spacing
 from abcd_cli.reporting.wording import format_amount, format_position, format_span
 
 FIGURE_KIND = "svg"

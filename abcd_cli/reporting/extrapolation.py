@@ -10,7 +10,7 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import (
     WN,
 )
-from abcd_cli.reporting.describe.factors import (
+from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
     noise_terms,
@@ -18,8 +18,8 @@ from abcd_cli.reporting.describe.factors import (
     product_lengthscale,
     switch_precision,
 )
-from abcd_cli.reporting.describe.phrases import DEGREE_NOUNS, degree_adverb
-from abcd_cli.reporting.describe.shape import (
+from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb
+from abcd_cli.reporting.trends import (
     data_range,
     data_spacing,
     lin_trend,

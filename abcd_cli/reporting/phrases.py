@@ -19,14 +19,14 @@ from abcd_cli.kernels import (
     Kernel,
     Lin,
 )
-from abcd_cli.reporting.describe.factors import (
+from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
     noise_terms,
     on_intervals,
     switch_precision,
 )
-from abcd_cli.reporting.describe.shape import (
+from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
     data_range,

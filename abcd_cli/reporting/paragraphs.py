@@ -13,7 +13,7 @@ from abcd_cli.kernels import (
     RQ,
     Cos,
 )
-from abcd_cli.reporting.describe.factors import (
+from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
     noise_terms,
@@ -22,8 +22,9 @@ from abcd_cli.reporting.describe.factors import (
     product_lengthscale,
     switch_precision,
 )
-from abcd_cli.reporting.describe.phrases import degree_adverb, noun_phrase
-from abcd_cli.reporting.describe.shape import (
+from abcd_cli.reporting.numbers import format_number, format_percent
+from abcd_cli.reporting.phrases import degree_adverb, noun_phrase
+from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
     coarse_precision,
@@ -35,7 +36,6 @@ from abcd_cli.reporting.describe.shape import (
     noise_profile,
     overall_direction,
 )
-from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
