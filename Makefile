@@ -38,14 +38,14 @@ benchmark: $(STAMP)
 	$(BIN)/abcd benchmark datasets -o results/benchmark $(foreach s,$(SERIES),--series $(s)) $(ARGS)
 
 bench-gp: $(STAMP)
-	$(BIN)/python benchmarks/bench_gp.py --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md
+	$(BIN)/python -m benchmarks.bench_gp --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md
 
 bench-search: $(STAMP)
-	$(BIN)/python benchmarks/bench_search.py --scaling 05-temperature --out benchmarks/search.md
+	$(BIN)/python -m benchmarks.bench_search --scaling 05-temperature --out benchmarks/search.md
 
 # Extrapolation and interpolation RMSE of every method on the fixed splits (hours; resumable).
 bench-accuracy: $(STAMP)
-	$(BIN)/python benchmarks/bench_accuracy.py --jobs 0 --out-dir benchmarks/accuracy
+	$(BIN)/python -m benchmarks.bench_accuracy --jobs 0 --out-dir benchmarks/accuracy
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -10,8 +10,6 @@ import statistics
 from pathlib import Path
 
 import numpy as np
-from accuracy_runs import Key, split_files, test_scores
-from accuracy_tables import REFERENCE_METHODS, Grid, column, md_table
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
@@ -22,6 +20,8 @@ from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.loop import prior_mean_units
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
+from benchmarks.accuracy_runs import Key, split_files, test_scores
+from benchmarks.accuracy_tables import REFERENCE_METHODS, Grid, column, md_table
 
 
 def save_png(fig: Figure, path: Path, dpi: int) -> None:

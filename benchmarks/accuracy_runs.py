@@ -28,10 +28,7 @@ from abcd_cli.execution.pool import make_executor
 from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.loop import SearchSettings, lost_candidate, run_search
 from abcd_cli.prediction import predictive_table
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-DATASETS = ROOT / "datasets"
+from benchmarks.common import DATASETS, ROOT
 
 TASKS = {"extrap": "extrap_9010", "interp": "interp_5050"}
 

@@ -11,9 +11,13 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from accuracy_figures import stored_model
-from accuracy_runs import COUNTERPART, SEEDS_CSV, Key, split_files, test_scores
-from accuracy_tables import (
+
+from abcd_cli.data.reader import load_series
+from abcd_cli.errors import InputError
+from abcd_cli.prediction import evidence_weights, mixture_moments
+from benchmarks.accuracy_figures import stored_model
+from benchmarks.accuracy_runs import COUNTERPART, SEEDS_CSV, Key, split_files, test_scores
+from benchmarks.accuracy_tables import (
     TARGET_MEDIAN,
     TARGET_WINS,
     Grid,
@@ -27,10 +31,6 @@ from accuracy_tables import (
     our_rmse,
     standardise,
 )
-
-from abcd_cli.data.reader import load_series
-from abcd_cli.errors import InputError
-from abcd_cli.prediction import evidence_weights, mixture_moments
 
 Seeds = dict[int, dict[str, dict[str, str]]]  # seed -> series -> row
 #: training BICs closer than this count as the same model (seed comparison)

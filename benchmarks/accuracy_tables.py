@@ -7,7 +7,6 @@ the grid (our methods and the nine published ones).
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import platform
@@ -16,18 +15,11 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from accuracy_runs import COUNTERPART, METHODS, SETTING_FIELDS, SHARED, TASKS, Key
-
 from abcd_cli.kernel_search.grammar import LANGUAGES
 from abcd_cli.kernel_search.loop import SearchSettings
+from benchmarks.accuracy_runs import COUNTERPART, METHODS, SETTING_FIELDS, TASKS, Key
+from benchmarks.reference import PUBLISHED_MEDIANS, REFERENCE_METHODS, positive
 
-REFERENCE_FILES = {"extrap": "extrapolation_rmse.csv", "interp": "interpolation_rmse.csv"}
-REFERENCE_METHODS = ("ABCD_acc", "ABCD_int", "SP", "TCI", "MKL", "EL_Eureqa", "CP", "SE", "LN")
-#: medians of standardised RMSE (best of the nine = 1) as published (reference README)
-PUBLISHED_MEDIANS = {
-    "extrap": (1.07, 1.45, 1.54, 1.80, 1.85, 2.23, 2.25, 2.85, 3.19),
-    "interp": (1.00, 1.06, 1.09, 1.06, 1.49, 2.84, 1.52, 2.30, 3.40),
-}
 #: targets of the issue for our full search
 TARGET_WINS = 9
 TARGET_MEDIAN = {"extrap": 1.07, "interp": 1.00}
@@ -35,36 +27,10 @@ TARGET_MEDIAN = {"extrap": 1.07, "interp": 1.00}
 Grid = dict[str, dict[str, float | None]]
 
 
-def read_reference(task: str) -> dict[str, dict[str, float]]:
-    """Published RMSE per series and method; empty when the shared folder is absent."""
-    path = SHARED / "reference" / REFERENCE_FILES[task]
-    if not path.exists():
-        return {}
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
-        missing = set(REFERENCE_METHODS) - set(reader.fieldnames or ())
-        if missing:
-            raise SystemExit(f"{path} lacks the columns {sorted(missing)}")
-        table: dict[str, dict[str, float]] = {}
-        for r in reader:
-            cells = {m: _positive(r[m]) for m in REFERENCE_METHODS}
-            table[r["dataset"]] = {m: v for m, v in cells.items() if v is not None}
-        return table
-
-
-def _positive(text: str | None) -> float | None:
-    """A finite positive RMSE read from text, else None (an empty or unusable cell)."""
-    try:
-        value = float(text or "nan")
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and value > 0 else None
-
-
 def our_rmse(row: dict[str, str] | None) -> float | None:
     if row is None or row["status"] != "ok":
         return None
-    return _positive(row["rmse"])
+    return positive(row["rmse"])
 
 
 def rmse_grid(

@@ -3,7 +3,7 @@
 Full run, from the project folder (many hours on two cores; interrupt it at any time and run the
 same command again to continue):
 
-    .venv/bin/python benchmarks/bench_accuracy.py --jobs 0 --out-dir benchmarks/accuracy
+    .venv/bin/python -m benchmarks.bench_accuracy --jobs 0 --out-dir benchmarks/accuracy
 
 Options: ``--series NAME ...`` (default: every ``datasets/*.csv``), ``--methods M ...``,
 ``--tasks extrap interp``, ``--jobs N`` (0: one process per core, 1: serial), ``--depth D``,
@@ -26,29 +26,29 @@ Each finished run is appended at once to ``OUT/results.csv`` (test RMSE, mean lo
 density of the test y under the Gaussian predictive, BIC and structure of the chosen model, wall
 seconds, settings); runs already there are skipped (a failed run too: delete its row to retry).
 Then ``OUT/RESULTS.md`` is written from every row of the CSV, beside the original system's
-published RMSEs (``../shared/reference/``), with standardised RMSE (each RMSE divided by the best
+published RMSEs (``benchmarks/reference/``), with standardised RMSE (each RMSE divided by the best
 on its series among our methods and the nine published ones), box plots
 ``OUT/boxplot_extrap.png`` / ``OUT/boxplot_interp.png`` and the tables ``OUT/rmse_extrap.csv`` /
 ``OUT/rmse_interp.csv``. Runs not yet done are shown as "—"; nothing is filled in. Notes written
 by hand in ``OUT/NOTES.md`` (why a series misses, what its report shows) are copied in at the end.
 
 This file holds the command and puts RESULTS.md together; the parts are ``accuracy_runs.py``
-(running, the CSV files), ``accuracy_tables.py`` (the reference, standardised RMSE, targets and
-tables), ``accuracy_seeds.py`` (the runs with other seeds) and ``accuracy_figures.py`` (box plots,
-forecasts and the tables of rebuilt models).
+(running, the CSV files), ``accuracy_tables.py`` (standardised RMSE, targets and tables),
+``accuracy_seeds.py`` (the runs with other seeds) and ``accuracy_figures.py`` (box plots,
+forecasts and the tables of rebuilt models); the published numbers come from ``reference.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import io
-import shlex
 import sys
 from pathlib import Path
 
-from accuracy_figures import (
+from abcd_cli.files import atomic_write
+from abcd_cli.kernel_search.loop import PRIOR_MEANS, SearchSettings
+from benchmarks.accuracy_figures import (
     FORECASTS_PNG,
     bias_section,
     boxplot,
@@ -56,12 +56,10 @@ from accuracy_figures import (
     interp_error_section,
     rebuilt_runs,
 )
-from accuracy_runs import (
+from benchmarks.accuracy_runs import (
     METHODS,
-    ROOT,
     SEED_KEY,
     SEEDS_CSV,
-    SHARED,
     TASKS,
     Key,
     all_series,
@@ -69,25 +67,22 @@ from accuracy_runs import (
     read_results,
     run_all,
 )
-from accuracy_seeds import seed_section
-from accuracy_tables import (
-    REFERENCE_METHODS,
+from benchmarks.accuracy_seeds import seed_section
+from benchmarks.accuracy_tables import (
     Grid,
     header_lines,
     median_target,
     models_section,
     per_method_section,
     published_basis_line,
-    read_reference,
     rmse_grid,
     rmse_section,
     standardise,
     standardised_section,
     wins_target,
 )
-
-from abcd_cli.files import atomic_write
-from abcd_cli.kernel_search.loop import PRIOR_MEANS, SearchSettings
+from benchmarks.common import BENCHMARKS, python_command
+from benchmarks.reference import REFERENCE_METHODS, reference_rmse
 
 TASK_TITLES = {
     "extrap": "Extrapolation (train on the first 90%)",
@@ -121,8 +116,8 @@ def task_section(
     out_dir: Path,
     seed_rows: dict[tuple[str, ...], dict[str, str]],
 ) -> tuple[list[str], Grid, Grid]:
-    ref = read_reference(task)
-    ref_cols = REFERENCE_METHODS if ref else ()
+    ref = reference_rmse(task)
+    ref_cols = REFERENCE_METHODS
     grid = rmse_grid(rows, task, series, ref, ref_cols)
     std = standardise(grid)
     write_rmse_csv(grid, out_dir / f"rmse_{task}.csv")
@@ -130,8 +125,6 @@ def task_section(
     title = f"{TASK_TITLES[task]}: standardised test RMSE on {len(series)} series"
     plotted = boxplot(std, list(METHODS) + list(ref_cols), title, png)
     lines = [f"## {TASK_TITLES[task]}", ""]
-    if not ref:
-        lines += [f"Reference results not found under {SHARED / 'reference'}: ours only.", ""]
     lines += rmse_section(rows, task, grid) + [""]
     lines += standardised_section(task, std) + [""]
     lines += [f"![box plot]({png.name})" if plotted else "(no RMSE yet: no box plot)", ""]
@@ -206,7 +199,7 @@ def markdown(
         "## Notes",
         "",
         "- Reference: the original system's published RMSEs (Lloyd et al., AAAI 2014), from"
-        " `shared/reference/`; its README lists the data caveats (03-mauna is stored"
+        " `benchmarks/reference/`; its README lists the data caveats (03-mauna is stored"
         " mean-centred; the original ran a zero-mean GP on raw y with a constant kernel, we"
         " centre and scale y internally). Far from the training data our predictions revert to"
         " the training mean, the original's to zero, so a baseline such as SE can differ from its"
@@ -234,7 +227,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
     p.add_argument("--jobs", type=int, default=0, help="0: one process per core; 1: serial")
-    p.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "accuracy")
+    p.add_argument("--out-dir", type=Path, default=BENCHMARKS / "accuracy")
     for name, help_text in SEARCH_OPTIONS.items():
         p.add_argument(f"--{name}", type=int, default=getattr(defaults, name), help=help_text)
     p.add_argument(
@@ -271,20 +264,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def this_command(argv: list[str]) -> str:
-    """The command line that produces these results: ``--report-only`` and ``--merge CSV ...``
-    left out, since they run nothing."""
-    python = Path(sys.executable)
-    with contextlib.suppress(ValueError):
-        python = python.relative_to(Path.cwd())
+def this_command(args: list[str]) -> str:
+    """The command line that produces these results from the options ``args``: ``--report-only``
+    and ``--merge CSV ...`` left out, since they run nothing."""
     kept: list[str] = []
     merging = False
-    for arg in argv:
+    for arg in args:
         if arg.startswith("-"):
             merging = arg in ("--merge", "--merge-seeds")
         if not merging and arg != "--report-only":
             kept.append(arg)
-    return shlex.join([str(python), *kept])
+    return python_command("benchmarks.bench_accuracy", kept)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -299,7 +289,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args.out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = args.out_dir / "results.csv"
-    refs = {task: read_reference(task) for task in TASKS}
+    refs = {task: reference_rmse(task) for task in TASKS}
     # Method by method, in the order given: partial results are whole methods.
     keys = [(s, t, m) for m in args.methods for t in args.tasks for s in series]
     read_results(csv_path)  # refuse a results.csv of another layout before running anything
@@ -318,7 +308,7 @@ def main(argv: list[str] | None = None) -> None:
         interrupted = True
         print("interrupted: finished runs are kept; run the same command to continue", flush=True)
     report = args.out_dir / "RESULTS.md"
-    text = markdown(read_results(csv_path), base, this_command(sys.argv), args.out_dir)
+    text = markdown(read_results(csv_path), base, this_command(sys.argv[1:]), args.out_dir)
     atomic_write(report, text)
     print(f"wrote {report}", flush=True)
     if interrupted:

@@ -18,7 +18,7 @@ For each data set (airline N=144, Mauna Loa N=545, temperature N=1000) and the k
 It prints a markdown report (machine, date, exact command, table, targets, breakdown); ``--out``
 writes the same text to a file. Run from the project root::
 
-    .venv/bin/python benchmarks/bench_gp.py [--repeats N] [--out benchmarks/gp_engine.md]
+    .venv/bin/python -m benchmarks.bench_gp [--repeats N] [--out benchmarks/gp_engine.md]
 
 Other options: ``--blas-threads K`` (limit BLAS threads via threadpoolctl; on a small shared
 machine 1 is far more stable), ``--sklearn-restarts``, ``--restarts``, ``--seed``, ``--datasets``.
@@ -36,7 +36,6 @@ import os
 import platform
 import pstats
 import resource
-import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -63,10 +62,11 @@ from abcd_cli.engines.exact import _cholesky, _inverse_from_cholesky, fit, nll_a
 from abcd_cli.kernel_search.init import DataSummary, initial_values, value_bounds
 from abcd_cli.kernels import Inputs, Kernel
 from abcd_cli.kernels.text import parse_kernel
+from benchmarks.common import BENCHMARKS, ROOT, python_command
+from benchmarks.common import DATASETS as DATA_FOLDER
 
-ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXT = "Lin*Per + SE + WN*Lin"
-NOTES = ROOT / "benchmarks" / "gp_engine_notes.md"
+NOTES = BENCHMARKS / "gp_engine_notes.md"
 DATASETS = ("01-airline", "03-mauna", "05-temperature")
 EVAL_TARGET = 3.0  # evaluation / floor at N >= 500
 SPEEDUP_TARGET = 5.0  # sklearn fit time / our fit time at every N
@@ -130,7 +130,7 @@ def median_time(fn: Callable[[], object], repeats: int, warmup: int = 1) -> floa
 
 
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
-    path = ROOT / "datasets" / f"{name}.csv"
+    path = DATA_FOLDER / f"{name}.csv"
     with path.open() as fh:
         header = fh.readline().strip().split(",")
     if header[:2] != ["x", "y"]:
@@ -428,8 +428,7 @@ def load_average() -> str:
 
 
 def command_text() -> str:
-    exe = os.path.relpath(sys.executable) if sys.executable else "python"
-    return shlex.join([exe, *sys.argv])
+    return python_command("benchmarks.bench_gp", sys.argv[1:])
 
 
 def table(rows: list[Row]) -> list[str]:

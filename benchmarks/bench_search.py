@@ -1,9 +1,9 @@
 """Default search on the 13 benchmark series, beside the original system's BIC.
 
-Run from the project folder:  .venv/bin/python benchmarks/bench_search.py --out benchmarks/search.md
+Run from the project folder:  .venv/bin/python -m benchmarks.bench_search --out benchmarks/search.md
 Per series it records the chosen structure (and keeps the model as benchmarks/models/NAME.json,
 usable with ``abcd report --from-model``), its BIC (2·NLL + p·log n, NLL in the series' units)
-next to ``../shared/reference/abcd_bic.csv``, and the wall time on this machine. Rows already in
+next to ``benchmarks/reference/abcd_bic.csv``, and the wall time on this machine. Rows already in
 the CSV are kept (an interrupted run resumes). ``--scaling`` also times one search level at
 growing N on one series; its rows are kept in ``benchmarks/search_scaling.csv`` and shown again
 (with the date they were measured) by later runs without ``--scaling``. Notes written by hand in
@@ -29,11 +29,11 @@ import numpy as np
 from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.kernel_search.loop import Search, SearchSettings, lost_candidate, run_search
+from benchmarks.common import BENCHMARKS, DATASETS, python_command
+from benchmarks.reference import reference_bics
 
-ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT.parent / "shared" / "reference" / "abcd_bic.csv"
-NOTES = ROOT / "benchmarks" / "search_notes.md"
-SCALING = ROOT / "benchmarks" / "search_scaling.csv"
+NOTES = BENCHMARKS / "search_notes.md"
+SCALING = BENCHMARKS / "search_scaling.csv"
 SCALING_FIELDS = ["series", "n", "candidates", "seconds", "measured"]
 FIELDS = [
     "dataset",
@@ -48,24 +48,17 @@ FIELDS = [
 ]
 
 
-def reference_bics() -> dict[str, dict[str, str]]:
-    if not REFERENCE.exists():
-        return {}
-    with REFERENCE.open() as f:
-        return {row["dataset"]: row for row in csv.DictReader(f)}
-
-
 def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]) -> list[dict]:
     done: dict[str, dict] = {}
     if csv_path.exists():
         with csv_path.open() as f:
             done = {row["dataset"]: row for row in csv.DictReader(f)}
     refs = reference_bics()
-    names = only or sorted(p.stem for p in (ROOT / "datasets").glob("*.csv"))
+    names = only or sorted(p.stem for p in DATASETS.glob("*.csv"))
     for name in names:
         if name in done:
             continue
-        series = load_series(ROOT / "datasets" / f"{name}.csv")
+        series = load_series(DATASETS / f"{name}.csv")
         executor = make_executor(jobs, on_lost=lost_candidate)
         start = time.perf_counter()
         result = run_search(
@@ -115,7 +108,7 @@ def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]
 
 def level_scaling(name: str, sizes: list[int], jobs: int) -> list[tuple[int, int, float]]:
     """Seconds of level 2 (expanding the fitted level-1 model) on the first-n-points subsets."""
-    series = load_series(ROOT / "datasets" / f"{name}.csv")
+    series = load_series(DATASETS / f"{name}.csv")
     out = []
     for n in sizes:
         idx = np.unique(np.round(np.linspace(0, series.x.size - 1, n)).astype(int))
@@ -168,9 +161,9 @@ def markdown(
         f"- command: `{command}`",
         f"- machine: {platform.platform()}, {os.cpu_count()} cores; settings: {settings.to_dict()}",
         "- BIC = 2·NLL + p·log n with NLL in the series' own units; reference: the original"
-        " system's seed-1 run (`shared/reference/abcd_bic.csv`). Lower is better. Our NLL is that"
-        " of y minus its mean (a zero-mean GP on centred data); the original ran a zero-mean GP"
-        " on raw y with a constant kernel for the level.",
+        " system's seed-1 run (`benchmarks/reference/abcd_bic.csv`). Lower is better. Our NLL is"
+        " that of y minus its mean (a zero-mean GP on centred data); the original ran a"
+        " zero-mean GP on raw y with a constant kernel for the level.",
         "",
         "| dataset | n | BIC | reference BIC | p | ref. p | structure | levels | seconds |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -204,8 +197,8 @@ def markdown(
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "search.md")
-    p.add_argument("--csv", type=Path, default=ROOT / "benchmarks" / "search.csv")
+    p.add_argument("--out", type=Path, default=BENCHMARKS / "search.md")
+    p.add_argument("--csv", type=Path, default=BENCHMARKS / "search.csv")
     p.add_argument("--jobs", type=int, default=0)
     p.add_argument("--series", nargs="*", default=[])
     p.add_argument("--scaling", default="", help="series whose level time is measured against N")
@@ -216,8 +209,8 @@ def main() -> None:
     if args.scaling:
         save_scaling(args.scaling, level_scaling(args.scaling, args.sizes, args.jobs))
     scaling, scaling_note = load_scaling()
-    command = "python benchmarks/bench_search.py " + " ".join(sys.argv[1:])
-    args.out.write_text(markdown(rows, scaling, command.strip(), settings, scaling_note))
+    command = python_command("benchmarks.bench_search", sys.argv[1:])
+    args.out.write_text(markdown(rows, scaling, command, settings, scaling_note))
     print(args.out.read_text())
 
 

@@ -11,23 +11,27 @@ import pytest
 
 from abcd_cli.data.reader import load_series
 from abcd_cli.kernel_search.loop import SearchSettings
-from tests.benchmark_scripts import BENCHMARKS, benchmark_scripts
-
-SCRIPTS = (
-    "bench_accuracy",
-    "accuracy_runs",
-    "accuracy_tables",
-    "accuracy_seeds",
-    "accuracy_figures",
+from benchmarks import (
+    accuracy_figures,
+    accuracy_runs,
+    accuracy_seeds,
+    accuracy_tables,
+    bench_accuracy,
 )
+from benchmarks.common import BENCHMARKS, STUDIES
 
 
 @pytest.fixture(scope="module")
 def bench():
     """The command (``bench.cli``) and its modules: ``bench.runs``, ``.tables``, ``.seeds``,
     ``.figures``."""
-    with benchmark_scripts(*SCRIPTS) as (cli, runs, tables, seeds, figures):
-        yield SimpleNamespace(cli=cli, runs=runs, tables=tables, seeds=seeds, figures=figures)
+    return SimpleNamespace(
+        cli=bench_accuracy,
+        runs=accuracy_runs,
+        tables=accuracy_tables,
+        seeds=accuracy_seeds,
+        figures=accuracy_figures,
+    )
 
 
 def _row(bench, series: str, task: str, method: str, rmse: str) -> dict[str, str]:
@@ -72,9 +76,9 @@ def test_merge_refuses_a_missing_file_and_leaves_the_results_alone(bench, tmp_pa
 
 
 def test_the_recorded_command_leaves_out_what_runs_nothing(bench):
-    argv = ["bench.py", "--jobs", "0", "--merge", "a/results.csv", "b/results.csv", "--quiet"]
-    command = bench.cli.this_command([*argv, "--report-only"])
-    assert command.endswith("bench.py --jobs 0 --quiet")
+    args = ["--jobs", "0", "--merge", "a/results.csv", "b/results.csv", "--quiet"]
+    command = bench.cli.this_command([*args, "--report-only"])
+    assert command.endswith(" -m benchmarks.bench_accuracy --jobs 0 --quiet")
 
 
 def test_patience_and_prior_mean_are_options_and_each_group_of_settings_is_stated(bench):
@@ -177,8 +181,8 @@ def test_other_seeds_are_kept_per_seed_and_compared_with_the_reference(bench, tm
 
 
 def test_merging_other_seeds_is_left_out_of_the_recorded_command(bench):
-    argv = ["bench.py", "--merge-seeds", "a/results.csv", "--quiet", "--report-only"]
-    assert bench.cli.this_command(argv).endswith("bench.py --quiet")
+    args = ["--merge-seeds", "a/results.csv", "--quiet", "--report-only"]
+    assert bench.cli.this_command(args).endswith(" -m benchmarks.bench_accuracy --quiet")
 
 
 def test_in_published_place_standardises_over_the_nine_published_methods(bench):
@@ -195,10 +199,11 @@ def test_in_published_place_standardises_over_the_nine_published_methods(bench):
     assert bench.tables.in_published_place(grid) == pytest.approx(1.5)
 
 
-@pytest.mark.parametrize("results", ["results.csv", "prior_zero/results.csv"])
-def test_a_stored_model_is_rebuilt_with_its_prior_mean(bench, results):
+@pytest.mark.parametrize(
+    "path", [BENCHMARKS / "accuracy" / "results.csv", STUDIES / "prior_zero" / "results.csv"]
+)
+def test_a_stored_model_is_rebuilt_with_its_prior_mean(bench, path):
     """The forecast figure's models: rebuilt from a committed row, they score the row's RMSE."""
-    path = BENCHMARKS / "accuracy" / results
     with path.open(newline="") as f:
         row = next(r for r in csv.DictReader(f) if r["method"] == "se" and r["task"] == "extrap")
     model, _ = bench.figures.stored_model(row)

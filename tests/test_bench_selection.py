@@ -10,13 +10,12 @@ import pytest
 
 from abcd_cli.kernel_search.loop import SearchSettings, run_search
 from abcd_cli.model import Model
-from tests.benchmark_scripts import benchmark_scripts
+from benchmarks.studies import bench_selection
 
 
 @pytest.fixture(scope="module")
 def bench():
-    with benchmark_scripts("bench_selection") as (module,):
-        yield module
+    return bench_selection
 
 
 def test_bic_weights_by_hand(bench):

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.benchmark_scripts import benchmark_scripts
+from benchmarks import accuracy_runs
+from benchmarks.studies import compare_prior_means
 
 
 @pytest.fixture(scope="module")
 def scripts():
     """``compare_prior_means`` and the ``accuracy_runs`` module whose CSV files it reads."""
-    with benchmark_scripts("compare_prior_means", "accuracy_runs") as modules:
-        yield modules
+    return compare_prior_means, accuracy_runs
 
 
 def test_sign_flip_p_by_hand(scripts):

@@ -15,9 +15,9 @@ three rules that look only at the training data:
 ``path best`` is the lowest test RMSE of any level best: not a rule (it looks at the test data),
 but how far any choice along the search's path could go.
 
-    .venv/bin/python benchmarks/bench_selection.py [--seed 0]
+    .venv/bin/python -m benchmarks.studies.bench_selection [--seed 0]
 
-reads ``benchmarks/accuracy/traces/seed0/SERIES.json``. Missing files are made first with
+reads ``benchmarks/studies/traces/seed0/SERIES.json``. Missing files are made first with
 ``abcd search TRAIN.csv --patience 0 --jobs 1 --seed SEED --json`` (every level, as the ``abcd``
 rows of ``results.csv`` and ``other_seeds.csv``); ``--no-search`` only reads.
 """
@@ -32,8 +32,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from accuracy_runs import (
-    ROOT,
+
+from abcd_cli.data.reader import load_series
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model
+from benchmarks.accuracy_runs import (
     SEED_KEY,
     SEEDS_CSV,
     TASKS,
@@ -42,23 +45,20 @@ from accuracy_runs import (
     read_results,
     split_files,
 )
-from accuracy_tables import (
-    REFERENCE_METHODS,
+from benchmarks.accuracy_tables import (
     fmt,
     md_table,
     median_or_none,
     no_worse,
     our_rmse,
-    read_reference,
     rmse_grid,
     standardise,
 )
+from benchmarks.common import BENCHMARKS, STUDIES
+from benchmarks.reference import REFERENCE_METHODS, reference_rmse
 
-from abcd_cli.data.reader import load_series
-from abcd_cli.kernels.text import parse_kernel
-from abcd_cli.model import Model
-
-ACCURACY = ROOT / "benchmarks" / "accuracy"
+ACCURACY = BENCHMARKS / "accuracy"
+TRACES = STUDIES / "traces"
 TASK = "extrap"
 RULES = ("bic", "bma", "val")
 VALIDATION_FRACTION = 0.9
@@ -176,12 +176,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--series", nargs="+", default=None, metavar="NAME")
     p.add_argument("--no-search", action="store_true", help="only read existing JSON files")
     args = p.parse_args(argv)
-    models = args.models or ACCURACY / "traces" / f"seed{args.seed}"
+    models = args.models or TRACES / f"seed{args.seed}"
     series = args.series or all_series()
     if not args.no_search:
         search_missing(models, series, args.seed)
     series = [s for s in series if (models / f"{s}.json").exists()]
-    ref = read_reference(TASK)
+    ref = reference_rmse(TASK)
     results = read_results(ACCURACY / "results.csv")
     by_seed = read_results(ACCURACY / SEEDS_CSV, SEED_KEY)
     by_seed.update({(*key, row["seed"]): row for key, row in results.items()})
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
         rmse_of = lower_bic_of_both(results, task)
         print(
             target_line(
-                "lower BIC of abcd and abcd-int", task, rmse_of, results, read_reference(task)
+                "lower BIC of abcd and abcd-int", task, rmse_of, results, reference_rmse(task)
             )
         )
 

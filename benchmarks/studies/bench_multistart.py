@@ -1,8 +1,8 @@
 """How a 10-start fit could spend fewer likelihood evaluations, and what each way costs in optimum.
 
 The engine's full fit (``gp.fit``, ``polish=None``) runs L-BFGS-B to convergence from each of its
-ten starts. This script compares, on the kernel and data sets of ``bench_gp.py`` and with the same
-ten starting points per seed, four ways of using those starts:
+ten starts. This script compares, on the kernel and data sets of ``benchmarks/bench_gp.py`` and
+with the same ten starting points per seed, four ways of using those starts:
 
 - ``all``: every start to convergence (what ``fit`` does), scipy's default ``ftol`` (2.2e-9);
 - ``all, ftol 1e-7``: the same with a looser stopping rule;
@@ -14,7 +14,7 @@ Per strategy: the NLL reached for each seed (the data's units, as in ``gp_engine
 number of likelihood evaluations per fit and the mean wall time per fit. Run from the project
 folder with one BLAS thread::
 
-    .venv/bin/python benchmarks/bench_multistart.py --out benchmarks/multistart.md
+    .venv/bin/python -m benchmarks.studies.bench_multistart --out benchmarks/studies/multistart.md
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -35,9 +34,8 @@ from abcd_cli.engines.exact import _minimise
 from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_gp import KERNEL_TEXT, load, load_average  # noqa: E402
+from benchmarks.bench_gp import KERNEL_TEXT, load, load_average
+from benchmarks.common import python_command
 
 # name -> (ftol, None for scipy's default; rounds of (iterations, starts kept));
 # the survivors of the last round then get up to 200 iterations
@@ -89,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"- date: {started.isoformat(timespec='seconds')}; load average at start: {load_average()}",
         "- command: `"
-        + shlex.join([".venv/bin/python", "benchmarks/bench_multistart.py", *sys.argv[1:]])
+        + python_command("benchmarks.studies.bench_multistart", sys.argv[1:])
         + "` (one BLAS thread)",
         f"- kernel `{KERNEL_TEXT}`, {args.restarts} starts per fit drawn by `initial_values` "
         "from `default_rng(seed)`; every strategy uses the same starts for a seed.",

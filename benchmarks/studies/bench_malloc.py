@@ -1,8 +1,9 @@
 """One likelihood evaluation with glibc's default malloc thresholds and with the raised ones.
 
-Run from the project folder:  .venv/bin/python benchmarks/bench_malloc.py
+Run from the project folder:  .venv/bin/python -m benchmarks.studies.bench_malloc
 Prints a Markdown table (median of 7 batches of 10 ``nll_and_grad`` calls, one BLAS thread) for
-the kernel and subset named below; see ``abcd_cli/memory.py`` and ``benchmarks/PROFILE.md`` §6.
+the kernel and subset named below; see ``abcd_cli/engines/memory.py`` and
+``benchmarks/studies/PROFILE.md`` §6.
 Each setting runs in a fresh process, since the thresholds are process-wide.
 """
 
@@ -14,12 +15,12 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks.common import DATASETS, ROOT
+
 KERNEL = "CW(((C + SE) * Per + C) * SE + (Lin * WN + WN) * WN, C + WN)"
 
 
@@ -31,7 +32,7 @@ def time_one(series: str, kernel_text: str) -> float:
     from abcd_cli.kernel_search.loop import Search, SearchSettings
     from abcd_cli.kernels.text import parse_kernel
 
-    data = load_series(ROOT / "datasets" / f"{series}.csv")
+    data = load_series(DATASETS / f"{series}.csv")
     search = Search(data.x, data.y, SearchSettings())
     kernel = parse_kernel(kernel_text)
     kernel = kernel.with_values(
@@ -65,7 +66,8 @@ def main() -> None:
         out = subprocess.run(
             [
                 sys.executable,
-                __file__,
+                "-m",
+                "benchmarks.studies.bench_malloc",
                 "--series",
                 args.series,
                 "--kernel",
