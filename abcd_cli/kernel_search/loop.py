@@ -82,9 +82,6 @@ __all__ = [
 ]
 
 Progress = Callable[[str], None]
-# Old private names, kept for the tests and benchmarks that use them.
-_graft = graft
-_Scored = Scored
 
 
 @dataclass
