@@ -129,7 +129,8 @@ class ExactPosterior(Posterior):
     def given(self, train: np.ndarray, kernel: Kernel | None = None) -> ExactPosterior:
         """``kernel`` (default: this one's) conditioned on the residual at ``train`` alone,
         with a zero mean."""
-        return ExactPosterior(kernel or self.kernel, self.X[train], self.residual[train])
+        k = self.kernel if kernel is None else kernel
+        return ExactPosterior(k, self.X[train], self.residual[train])
 
 
 def noise_variance(kernel: Kernel, Xs: np.ndarray) -> np.ndarray:
