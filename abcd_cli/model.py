@@ -8,13 +8,14 @@ predict or report again.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.engines.exact import Posterior
+from abcd_cli.engines import get_engine
+from abcd_cli.engines.base import Engine, Posterior
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
@@ -31,7 +32,8 @@ class Model:
     """A kernel fitted to (x, y). ``kernel`` is in internal units, ``user_kernel`` in the user's.
 
     ``constant_mean``: the prior mean is a constant of unknown value (flat prior), integrated
-    out; otherwise it is ``scaling.y_shift``."""
+    out; otherwise it is ``scaling.y_shift``. ``engine`` conditions the model on its data
+    (the exact GP unless told otherwise)."""
 
     kernel: Kernel
     scaling: Scaling
@@ -39,6 +41,7 @@ class Model:
     y: np.ndarray
     nll: float  # −log p(y) in the user's units of y
     constant_mean: bool = False
+    engine: Engine = field(default_factory=get_engine, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -67,7 +70,7 @@ class Model:
     @cached_property
     def posterior(self) -> Posterior:
         """The internal-unit kernel conditioned on the internal-unit data."""
-        return Posterior(
+        return self.engine.posterior(
             self.kernel, self.scaling.x_in(self.x), self.scaling.y_in(self.y), self.constant_mean
         )
 

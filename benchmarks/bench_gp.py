@@ -58,7 +58,10 @@ from sklearn.gaussian_process.kernels import (
 from sklearn.gaussian_process.kernels import Kernel as SkKernel
 
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.engines.exact import _cholesky, _inverse_from_cholesky, fit, nll_and_grad
+from abcd_cli.engines.cholesky import cholesky_factor as _cholesky
+from abcd_cli.engines.cholesky import inverse_from_cholesky as _inverse_from_cholesky
+from abcd_cli.engines.exact import nll_and_grad
+from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernel_search.init import DataSummary, initial_values, value_bounds
 from abcd_cli.kernels import Inputs, Kernel
 from abcd_cli.kernels.text import parse_kernel

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
-import abcd_cli.kernel_search.loop
+import abcd_cli.kernel_search.candidate
 from abcd_cli.cli.main import main
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool
@@ -190,7 +190,7 @@ def test_checkpoint_with_bad_fields_is_an_input_error(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- failing candidates
 
-REAL_FIT = abcd_cli.kernel_search.loop.fit
+REAL_FIT = abcd_cli.kernel_search.candidate.fit
 
 
 def test_a_candidate_that_raises_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,7 +202,7 @@ def test_a_candidate_that_raises_is_skipped(monkeypatch: pytest.MonkeyPatch) -> 
             raise RuntimeError("injected failure")
         return REAL_FIT(kernel, *args, **kwargs)
 
-    monkeypatch.setattr(abcd_cli.kernel_search.loop, "fit", fit_without_per)
+    monkeypatch.setattr(abcd_cli.kernel_search.candidate, "fit", fit_without_per)
     result = run_search(X80, Y80, SearchSettings(depth=2, restarts=2, patience=0))
     assert tried
     assert sum(int(level["failed"]) for level in result.trace) == len(tried)
@@ -224,7 +224,7 @@ def test_a_level_where_every_candidate_fails_keeps_the_best_so_far(
             raise RuntimeError("injected failure")
         return REAL_FIT(kernel, *args, **kwargs)
 
-    monkeypatch.setattr(abcd_cli.kernel_search.loop, "fit", only_noise)
+    monkeypatch.setattr(abcd_cli.kernel_search.candidate, "fit", only_noise)
     result = run_search(X80, Y80, SearchSettings(depth=3, restarts=2, patience=0))
     assert result.model.kernel.structure == "WN"
     assert result.stopped_early == "every candidate of level 1 failed; kept the best so far"
@@ -245,7 +245,7 @@ def test_when_nothing_can_be_fitted_the_run_fails_cleanly(
     def never(*args: object, **kwargs: object):
         raise RuntimeError("injected failure")
 
-    monkeypatch.setattr(abcd_cli.kernel_search.loop, "fit", never)
+    monkeypatch.setattr(abcd_cli.kernel_search.candidate, "fit", never)
     (in_tmp / "data.csv").write_text(GOOD_CSV)
     result = search("data.csv", "--json", "out.json", "--quiet", *SMALL)
     assert_one_error_line(result, 1, "no model could be fitted")
@@ -523,7 +523,7 @@ def test_too_long_a_series_is_refused_before_fitting(
     def must_not_fit(*args: object, **kwargs: object):
         raise AssertionError("the size check must come before any fitting")
 
-    monkeypatch.setattr(abcd_cli.kernel_search.loop, "fit", must_not_fit)
+    monkeypatch.setattr(abcd_cli.kernel_search.candidate, "fit", must_not_fit)
     x = np.arange(30000.0)
     y = np.sin(x / 50.0) + 0.01 * x
     with pytest.raises(InputError) as info:

@@ -10,7 +10,9 @@ import pytest
 from scipy.stats import multivariate_normal
 
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.engines.exact import FAILED_NLL, Posterior, fit, negative_log_likelihood, nll_and_grad
+from abcd_cli.engines.exact import FAILED_NLL, negative_log_likelihood, nll_and_grad
+from abcd_cli.engines.exact_posterior import ExactPosterior as Posterior
+from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernels import SE, WN, Lin, Per, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.kernels.text import parse_kernel

@@ -200,14 +200,14 @@ def test_long_series_start_periods_from_the_whole_spectrum():
 
 
 def test_graft_keeps_inherited_values_and_takes_new_ones_from_the_subset_fit():
-    from abcd_cli.kernel_search.loop import _graft
+    from abcd_cli.kernel_search.candidate import graft
 
     # SE and WN inherited, Per's period new (unknown): lengthscale, sd / lengthscale, period, sd / sd
     child = parse_kernel("SE + Per + WN").with_values([2.0, 1.0, 1.0, np.nan, 0.5, 0.1])
     subset_fit = parse_kernel(
         "SE(lengthscale=9.0, sd=3.0) + Per(lengthscale=1.5, period=0.7, sd=0.4) + WN(sd=0.2)"
     )
-    grafted = _graft(child, subset_fit)
+    grafted = graft(child, subset_fit)
     assert grafted.is_fitted
     assert grafted == parse_kernel(
         "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=0.7, sd=0.5) + WN(sd=0.1)"
@@ -216,7 +216,7 @@ def test_graft_keeps_inherited_values_and_takes_new_ones_from_the_subset_fit():
 
 def test_a_fit_starts_from_the_likeliest_of_its_alternatives():
     from abcd_cli.engines.exact import negative_log_likelihood
-    from abcd_cli.kernel_search.loop import FitTask, fit_candidate
+    from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
 
     x = np.linspace(0.0, 10.0, 80)
     y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.1)", 5, x) - 50.0
@@ -244,7 +244,7 @@ def test_the_beam_narrows_to_one_model_after_beam_levels():
 
 
 def test_finalists_are_chosen_within_each_kept_models_children():
-    from abcd_cli.kernel_search.loop import Candidate
+    from abcd_cli.kernel_search.candidate import Candidate
 
     y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 11)
     search = Search(X, y, SearchSettings(depth=1, restarts=2))

@@ -1,13 +1,9 @@
-"""Additive components of a fitted model: posteriors, ordering, statistics, model checks.
+"""Additive components of a fitted model and their statistics, in the user's units.
 
-* Components are the terms of the kernel's sum-of-products form (thesis §4.1). Each one's
-  posterior mean and variance given the data follow thesis eq. 2.5-2.7 (``gp.Posterior``).
-* Order (thesis §4.1, "Ordering additive components"): greedily add the component that most
-  reduces the 10-fold cross-validated mean absolute error, folds being contiguous blocks of x.
-* Model checks: under the model, the standardised one-step-ahead prediction errors
-  e = L⁻¹ y (K = L Lᵀ, data in x order) are independent N(0, 1). Their autocorrelation,
-  periodogram and quantiles are compared with simulated N(0, I) draws; a p-value is the share of
-  draws whose statistic is at least the observed one.
+Components are the terms of the kernel's sum-of-products form (thesis §4.1), white noise merged
+into one. Each one's posterior mean and variance given the data follow thesis eq. 2.5-2.7, from
+the model's engine (``Model.posterior``). Their order comes from ``ordering`` (cross-validated
+MAE), the posterior predictive checks from ``checks``.
 """
 
 from __future__ import annotations
@@ -15,17 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_solve, solve_triangular
-from scipy.stats import norm
 
+from abcd_cli.decompose.checks import model_checks
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
-from abcd_cli.engines.exact import Posterior, _cholesky
+from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.kernels import WN, Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
-
-N_FOLDS = 10
-N_SIMULATIONS = 1000
 
 
 @dataclass(frozen=True)
@@ -55,13 +47,12 @@ def decompose(
     """Split the model into ordered additive components with their statistics."""
     sc = model.scaling
     post = model.posterior
-    X = post.X
     x_lo, x_hi = float(model.x.min()), float(model.x.max())
     x_grid = np.linspace(x_lo, x_hi + extrapolate * (x_hi - x_lo), grid_size)
     G = sc.x_in(x_grid)[:, None]
     terms = _terms(model.kernel)
     y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)
-    order, cv_path, baseline = _order_by_cv(terms, X, y_c)
+    order, cv_path, baseline = order_by_cv(terms, post)
     terms = [terms[i] for i in order]
 
     total_var = float(np.var(y_c))
@@ -122,120 +113,3 @@ def _terms(kernel: Kernel) -> list[Kernel]:
     noise = [t for t in terms if any(isinstance(b, WN) for b in t.bases())]
     signal = [t for t in terms if not any(isinstance(b, WN) for b in t.bases())]
     return signal + ([total(noise)] if noise else [])
-
-
-def _contiguous_folds(n: int, k: int) -> list[np.ndarray]:
-    return [f for f in np.array_split(np.arange(n), min(k, n)) if f.size]
-
-
-def _order_by_cv(
-    terms: list[Kernel], X: np.ndarray, y: np.ndarray, k: int = N_FOLDS
-) -> tuple[list[int], list[float], float]:
-    """Greedy order of components by k-fold (contiguous) cross-validated MAE.
-
-    Returns the order, the CV MAE after each addition, and the baseline MAE (predicting the
-    prior mean: zero, as ``y`` comes with it subtracted). Hyperparameters stay as fitted on all
-    the data.
-    """
-    full = total(terms)
-    # predictions[f][i]: posterior mean of component i at fold f's test points, fit on the rest
-    predictions, targets = [], []
-    for test in _contiguous_folds(y.size, k):
-        train = np.setdiff1d(np.arange(y.size), test)
-        L = _cholesky(full.gram(X[train]))
-        if L is None:
-            continue
-        alpha = cho_solve((L, True), y[train], check_finite=False)
-        predictions.append([t.gram(X[test], X[train]) @ alpha for t in terms])
-        targets.append(y[test])
-    target = np.concatenate(targets)
-
-    def mae(chosen: list[int]) -> float:
-        pred = np.concatenate(
-            [
-                sum((p[i] for i in chosen), np.zeros(t.size))
-                for p, t in zip(predictions, targets, strict=True)
-            ]
-        )
-        return float(np.mean(np.abs(target - pred)))
-
-    order: list[int] = []
-    path: list[float] = []
-    remaining = list(range(len(terms)))
-    while remaining:
-        best = min(remaining, key=lambda i: (mae(order + [i]), i))
-        order.append(best)
-        remaining.remove(best)
-        path.append(mae(order))
-    return order, path, mae([])
-
-
-# ------------------------------------------------------------------------------------------
-# Posterior predictive checks
-# ------------------------------------------------------------------------------------------
-
-
-def standardised_errors(post: Posterior) -> np.ndarray:
-    """e = L⁻¹ (y - level) in x order: independent N(0, 1) if the model is right."""
-    order = np.argsort(post.X[:, 0], kind="stable")
-    L = _cholesky(post.kernel.gram(post.X[order]))
-    return solve_triangular(L, post.residual[order], lower=True, check_finite=False)
-
-
-def _acf(e: np.ndarray, lags: int) -> np.ndarray:
-    e = e - e.mean()
-    denom = float(e @ e) or 1.0
-    return np.array([float(e[:-h] @ e[h:]) / denom for h in range(1, lags + 1)])
-
-
-def _periodogram(e: np.ndarray) -> np.ndarray:
-    power = np.abs(np.fft.rfft(e - e.mean())) ** 2 / e.size
-    return power[1:]
-
-
-def _qq_gap(e: np.ndarray, theory: np.ndarray) -> np.ndarray:
-    return np.sort(e) - theory
-
-
-def _check(
-    name: str, statistic: str, observed: np.ndarray, simulated: np.ndarray, axis_values: np.ndarray
-) -> ModelCheck:
-    """p = share of simulations whose max |value| reaches the observed max |value|."""
-    obs_stat = float(np.max(np.abs(observed)))
-    sim_stat = np.max(np.abs(simulated), axis=1)
-    p = float((1 + np.sum(sim_stat >= obs_stat)) / (1 + sim_stat.size))
-    low, high = np.percentile(simulated, [2.5, 97.5], axis=0)
-    return ModelCheck(name, statistic, p, observed, low, high, axis_values)
-
-
-def model_checks(post: Posterior, rng: np.random.Generator) -> list[ModelCheck]:
-    """Autocorrelation, periodogram and quantile checks of the standardised errors."""
-    e = standardised_errors(post)
-    n = e.size
-    sims = rng.standard_normal((N_SIMULATIONS, n))
-    lags = max(1, min(30, n // 4))
-    theory = norm.ppf((np.arange(1, n + 1) - 0.5) / n)
-    freqs = np.arange(1, n // 2 + 1) / n
-    return [
-        _check(
-            "autocorrelation",
-            f"largest autocorrelation of the standardised residuals over lags 1-{lags}",
-            _acf(e, lags),
-            np.array([_acf(s, lags) for s in sims]),
-            np.arange(1, lags + 1),
-        ),
-        _check(
-            "periodogram",
-            "largest peak of the standardised residuals' periodogram",
-            _periodogram(e),
-            np.array([_periodogram(s) for s in sims]),
-            freqs[: n // 2],
-        ),
-        _check(
-            "quantile-quantile",
-            "largest gap between residual quantiles and normal quantiles",
-            _qq_gap(e, theory),
-            np.array([_qq_gap(s, theory) for s in sims]),
-            theory,
-        ),
-    ]

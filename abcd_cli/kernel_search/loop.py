@@ -1,4 +1,4 @@
-"""Greedy compositional kernel search scored by BIC (thesis ch. 3, appendix §1.2).
+"""Greedy compositional kernel search scored by BIC (thesis ch. 3, appendix §1.2): the levels.
 
 Each level expands the best model(s) of the previous level with the grammar's operators, fits
 every new structure (in parallel on the executor the caller passes in), scores it by
@@ -10,229 +10,78 @@ Long series: above ``subset_size`` points, candidates are optimised on a subset 
 pairs of neighbouring points) and ranked by their subset BIC; the best few are then refined on
 all the data, and only full-data BICs are reported or compared.
 
-After every level the state is written atomically to a checkpoint; a search resumed from it
-continues exactly as an uninterrupted one would, since every candidate's random numbers come
-from the seed and the candidate's structure alone.
+After every level the state is written atomically to a checkpoint (``checkpoint``); a search
+resumed from it continues exactly as an uninterrupted one would, since every candidate's random
+numbers come from the seed and the candidate's structure alone.
 
-Size limit: the fit is exact, and whatever the subset, every reported model is fitted on all N
-points. One likelihood-and-gradient evaluation holds about ``N_MATRICES`` N×N float64 matrices
-(K, its inverse and one derivative per parameter, for a kernel of ~12 parameters: about
-8·N²·18 bytes, measured) and costs about N³ floating-point operations. A series whose estimate
-exceeds ``MAX_EXACT_BYTES`` (4 GiB per worker process, N ≈ 5,460) is refused with an
-``InputError`` before anything is fitted: the user must thin or aggregate the data, since
-``subset_size`` only limits the search stage.
+Size limit: whatever the subset, every reported model is fitted on all N points, so the engine
+(``abcd_cli.engines``; exact by default) is asked before anything is fitted whether N points
+are within its means (``Engine.check_size``).
+
+The modules: ``settings`` (what decides the result), ``fit`` (multi-start optimisation through
+the engine), ``candidate`` (one candidate in a worker), ``scoring`` (BIC), ``checkpoint``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
-import zlib
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from abcd_cli import __version__
-from abcd_cli.data.scaling import Scaling
-from abcd_cli.engines.exact import FAILED_NLL, fit
-from abcd_cli.errors import InputError, RunError
+from abcd_cli.engines.base import Engine
+from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
-from abcd_cli.files import atomic_write
-from abcd_cli.kernel_search.grammar import DEFAULT_BASES, LANGUAGES, expand
-from abcd_cli.kernel_search.init import DataSummary, period_limits
-from abcd_cli.kernels import ChangeOperator, Cos, Kernel, Per
-from abcd_cli.kernels.algebra import count_params, structure_key
+from abcd_cli.kernel_search.candidate import (
+    Candidate,
+    FitTask,
+    entropy,
+    fit_candidate,
+    graft,
+    invalid_reason,
+    lost_candidate,
+)
+from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
+from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
+from abcd_cli.kernel_search.grammar import LANGUAGES, expand
+from abcd_cli.kernel_search.init import DataSummary
+from abcd_cli.kernel_search.scoring import Scored, Scorer, best_per_family
+from abcd_cli.kernel_search.settings import (
+    PRIOR_MEANS,
+    SearchSettings,
+    prior_mean_units,
+    prior_mean_warning,
+)
+from abcd_cli.kernels import Kernel
+from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.kernels.text import parse_kernel
-from abcd_cli.model import Model, bic
+from abcd_cli.model import Model
+
+# The names other modules import from here (they live in the modules named above).
+__all__ = [
+    "PRIOR_MEANS",
+    "Candidate",
+    "FitTask",
+    "Progress",
+    "Search",
+    "SearchResult",
+    "SearchSettings",
+    "check_size",
+    "checkpoint_paths",
+    "fit_candidate",
+    "invalid_reason",
+    "lost_candidate",
+    "prior_mean_units",
+    "prior_mean_warning",
+    "run_search",
+    "summary_line",
+]
 
 Progress = Callable[[str], None]
-
-#: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
-#: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
-#: least-squares level of each model; Rasmussen & Williams §2.7).
-PRIOR_MEANS = ("data", "zero", "constant")
-#: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
-#: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
-FAR_LEVEL = 100.0
-#: Largest memory one exact fit on all the data may need (per worker process).
-MAX_EXACT_BYTES = 4 * 2**30
-#: N×N float64 matrices alive during one likelihood-and-gradient evaluation of a ~12-parameter
-#: kernel (measured: 18 for 11 parameters).
-N_MATRICES = 18
-#: Rough speed of one evaluation on one core, in N³ per second (measured 4.5e9 at N = 1000 and
-#: 8.7e9 at N = 2000 on a busy 2-core machine).
-N3_PER_SECOND = 5e9
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """Everything that decides the search's result (the seed included)."""
-
-    depth: int = 10
-    restarts: int = 10
-    seed: int = 0
-    seeds: int = 1  # independent searches, with seeds seed, seed + 1, ...; the lowest BIC wins
-    beam: int = 2  # models of a level expanded at the next (1: the original's greedy search)
-    beam_levels: int = 3  # levels that keep ``beam`` models; later ones keep one (0: all)
-    language: str = "abcd"
-    interpretable: bool = False
-    bases: tuple[str, ...] = DEFAULT_BASES
-    subset_size: int = 250  # above this many points, optimise on a subset first
-    finalists: int = 6  # children of each kept model optimised to convergence per level
-    refine: int = 3  # long series: of those, re-optimised on all the data per kept model
-    patience: int = 3  # stop after this many levels without a better BIC (0: never)
-    prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y), "zero", "constant"
-    polish: int = 1  # restarts kept after ranking the starting points by likelihood
-    screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
-    max_iter: int = 150  # iterations for finalists
-    refine_iter: int = 40  # iterations on all the data (long series)
-
-    def __post_init__(self) -> None:
-        checks = {
-            "depth": self.depth >= 0,
-            "restarts": self.restarts >= 1,
-            "seeds": self.seeds >= 1,
-            "beam": self.beam >= 1,
-            "beam_levels": self.beam_levels >= 0,
-            "subset_size": self.subset_size >= 20,
-            "refine": self.refine >= 1,
-            "finalists": self.finalists >= 1,
-            "screen_iter": self.screen_iter >= 1,
-            "refine_iter": self.refine_iter >= 1,
-            "patience": self.patience >= 0,
-            "polish": self.polish >= 1,
-            "max_iter": self.max_iter >= 1,
-        }
-        bad = [name for name, ok in checks.items() if not ok]
-        if bad:
-            raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
-        if self.prior_mean not in PRIOR_MEANS:
-            raise InputError(
-                f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"
-            )
-        if self.language not in LANGUAGES:
-            raise InputError(
-                f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
-            )
-
-    def beam_at(self, level: int) -> int:
-        """Models of ``level`` that are expanded at the next one."""
-        wide = self.beam_levels == 0 or level <= self.beam_levels
-        return self.beam if wide else 1
-
-    def to_dict(self) -> dict[str, object]:
-        d = asdict(self)
-        d["bases"] = list(self.bases)
-        return d
-
-
-# ------------------------------------------------------------------------------------------
-# Fitting one candidate (runs in a worker process: top-level, picklable, never raises)
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FitTask:
-    kernel: Kernel
-    X: np.ndarray
-    y: np.ndarray
-    summary: DataSummary
-    limits: DataSummary  # the full data's scales, for the validity check
-    restarts: int
-    polish: int
-    max_iter: int
-    entropy: tuple[int, ...]
-    alternatives: tuple[Kernel, ...] = ()  # further fitted starts, ranked with the others
-    constant_mean: bool = False  # integrate a flat-prior constant mean out of the likelihood
-
-
-@dataclass(frozen=True)
-class Candidate:
-    kernel: Kernel  # fitted, internal units
-    nll: float  # internal units, on the task's data
-    status: str  # "ok", "failed" or "rejected"
-    message: str = ""
-    seconds: float = 0.0
-
-
-def fit_candidate(task: FitTask) -> Candidate:
-    """Fit one structure; a numerical failure is reported in the result, never raised."""
-    start = time.perf_counter()
-    try:
-        rng = np.random.default_rng(np.random.SeedSequence(list(task.entropy)))
-        # Matrices here are small: one BLAS thread each; the pool gives the parallelism.
-        with threadpool_limits(limits=1, user_api="blas"):
-            res = fit(
-                task.kernel,
-                task.X,
-                task.y,
-                rng,
-                restarts=task.restarts,
-                summary=task.summary,
-                max_iter=task.max_iter,
-                polish=task.polish,
-                also_from=task.alternatives,
-                constant_mean=task.constant_mean,
-            )
-    except Exception as exc:  # noqa: BLE001 - one candidate's failure must not end the search
-        return Candidate(task.kernel, FAILED_NLL, "failed", f"{type(exc).__name__}: {exc}")
-    seconds = time.perf_counter() - start
-    if not res.ok:
-        return Candidate(task.kernel, FAILED_NLL, "failed", "no start could be optimised", seconds)
-    reason = invalid_reason(res.kernel, task.limits)
-    if reason:
-        return Candidate(res.kernel, res.nll, "rejected", reason, seconds)
-    return Candidate(res.kernel, res.nll, "ok", "", seconds)
-
-
-def lost_candidate(task: FitTask) -> Candidate:
-    """The result recorded for a candidate whose worker process died twice."""
-    return Candidate(task.kernel, FAILED_NLL, "failed", "the worker process fitting it died")
-
-
-def invalid_reason(kernel: Kernel, s: DataSummary) -> str:
-    """Why a fitted model may not be reported ('' when it may): periods must lie between two
-    short spacings and half the range, changes must happen inside the data."""
-    lo, hi = period_limits(s)
-    for b in kernel.bases():
-        if isinstance(b, (Per, Cos)) and not lo * (1 - 1e-9) <= b.param("period") <= hi * (
-            1 + 1e-9
-        ):
-            return "period outside the range the data can show"
-    for k in kernel.nodes():
-        if isinstance(k, ChangeOperator) and not s.x_min <= k.param("location") <= s.x_max:
-            return "change located outside the data"
-    return ""
-
-
-def _graft(unfitted: Kernel, fitted: Kernel) -> Kernel:
-    """``unfitted``'s known values (inherited from a parent fitted on all the data) with
-    ``fitted``'s values for its unknown ones. Optimising on a subset moves every parameter
-    towards the subset's optimum, which can be far from the full data's; this start keeps
-    the parent's full-data fit and takes from the subset only what it had to find."""
-    known = unfitted.values()
-    return unfitted.with_values(np.where(np.isfinite(known), known, fitted.values()))
-
-
-def _entropy(seed: int, kernel: Kernel) -> tuple[int, ...]:
-    return (seed, zlib.crc32(structure_key(kernel).encode()))
-
-
-# ------------------------------------------------------------------------------------------
-# The search
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Scored:
-    kernel: Kernel  # internal units, fitted on all the data
-    nll: float  # user units, all the data
-    bic: float
 
 
 @dataclass
@@ -277,53 +126,9 @@ def _subset(n: int, size: int) -> np.ndarray:
     return np.unique(np.concatenate([starts, starts + 1]))
 
 
-def exact_fit_cost(n: int) -> tuple[float, float]:
-    """Estimated bytes and seconds of one likelihood-and-gradient evaluation on ``n`` points."""
-    return 8.0 * n * n * N_MATRICES, float(n) ** 3 / N3_PER_SECOND
-
-
-def check_size(n: int, settings: SearchSettings) -> None:
-    """Refuse a series too long for the exact fit (see the module docstring)."""
-    memory, seconds = exact_fit_cost(n)
-    if memory <= MAX_EXACT_BYTES:
-        return
-    largest = int(np.sqrt(MAX_EXACT_BYTES / (8.0 * N_MATRICES)))
-    hours = seconds * settings.refine * settings.beam * settings.refine_iter / 3600.0
-    raise InputError(
-        f"{n} points are too many for the exact Gaussian-process fit: it would need about"
-        f" {memory / 2**30:.1f} GiB of memory per worker (limit {MAX_EXACT_BYTES / 2**30:g} GiB)"
-        f" and roughly {hours:.1f} hours per search level; thin or aggregate the series to at"
-        f" most {largest} points (--subset-size only limits the search stage: every model is"
-        " still refined on all the data)"
-    )
-
-
-def prior_mean_units(x: np.ndarray, y: np.ndarray, prior_mean: str) -> tuple[Scaling, bool]:
-    """The internal units for one of ``PRIOR_MEANS``, and whether a level is integrated out:
-    y is centred unless the prior mean is zero; only "constant" estimates a level."""
-    return Scaling.from_data(x, y, centre_y=prior_mean != "zero"), prior_mean == "constant"
-
-
-def prior_mean_warning(y: np.ndarray, settings: SearchSettings) -> str | None:
-    """The warning for a zero prior mean when |mean(y)| / sd(y) ≥ FAR_LEVEL, else None."""
-    if settings.prior_mean != "zero":
-        return None
-    y = np.asarray(y, dtype=float)
-    spreads = abs(float(np.mean(y))) / (float(np.std(y)) or 1.0)
-    if spreads < FAR_LEVEL:
-        return None
-    return (
-        f"the mean of y lies {spreads:.3g} standard deviations from zero; with --prior-mean zero"
-        " a constant component must carry that level, which this far out is fitted poorly;"
-        " --prior-mean data (the default) or constant does not have this problem"
-    )
-
-
-def _fingerprint(x: np.ndarray, y: np.ndarray) -> str:
-    h = hashlib.sha256()
-    h.update(np.ascontiguousarray(x, dtype=float).tobytes())
-    h.update(np.ascontiguousarray(y, dtype=float).tobytes())
-    return h.hexdigest()[:16]
+def check_size(n: int, settings: SearchSettings, engine: Engine = DEFAULT_ENGINE) -> None:
+    """Refuse a series too long for ``engine`` (``InputError``), before anything is fitted."""
+    engine.check_size(n, settings.full_data_evaluations)
 
 
 class Search:
@@ -338,17 +143,20 @@ class Search:
         progress: Progress | None = None,
         checkpoint: str | Path | None = None,
         fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
+        engine: Engine = DEFAULT_ENGINE,
     ):
         self.x = np.asarray(x, dtype=float)
         self.y = np.asarray(y, dtype=float)
-        check_size(self.y.size, settings)
+        check_size(self.y.size, settings, engine)
         self.settings = settings
+        self.engine = engine
         self.fit_fn = fit_fn  # top-level and picklable when the executor is a process pool
         self.language = LANGUAGES[settings.language]
         self.executor = executor or SerialExecutor()
         self.progress = progress or (lambda _msg: None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.scaling, self.constant_mean = prior_mean_units(self.x, self.y, settings.prior_mean)
+        self.scorer = Scorer(self.scaling, self.constant_mean)
         self.X = self.scaling.x_in(self.x)[:, None]
         self.Y = self.scaling.y_in(self.y)
         self.n = self.Y.size
@@ -368,18 +176,14 @@ class Search:
         )
         # state, saved in the checkpoint
         self.level = -1
-        self.parents: list[_Scored] = []
+        self.parents: list[Scored] = []
         self.seen: set[str] = set()
-        self.best: _Scored | None = None
+        self.best: Scored | None = None
         self.trace: list[dict[str, object]] = []
         self.stale = 0
         self.elapsed = 0.0
 
-    # --- scoring -------------------------------------------------------------------------
-    def _user_nll(self, nll_internal: float, n: int) -> float:
-        # an integrated-out level leaves a density over n - 1 dimensions
-        return self.scaling.nll_out(nll_internal, n - self.constant_mean)
-
+    # --- fitting and scoring -------------------------------------------------------------
     def _fit_all(
         self,
         kernels: list[Kernel],
@@ -402,9 +206,10 @@ class Search:
                 restarts,
                 s.polish,
                 max_iter,
-                _entropy(s.seed, k),
+                entropy(s.seed, k),
                 others,
                 self.constant_mean,
+                self.engine,
             )
             for k, others in zip(kernels, alternatives, strict=True)
         ]
@@ -414,19 +219,9 @@ class Search:
         self, results: dict[int, Candidate], family_of: list[int], count: int
     ) -> list[int]:
         """Positions of each family's best ``count`` fitted results, by BIC on the search data."""
-        n = self.Y_fit.size
+        return best_per_family(self.scorer, results, family_of, count, self.Y_fit.size)
 
-        def search_bic(j: int) -> float:
-            r = results[j]
-            return bic(self._user_nll(r.nll, n), count_params(r.kernel), n)
-
-        ok = sorted((j for j, r in results.items() if r.status == "ok"), key=search_bic)
-        chosen: list[int] = []
-        for family in sorted(set(family_of)):
-            chosen += [j for j in ok if family_of[j] == family][:count]
-        return chosen
-
-    def _score_level(self, families: list[list[Kernel]]) -> tuple[list[_Scored], dict[str, int]]:
+    def _score_level(self, families: list[list[Kernel]]) -> tuple[list[Scored], dict[str, int]]:
         """Fit candidates in stages; return the survivors with full-data scores, best first.
 
         ``families``: the new children of each kept model (one family at the start). Stages 2
@@ -435,7 +230,7 @@ class Search:
         1. every candidate: screened restarts and a short optimisation on the search data;
         2. each family's best ``finalists`` by BIC: optimised to convergence on the search data;
         3. long series only: each family's best ``refine`` of those re-optimised on all the
-           data, each from the likelier of two starts: its subset optimum, or ``_graft`` (the
+           data, each from the likelier of two starts: its subset optimum, or ``graft`` (the
            parent's values fitted on all the data, the subset's values for the new parameters).
         """
         s = self.settings
@@ -453,16 +248,15 @@ class Search:
         second = dict(zip(chosen, fits, strict=True))
         if not full:
             chosen = self._best_per_family(second, family_of, s.refine)
-            grafts = [(_graft(kernels[j], second[j].kernel),) for j in chosen]
+            grafts = [(graft(kernels[j], second[j].kernel),) for j in chosen]
             fits = self._fit_all([second[j].kernel for j in chosen], True, 1, s.refine_iter, grafts)
             second = dict(zip(chosen, fits, strict=True))
         scored = [self._scored(r.kernel, r.nll) for r in second.values() if r.status == "ok"]
         scored.sort(key=lambda c: c.bic)
         return scored, counts
 
-    def _scored(self, kernel: Kernel, nll_internal: float) -> _Scored:
-        nll = self._user_nll(nll_internal, self.n)
-        return _Scored(kernel, nll, bic(nll, count_params(kernel), self.n))
+    def _scored(self, kernel: Kernel, nll_internal: float) -> Scored:
+        return self.scorer.scored(kernel, nll_internal, self.n)
 
     # --- levels --------------------------------------------------------------------------
     def _candidates(self) -> list[list[Kernel]]:
@@ -541,93 +335,57 @@ class Search:
                 f" and the best {self.settings.refine} of each level"
                 " (of each kept model's children) refined on all the data"
             )
-        stopped = ""
+        best = self.best
+        model = Model(
+            best.kernel, self.scaling, self.x, self.y, best.nll, self.constant_mean, self.engine
+        )
+        return SearchResult(
+            model, self.trace, self.settings, self.elapsed, notes, self._stopped_early()
+        )
+
+    def _stopped_early(self) -> str:
+        """Why the search ended before ``depth`` ('' when it did not)."""
         if self.trace and self.trace[-1]["structure"] is None:
-            stopped = (
+            return (
                 f"every candidate of level {self.trace[-1]['level']} failed; kept the best so far"
             )
-        elif (
+        if (
             self.settings.patience
             and self.stale >= self.settings.patience
             and self.level < self.settings.depth
         ):
-            stopped = f"no better model in {self.stale} levels; stopped at level {self.level}"
-        model = Model(
-            self.best.kernel, self.scaling, self.x, self.y, self.best.nll, self.constant_mean
-        )
-        return SearchResult(model, self.trace, self.settings, self.elapsed, notes, stopped)
+            return f"no better model in {self.stale} levels; stopped at level {self.level}"
+        return ""
 
     # --- checkpoints ---------------------------------------------------------------------
-    def _state(self) -> dict[str, object]:
-        def scored(c: _Scored) -> dict[str, object]:
-            return {"kernel": c.kernel.to_text(), "nll": c.nll, "bic": c.bic}
-
-        return {
-            "version": __version__,
-            "settings": self.settings.to_dict(),
-            "fingerprint": _fingerprint(self.x, self.y),
-            "level": self.level,
-            "parents": [scored(p) for p in self.parents],
-            "best": scored(self.best) if self.best else None,
-            "seen": sorted(self.seen),
-            "trace": self.trace,
-            "stale": self.stale,
-            "elapsed_seconds": self.elapsed,
-        }
-
     def _save(self) -> None:
         if self.checkpoint is not None:
-            atomic_write(self.checkpoint, json.dumps(self._state()))
+            state = LevelState(
+                self.level,
+                self.parents,
+                self.best,
+                self.seen,
+                self.trace,
+                self.stale,
+                self.elapsed,
+            )
+            save_state(self.checkpoint, state, self.settings, self.x, self.y)
 
     def restore(self) -> bool:
         """Load the checkpoint if there is one for this data and these settings."""
-        if self.checkpoint is None or not self.checkpoint.exists():
+        if self.checkpoint is None:
             return False
-        try:
-            state = json.loads(self.checkpoint.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read checkpoint {self.checkpoint}: {exc}") from None
-        if not isinstance(state, dict):
-            raise InputError(f"checkpoint {self.checkpoint} is not a search state; remove it")
-        if state.get("fingerprint") != _fingerprint(self.x, self.y):
-            raise InputError(
-                f"checkpoint {self.checkpoint} was made for other data; remove it to start anew"
-            )
-        if state.get("settings") != self.settings.to_dict():
-            raise InputError(
-                f"checkpoint {self.checkpoint} was made with other settings;"
-                " use the same options or remove it"
-            )
-
-        def scored(d: dict) -> _Scored:
-            return _Scored(parse_kernel(d["kernel"]), float(d["nll"]), float(d["bic"]))
-
-        try:
-            level = int(state["level"])
-            parents = [scored(p) for p in state["parents"]]
-            best = scored(state["best"]) if state["best"] else None
-            seen = {str(key) for key in state["seen"]}
-            trace = [dict(t) for t in state["trace"]]
-            stale = int(state["stale"])
-            elapsed = float(state["elapsed_seconds"])
-        except (AttributeError, KeyError, TypeError, ValueError, InputError) as exc:
-            raise InputError(
-                f"checkpoint {self.checkpoint} is damaged ({type(exc).__name__}: {exc});"
-                " remove it to start anew"
-            ) from None
-        self.level, self.parents, self.best, self.seen = level, parents, best, seen
-        self.trace, self.stale, self.elapsed = trace, stale, elapsed
+        state = load_state(self.checkpoint, self.settings, self.x, self.y)
+        if state is None:
+            return False
+        self.level, self.parents, self.best, self.seen = (
+            state.level,
+            state.parents,
+            state.best,
+            state.seen,
+        )
+        self.trace, self.stale, self.elapsed = state.trace, state.stale, state.elapsed
         return True
-
-
-def checkpoint_paths(checkpoint: str | Path, settings: SearchSettings) -> list[Path]:
-    """Where each of the settings' searches keeps its state: the path itself for one seed,
-    else one file per seed beside it (``NAME.seedK.json`` for ``NAME.json``)."""
-    path = Path(checkpoint)
-    if settings.seeds == 1:
-        return [path]
-    seeds = range(settings.seed, settings.seed + settings.seeds)
-    return [path.with_name(f"{path.stem}.seed{k}{path.suffix}") for k in seeds]
 
 
 def _tagged(progress: Progress, seed: int) -> Progress:
@@ -643,13 +401,15 @@ def run_search(
     checkpoint: str | Path | None = None,
     resume: bool = False,
     fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
+    engine: Engine = DEFAULT_ENGINE,
 ) -> SearchResult:
     """Search for the kernel that best explains y(x); see the module docstring.
 
     With ``settings.seeds`` = k > 1, k searches are run one after another with seeds seed, ...,
     seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
     model has the lowest BIC is returned (the first of equals), with every seed's BIC in its
-    notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises).
+    notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
+    ``engine`` computes likelihoods (the exact GP by default).
     """
     settings = settings or SearchSettings()
     paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
@@ -657,7 +417,7 @@ def run_search(
     for i, path in enumerate(paths):
         one = replace(settings, seed=settings.seed + i, seeds=1)
         say = _tagged(progress, one.seed) if progress and settings.seeds > 1 else progress
-        search = Search(x, y, one, executor, say, path, fit_fn)
+        search = Search(x, y, one, executor, say, path, fit_fn, engine)
         if resume and search.restore() and say:
             say(f"resumed after level {search.level}")
         results.append(search.run())

@@ -30,7 +30,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.engines.exact import _minimise
+from abcd_cli.kernel_search.fit import _minimise
 from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel

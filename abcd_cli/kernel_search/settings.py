@@ -1,0 +1,109 @@
+"""What decides a search's result: its settings, and the prior mean's internal units."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.errors import InputError
+from abcd_cli.kernel_search.grammar import DEFAULT_BASES, LANGUAGES
+
+#: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
+#: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
+#: least-squares level of each model; Rasmussen & Williams §2.7).
+PRIOR_MEANS = ("data", "zero", "constant")
+#: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
+#: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
+FAR_LEVEL = 100.0
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Everything that decides the search's result (the seed included)."""
+
+    depth: int = 10
+    restarts: int = 10
+    seed: int = 0
+    seeds: int = 1  # independent searches, with seeds seed, seed + 1, ...; the lowest BIC wins
+    beam: int = 2  # models of a level expanded at the next (1: the original's greedy search)
+    beam_levels: int = 3  # levels that keep ``beam`` models; later ones keep one (0: all)
+    language: str = "abcd"
+    interpretable: bool = False
+    bases: tuple[str, ...] = DEFAULT_BASES
+    subset_size: int = 250  # above this many points, optimise on a subset first
+    finalists: int = 6  # children of each kept model optimised to convergence per level
+    refine: int = 3  # long series: of those, re-optimised on all the data per kept model
+    patience: int = 3  # stop after this many levels without a better BIC (0: never)
+    prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y), "zero", "constant"
+    polish: int = 1  # restarts kept after ranking the starting points by likelihood
+    screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
+    max_iter: int = 150  # iterations for finalists
+    refine_iter: int = 40  # iterations on all the data (long series)
+
+    def __post_init__(self) -> None:
+        checks = {
+            "depth": self.depth >= 0,
+            "restarts": self.restarts >= 1,
+            "seeds": self.seeds >= 1,
+            "beam": self.beam >= 1,
+            "beam_levels": self.beam_levels >= 0,
+            "subset_size": self.subset_size >= 20,
+            "refine": self.refine >= 1,
+            "finalists": self.finalists >= 1,
+            "screen_iter": self.screen_iter >= 1,
+            "refine_iter": self.refine_iter >= 1,
+            "patience": self.patience >= 0,
+            "polish": self.polish >= 1,
+            "max_iter": self.max_iter >= 1,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
+        if self.prior_mean not in PRIOR_MEANS:
+            raise InputError(
+                f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"
+            )
+        if self.language not in LANGUAGES:
+            raise InputError(
+                f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
+            )
+
+    def beam_at(self, level: int) -> int:
+        """Models of ``level`` that are expanded at the next one."""
+        wide = self.beam_levels == 0 or level <= self.beam_levels
+        return self.beam if wide else 1
+
+    @property
+    def full_data_evaluations(self) -> int:
+        """Objective evaluations on all the data per level, at most: ``refine`` finalists of
+        each of ``beam`` kept models, ``refine_iter`` iterations each (what the size check
+        prices)."""
+        return self.refine * self.beam * self.refine_iter
+
+    def to_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["bases"] = list(self.bases)
+        return d
+
+
+def prior_mean_units(x: np.ndarray, y: np.ndarray, prior_mean: str) -> tuple[Scaling, bool]:
+    """The internal units for one of ``PRIOR_MEANS``, and whether a level is integrated out:
+    y is centred unless the prior mean is zero; only "constant" estimates a level."""
+    return Scaling.from_data(x, y, centre_y=prior_mean != "zero"), prior_mean == "constant"
+
+
+def prior_mean_warning(y: np.ndarray, settings: SearchSettings) -> str | None:
+    """The warning for a zero prior mean when |mean(y)| / sd(y) ≥ FAR_LEVEL, else None."""
+    if settings.prior_mean != "zero":
+        return None
+    y = np.asarray(y, dtype=float)
+    spreads = abs(float(np.mean(y))) / (float(np.std(y)) or 1.0)
+    if spreads < FAR_LEVEL:
+        return None
+    return (
+        f"the mean of y lies {spreads:.3g} standard deviations from zero; with --prior-mean zero"
+        " a constant component must carry that level, which this far out is fitted poorly;"
+        " --prior-mean data (the default) or constant does not have this problem"
+    )
