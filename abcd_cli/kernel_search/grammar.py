@@ -17,13 +17,13 @@ machinery as the full search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from abcd_cli.kernels import (
+    BASE_KERNELS,
     CP,
     CW,
-    RQ,
     SE,
     WN,
     BaseKernel,
@@ -31,7 +31,6 @@ from abcd_cli.kernels import (
     Combination,
     Cos,
     Kernel,
-    Lin,
     Per,
     Product,
     Sum,
@@ -45,7 +44,25 @@ from abcd_cli.kernels.algebra import (
     sum_of_products,
 )
 
-BASES: dict[str, type[BaseKernel]] = {"SE": SE, "Per": Per, "Lin": Lin, "C": C, "WN": WN, "RQ": RQ}
+
+class _SearchableBases(Mapping[str, type[BaseKernel]]):
+    """The base kernels the grammar may add: those of ``BASE_KERNELS`` declared ``searchable``
+    (read live, so a kernel class defined later is offered too)."""
+
+    def _live(self) -> dict[str, type[BaseKernel]]:
+        return {name: cls for name, cls in BASE_KERNELS.items() if cls.searchable}
+
+    def __getitem__(self, name: str) -> type[BaseKernel]:
+        return self._live()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._live())
+
+    def __len__(self) -> int:
+        return len(self._live())
+
+
+BASES: Mapping[str, type[BaseKernel]] = _SearchableBases()
 DEFAULT_BASES = ("SE", "Per", "Lin", "C", "WN")
 
 

@@ -1,0 +1,339 @@
+"""The kernel node: parameters, the theta vector, evaluation entry points, text and building.
+
+Every node is an immutable, hashable, picklable dataclass. A node keeps its parameter values in
+natural units (``NaN`` marks a value not known yet, to be initialised by the fitter). The
+optimiser sees one flat vector ``theta``: the logarithm of every positive parameter, locations as
+they are, ordered as the node's own parameters first, then its operands' from left to right.
+
+Evaluation entry points (X is (N, D) or a vector; Z is (M, D)):
+  ``gram(X, Z)``      K(X, Z); with Z omitted, the training covariance (white noise included).
+  ``gram_grad(X)``    K(X, X) and every dK/dtheta_i, shape (n_params, N, N).
+  ``diag(X)``         k(x_i, x_i) in O(N), equal to np.diag(gram(X)).
+  ``vjp(X, Z)``       K(X, Z) and G ↦ [Σ_ij G_ij ∂K_ij/∂θ_i]_i (reverse mode).
+Subclasses implement ``_eval`` (K and forward-mode derivatives on cached ``Inputs``) and ``_diag``;
+operators with a cheaper reverse mode override ``_forward``/``_backward``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from abcd_cli.kernels.params import Param, Role, derived
+
+if TYPE_CHECKING:
+    from abcd_cli.kernels.changes import ChangeOperator
+
+Matrices = list[np.ndarray]
+
+
+class Inputs:
+    """Inputs of one Gram evaluation, with the pairwise differences cached per dimension."""
+
+    def __init__(self, X: np.ndarray, X2: np.ndarray | None = None):
+        self.X = as_2d(X)
+        self.same = X2 is None
+        self.X2 = self.X if X2 is None else as_2d(X2)
+        self._diff: dict[int, np.ndarray] = {}
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape[0], self.X2.shape[0]
+
+    def col(self, dim: int) -> np.ndarray:
+        return self.X[:, dim]
+
+    def col2(self, dim: int) -> np.ndarray:
+        return self.X2[:, dim]
+
+    def diff(self, dim: int) -> np.ndarray:
+        """x_i - x'_j on one input dimension."""
+        if dim not in self._diff:
+            self._diff[dim] = self.X[:, dim][:, None] - self.X2[:, dim][None, :]
+        return self._diff[dim]
+
+
+def as_2d(X: np.ndarray) -> np.ndarray:
+    """Inputs as an (N, D) float array (a vector is one column)."""
+    X = np.asarray(X, dtype=float)
+    return X[:, None] if X.ndim == 1 else X
+
+
+def _fmt(value: float, digits: int | None) -> str:
+    if digits is None:
+        return repr(float(value))
+    return f"{value:.{digits}g}"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """Abstract kernel expression node."""
+
+    symbol: ClassVar[str] = "?"
+    stationary: ClassVar[bool] = False
+    # How each own parameter changes with the units of x and y (from the specs): "scale" (an sd
+    # of y), "scale_per_x" (sd of y per unit of x), "length" (x units), "location" (a point on
+    # x), "none" (unitless).
+    units: ClassVar[tuple[str, ...]] = ()
+    specs: ClassVar[tuple[Param, ...]] = ()
+
+    # --- structure -------------------------------------------------------------------------
+    @property
+    def operands(self) -> tuple[Kernel, ...]:
+        return ()
+
+    def with_operands(self, operands: Sequence[Kernel]) -> Kernel:
+        return self
+
+    # --- parameters ------------------------------------------------------------------------
+    @property
+    def own_values(self) -> tuple[float, ...]:
+        return ()
+
+    @property
+    def own_names(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def own_positive(self) -> tuple[bool, ...]:
+        return ()
+
+    def with_own_values(self, values: Sequence[float]) -> Kernel:
+        return self
+
+    def nodes(self) -> Iterator[Kernel]:
+        """This node and every node below it, in theta order (the node before its operands)."""
+        yield self
+        for k in self.operands:
+            yield from k.nodes()
+
+    def param_specs(self) -> list[Param]:
+        """The spec of every entry of theta, in theta order."""
+        return [p for k in self.nodes() for p in k.specs]
+
+    @property
+    def n_params(self) -> int:
+        return sum(len(k.own_values) for k in self.nodes())
+
+    def values(self) -> np.ndarray:
+        """All parameter values in natural units, in theta order."""
+        return np.array([v for k in self.nodes() for v in k.own_values], dtype=float)
+
+    def positive_mask(self) -> np.ndarray:
+        return np.array([p for k in self.nodes() for p in k.own_positive], dtype=bool)
+
+    def param_names(self, path: str = "") -> list[str]:
+        """Names in theta order, e.g. ``Per[1.0].period``: the kernel's symbol, its place in the
+        tree (operand 1, then its operand 0; ``root`` for the top node) and the parameter."""
+        names = [f"{self.symbol}[{path or 'root'}].{n}" for n in self.own_names]
+        for i, k in enumerate(self.operands):
+            names += k.param_names(f"{path}.{i}" if path else str(i))
+        return names
+
+    def theta(self) -> np.ndarray:
+        """Optimiser coordinates: log of positive parameters, raw locations."""
+        v = self.values()
+        pos = self.positive_mask()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pos, np.log(np.where(pos, v, 1.0)), v)
+
+    def with_values(self, values: Sequence[float]) -> Kernel:
+        """The same structure with new natural-unit values (theta order)."""
+        values = list(values)
+        if len(values) != self.n_params:
+            raise ValueError(f"{self.n_params} values expected, got {len(values)}")
+        return self._take_values(iter(values))
+
+    def _take_values(self, values: Iterator[float]) -> Kernel:
+        """This node's own values, then each operand's, from one stream (theta order)."""
+        own = [next(values) for _ in self.own_values]
+        ops = [k._take_values(values) for k in self.operands]
+        node = self.with_own_values(own) if own else self
+        return node.with_operands(ops) if ops else node
+
+    def with_theta(self, theta: np.ndarray) -> Kernel:
+        theta = np.asarray(theta, dtype=float)
+        pos = self.positive_mask()
+        return self.with_values(np.where(pos, np.exp(theta), theta).tolist())
+
+    @property
+    def is_fitted(self) -> bool:
+        return bool(np.all(np.isfinite(self.values())))
+
+    def bases(self) -> list[BaseKernel]:
+        """Base kernels in the expression, left to right."""
+        return [k for k in self.nodes() if isinstance(k, BaseKernel)]
+
+    # --- evaluation ------------------------------------------------------------------------
+    def gram(self, X: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:
+        """K(X, X2); with X2 omitted, the training covariance (white noise on the diagonal)."""
+        return self._eval(Inputs(X, X2), grad=False)[0]
+
+    def gram_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """K(X, X) and dK/dtheta stacked as an array of shape (n_params, N, N)."""
+        K, dK = self._eval(Inputs(X), grad=True)
+        n = K.shape[0]
+        return K, (np.stack(dK) if dK else np.zeros((0, n, n)))
+
+    def diag(self, X: np.ndarray) -> np.ndarray:
+        """Prior variance k(x_i, x_i) at each input (white noise included), in O(N): the same
+        numbers as np.diag(gram(X))."""
+        return self._diag(as_2d(X))
+
+    def _diag(self, X: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
+        raise NotImplementedError
+
+    def vjp(
+        self, X: np.ndarray, Z: np.ndarray | None = None
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """K(X, Z) and a function G ↦ [Σ_ij G_ij ∂K_ij/∂θ_i]_i (reverse mode).
+
+        With Z omitted: the training covariance K(X, X), and G must be symmetric. This is what
+        the likelihood gradient needs, tr(W ∂K/∂θ_i), without forming every ∂K/∂θ_i of a
+        product: the adjoint G is passed down the tree instead. With Z: the cross-covariance
+        K(X, Z) (N x M; white noise contributes nothing) and any N x M adjoint G.
+        """
+        inp = Inputs(X, Z)
+        K, cache = self._forward(inp)
+        return K, lambda G: np.array(self._backward(cache, G), dtype=float)
+
+    def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
+        """K and what ``_backward`` needs (here: the forward-mode derivatives)."""
+        return self._eval(inp, grad=True)
+
+    def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
+        """[Σ G ∘ ∂K/∂θ_i] for this node's parameters, in theta order."""
+        return [float(np.vdot(G, d)) for d in cache]
+
+    # --- text ------------------------------------------------------------------------------
+    def to_text(self, params: bool = True, digits: int | None = None) -> str:
+        """Unambiguous text form; ``parse`` reads it back."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.to_text(params=False)
+
+    @property
+    def structure(self) -> str:
+        return self.to_text(params=False)
+
+    # --- building --------------------------------------------------------------------------
+    def __add__(self, other: Kernel) -> Kernel:
+        from abcd_cli.kernels.combinations import Sum
+
+        return Sum((self, other))
+
+    def __mul__(self, other: Kernel) -> Kernel:
+        from abcd_cli.kernels.combinations import Product
+
+        return Product((self, other))
+
+
+def copy_with(node: Kernel, **changes: Any) -> Kernel:
+    """A copy of a frozen node with some fields changed, skipping re-validation (hot path)."""
+    new = object.__new__(type(node))
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def own_text(kernel: Kernel, digits: int | None) -> str:
+    """``name=value, ...`` for a node's own parameters."""
+    return ", ".join(
+        f"{n}={_fmt(v, digits)}" for n, v in zip(kernel.own_names, kernel.own_values, strict=True)
+    )
+
+
+# ==========================================================================================
+# Nodes with declared parameters, and the registries of base kernels and operators
+# ==========================================================================================
+
+# Every class that declares a ``symbol`` registers itself here when it is defined: the text
+# form, the starting values, the bounds and the grammar all read these.
+BASE_KERNELS: dict[str, type[BaseKernel]] = {}
+OPERATORS: dict[str, type[ChangeOperator]] = {}
+
+
+class Declared:
+    """Own parameters held in ``params`` (natural units, NaN = unknown), declared by ``specs``.
+
+    A subclass that sets ``specs`` gets ``names``, ``positive`` and ``units`` derived from them.
+    """
+
+    params: tuple[float, ...]
+    names: ClassVar[tuple[str, ...]] = ()
+    positive: ClassVar[tuple[bool, ...]] = ()
+    specs: ClassVar[tuple[Param, ...]] = ()
+    symbol: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "specs" in cls.__dict__:
+            for attr, value in derived(cls.specs).items():
+                setattr(cls, attr, value)
+
+    def __post_init__(self) -> None:
+        if not self.params:
+            object.__setattr__(self, "params", (math.nan,) * len(self.names))
+        if len(self.params) != len(self.names):
+            raise ValueError(f"{self.symbol} takes parameters {self.names}")
+        object.__setattr__(self, "params", tuple(float(p) for p in self.params))
+
+    @property
+    def own_values(self) -> tuple[float, ...]:
+        return self.params
+
+    @property
+    def own_names(self) -> tuple[str, ...]:
+        return self.names
+
+    @property
+    def own_positive(self) -> tuple[bool, ...]:
+        return self.positive
+
+    def with_own_values(self, values: Sequence[float]) -> Kernel:
+        return copy_with(self, params=tuple(float(v) for v in values))  # type: ignore[arg-type]
+
+    def param(self, name: str) -> float:
+        return self.params[self.names.index(name)]
+
+    def spec(self, name: str) -> Param:
+        return self.specs[self.names.index(name)]
+
+
+@dataclass(frozen=True)
+class BaseKernel(Declared, Kernel):
+    """A kernel on one input dimension ``dim`` with named parameters ``params``.
+
+    A subclass declares ``symbol``, ``specs`` (one ``Param`` per parameter), its report
+    ``role`` and whether the search grammar offers it (``searchable``), and implements
+    ``_eval`` and ``_diag``; defining it registers it in ``BASE_KERNELS``.
+    """
+
+    params: tuple[float, ...] = ()
+    dim: int = 0
+
+    stationary: ClassVar[bool] = True
+    role: ClassVar[Role]
+    searchable: ClassVar[bool] = False  # offered as B by the search grammar
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "symbol" in cls.__dict__:
+            BASE_KERNELS[cls.symbol] = cls
+
+    @property
+    def head(self) -> str:
+        return self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"
+
+    def to_text(self, params: bool = True, digits: int | None = None) -> str:
+        if not params:
+            return self.head
+        return f"{self.head}({own_text(self, digits)})"
