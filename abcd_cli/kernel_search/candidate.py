@@ -16,8 +16,8 @@ from threadpoolctl import threadpool_limits
 
 from abcd_cli.engines.base import FAILED_NLL, Engine, NLLBounds
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE, fit
-from abcd_cli.kernel_search.init import DataSummary, period_limits
-from abcd_cli.kernels import ChangeOperator, Cos, Kernel, Per
+from abcd_cli.kernel_search.init import DataSummary, invalid_reason
+from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
 
@@ -85,23 +85,6 @@ def fit_candidate(task: FitTask) -> Candidate:
 def lost_candidate(task: FitTask) -> Candidate:
     """The result recorded for a candidate whose worker process died twice."""
     return Candidate(task.kernel, FAILED_NLL, "failed", "the worker process fitting it died")
-
-
-def invalid_reason(kernel: Kernel, s: DataSummary) -> str:
-    """Why a fitted model may not be reported ('' when it may): periods must lie between two
-    short spacings and half the range, changes must happen inside the data.
-
-    (Moving to ``kernel_search.init`` with the same behaviour.)"""
-    lo, hi = period_limits(s)
-    for b in kernel.bases():
-        if isinstance(b, (Per, Cos)) and not lo * (1 - 1e-9) <= b.param("period") <= hi * (
-            1 + 1e-9
-        ):
-            return "period outside the range the data can show"
-    for k in kernel.nodes():
-        if isinstance(k, ChangeOperator) and not s.x_min <= k.param("location") <= s.x_max:
-            return "change located outside the data"
-    return ""
 
 
 def graft(unfitted: Kernel, fitted: Kernel) -> Kernel:

@@ -14,14 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from abcd_cli.kernels import (
-    RQ,
-    SE,
     WN,
     After,
     BaseKernel,
     Before,
     C,
-    Cos,
     Gate,
     Inside,
     Kernel,
@@ -66,23 +63,21 @@ class Factors:
 ROLES = ("periodic", "smooth", "noise", "const", "lin", "gates")
 
 
+#: The ``Factors`` field for each role a base kernel declares (``BaseKernel.role``).
+_FIELD_OF_ROLE = {
+    "periodic": "periodic",
+    "smooth": "smooth",
+    "noise": "noise",
+    "constant": "const",
+    "linear": "lin",
+    "gate": "gates",
+}
+
+
 def role_of(base: BaseKernel) -> str | None:
-    """The role ``base`` plays in a component's phrase (one of :data:`ROLES`), None for a
-    kernel the wording does not know. The only place that classifies base kernels: when each
-    kernel declares its role, this reads the declaration."""
-    if isinstance(base, (Per, Cos)):
-        return "periodic"
-    if isinstance(base, (SE, RQ)):
-        return "smooth"
-    if isinstance(base, WN):
-        return "noise"
-    if isinstance(base, C):
-        return "const"
-    if isinstance(base, Lin):
-        return "lin"
-    if isinstance(base, Gate):
-        return "gates"
-    return None
+    """The ``Factors`` field ``base`` goes to (one of :data:`ROLES`), read from the role the
+    kernel declares; None for a kernel without one the wording knows."""
+    return _FIELD_OF_ROLE.get(getattr(base, "role", ""))
 
 
 def factors_of(kernel: Kernel) -> Factors | None:
