@@ -19,7 +19,7 @@ import sys
 import warnings
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +104,6 @@ def _column(key: Any) -> str | None:
 
 
 def _renamed(series: Series, name: str) -> Series:
-    from dataclasses import replace
-
     return replace(series, source=name)
 
 

@@ -82,9 +82,7 @@ def is_datetime_like(values: Any) -> bool:
     """Whether ``values`` hold datetimes (a datetime dtype, or datetime/date objects)."""
     array = np.asarray(values) if not isinstance(values, pd.Series | pd.Index) else values
     dtype = getattr(array, "dtype", None)
-    if dtype is not None and (
-        pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype)
-    ):
+    if dtype is not None and pd.api.types.is_datetime64_any_dtype(dtype):
         return True
     flat = np.asarray(values, dtype=object).ravel()
     present = [v for v in flat if not _is_missing(v)]
