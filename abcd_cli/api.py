@@ -151,7 +151,7 @@ def search(
     if checkpoint is not None:
         check_writable(str(checkpoint))
         paths = checkpoint_paths(checkpoint, options)
-    if executor is not None and jobs not in (1, None):
+    if executor is not None and jobs != 1:
         raise TypeError("search() takes jobs or an executor, not both")
     owned = _own_executor(jobs) if executor is None else None
     interrupted = False

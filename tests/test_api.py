@@ -292,10 +292,16 @@ def test_a_report_from_a_model_file(found: abcd_cli.FoundModel, tmp_path: Path) 
 
 
 def test_importing_the_package_is_light() -> None:
+    """The API's names load on first use; a report's libraries only when a report is made."""
     code = (
-        "import sys, abcd_cli; heavy = {'matplotlib', 'weasyprint', 'click', 'jinja2'};"
-        " print(sorted(heavy & set(sys.modules)))"
+        "import sys, abcd_cli; heavy = {'matplotlib', 'weasyprint', 'click', 'jinja2', 'scipy'};"
+        " print(sorted(heavy & set(sys.modules)));"
+        " abcd_cli.search; print(sorted(heavy & set(sys.modules)) == ['scipy'])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-    assert abcd_cli.__version__ == abcd_cli.version.__version__
+    assert out.stdout.split() == ["[]", "True"]
+    assert abcd_cli.search is abcd_cli.api.search and "report" in dir(abcd_cli)
+    assert set(abcd_cli.__all__) == {"__version__", *abcd_cli._API}
+    assert all(getattr(abcd_cli, name) is not None for name in abcd_cli.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'serch'"):
+        abcd_cli.serch  # noqa: B018

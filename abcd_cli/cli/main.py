@@ -12,12 +12,12 @@ from typing import Any
 
 import click
 
+from abcd_cli import __version__
 from abcd_cli.cli.benchmark_cmd import benchmark
 from abcd_cli.cli.data_cmd import describe_data
 from abcd_cli.cli.errors import EXIT_INTERRUPTED, debug_enabled, handle_errors, warnings_to_stderr
 from abcd_cli.cli.predict_cmd import predict
 from abcd_cli.cli.search_cmd import report, search
-from abcd_cli.version import __version__
 
 __all__ = ["EXIT_INTERRUPTED", "AbcdGroup", "debug_enabled", "handle_errors", "main"]
 
