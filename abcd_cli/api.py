@@ -21,21 +21,16 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from abcd_cli.data import reader
-from abcd_cli.data.frames import (
-    decimal_years,
-    is_datetime_like,
-    series_from_arrays,
-    series_from_frame,
-)
-from abcd_cli.data.reader import Series
 from abcd_cli.errors import InputError
 from abcd_cli.found import EXTRAPOLATE, FoundModel, read_model
 from abcd_cli.kernel_search.loop import SearchSettings
+
+if TYPE_CHECKING:  # pandas and the CSV reader are imported when data are loaded
+    import pandas as pd
+
+    from abcd_cli.data.reader import Series
 
 #: The settings a search uses when none are given (those of the command line too).
 DEFAULTS = SearchSettings()
@@ -75,7 +70,12 @@ def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None =
     ``name`` names the data in messages and reports (default: the path, ``DataFrame`` or
     ``arrays``). Every problem raises :class:`InputError`; fixed oddities are in ``.warnings``.
     """
-    if isinstance(source, Series):
+    import pandas as pd
+
+    from abcd_cli.data import reader
+    from abcd_cli.data.frames import series_from_arrays, series_from_frame
+
+    if isinstance(source, reader.Series):
         return source
     if isinstance(source, str | os.PathLike):
         series = reader.load_series(source, x=_column(x), y=_column(y))
@@ -219,9 +219,13 @@ def predict(
     mixture of every seed's model, weighted by evidence exp(−BIC/2) or ``"equal"``ly
     (``df.attrs["mixture"]`` says how).
     """
+    import pandas as pd
+
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
+    from abcd_cli.data.frames import decimal_years, is_datetime_like
+
     shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
     shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
     if is_datetime_like(shown):

@@ -15,14 +15,16 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from abcd_cli.data.reader import Series
 from abcd_cli.errors import InputError
 from abcd_cli.files import atomic_write
 from abcd_cli.model import Model, seed_models
+
+if TYPE_CHECKING:
+    from abcd_cli.data.reader import Series
 
 #: How far past the data a report forecasts, as a fraction of the data's x range.
 EXTRAPOLATE = 0.2
