@@ -221,11 +221,10 @@ def predict(
     """
     import pandas as pd
 
+    from abcd_cli.data.frames import decimal_years, is_datetime_like
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
-    from abcd_cli.data.frames import decimal_years, is_datetime_like
-
     shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
     shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
     if is_datetime_like(shown):
