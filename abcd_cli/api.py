@@ -1,0 +1,351 @@
+"""The Python API: load a series, search for its model, predict, report.
+
+>>> import abcd_cli
+>>> found = abcd_cli.search("airline.csv", depth=4)          # or a DataFrame, or (x, y)
+>>> found.structure, found.bic, found.kernel
+>>> abcd_cli.predict(found, [1961.0, 1961.5])                # a DataFrame: mean, sd, quantiles
+>>> abcd_cli.report(found, "airline.pdf")                    # or .html / .json; no path: a dict
+
+The ``abcd`` command line is a thin layer over these functions. Problems with the input raise
+:class:`~abcd_cli.errors.InputError`, failures while running :class:`~abcd_cli.errors.RunError`
+(both one-line messages); oddities that were fixed (rows dropped, rows sorted, a prior mean far
+from the data) are issued as :class:`AbcdWarning` when a search starts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from abcd_cli.errors import InputError
+from abcd_cli.found import EXTRAPOLATE, FoundModel, read_model
+from abcd_cli.kernel_search.loop import SearchSettings
+
+if TYPE_CHECKING:  # pandas and the CSV reader are imported when data are loaded
+    import pandas as pd
+
+    from abcd_cli.data.reader import Series
+
+#: The settings a search uses when none are given (those of the command line too).
+DEFAULTS = SearchSettings()
+#: Report formats, by file suffix.
+REPORT_FORMATS = ("pdf", "html", "json")
+
+Progress = Callable[[str], None]
+
+
+class AbcdWarning(UserWarning):
+    """Something about the data or the settings that the user should know; the search goes on."""
+
+
+class SearchInterrupted(KeyboardInterrupt):
+    """A search stopped by Ctrl-C (or SIGTERM, where the caller turns it into one). ``saved``
+    lists the checkpoint files holding the state after the last finished level: the same call
+    with ``resume=True`` continues from them."""
+
+    def __init__(self, saved: list[Path]) -> None:
+        super().__init__()
+        self.saved = saved
+
+
+# ----------------------------------------------------------------------------- load
+
+
+def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None = None) -> Series:
+    """The validated series of a CSV file, a DataFrame, or arrays.
+
+    * ``load("data.csv", x=None, y=None)``: the CSV rules of :mod:`abcd_cli.data.reader`
+      (``x``/``y`` choose columns by name or 1-based number).
+    * ``load(frame, x=None, y=None)``: a pandas DataFrame (or Series), columns chosen as for a
+      CSV; a datetime column (or index) becomes decimal years, as dates in a CSV do.
+    * ``load(x=xs, y=ys)`` or ``load((xs, ys))``: arrays of numbers (x may hold datetimes);
+      ``load(y=ys)`` takes x = 0, 1, ..., n-1.
+
+    ``name`` names the data in messages and reports (default: the path, ``DataFrame`` or
+    ``arrays``). Every problem raises :class:`InputError`; fixed oddities are in ``.warnings``.
+    """
+    import pandas as pd
+
+    from abcd_cli.data import reader
+    from abcd_cli.data.frames import series_from_arrays, series_from_frame
+
+    if isinstance(source, reader.Series):
+        return source
+    if isinstance(source, str | os.PathLike):
+        series = reader.load_series(source, x=_column(x), y=_column(y))
+        return series if name is None else _renamed(series, name)
+    if isinstance(source, pd.DataFrame | pd.Series):
+        return series_from_frame(source, _column(x), _column(y), source=name or "DataFrame")
+    if isinstance(source, tuple | list) and len(source) == 2 and x is None and y is None:
+        x, y = source
+    elif source is not None:
+        raise TypeError(
+            "load() takes a CSV path, a pandas DataFrame or an (x, y) pair of arrays, not"
+            f" {type(source).__name__}"
+        )
+    if y is None:
+        raise TypeError("load() needs a CSV path, a DataFrame, or y values (y=...)")
+    return series_from_arrays(x, y, source=name or "arrays")
+
+
+def _column(key: Any) -> str | None:
+    """A column choice as the reader takes it (a name or a 1-based number, as text)."""
+    if key is None or isinstance(key, str):
+        return key
+    if isinstance(key, int):
+        return str(key)
+    raise TypeError("with a CSV file or DataFrame, x and y name columns (a name or a number)")
+
+
+def _renamed(series: Series, name: str) -> Series:
+    return replace(series, source=name)
+
+
+# ----------------------------------------------------------------------------- search
+
+
+def search(
+    data: Any,
+    *,
+    depth: int = DEFAULTS.depth,
+    seed: int = DEFAULTS.seed,
+    jobs: int | None = 1,
+    executor: Executor | None = None,
+    progress: Progress | bool | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    x: Any = None,
+    y: Any = None,
+    **settings: Any,
+) -> FoundModel:
+    """Search for the kernel that best explains the data by BIC; returns a :class:`FoundModel`.
+
+    ``data`` is a :class:`Series` or anything :func:`load` takes (``x``/``y`` choose its
+    columns). Every field of :class:`~abcd_cli.kernel_search.loop.SearchSettings` is a keyword
+    (``restarts``, ``seeds``, ``beam``, ``language``, ``prior_mean``, ...) with the command
+    line's defaults; one seed gives one result, whatever the executor.
+
+    ``jobs``: worker processes (1: serial, 0 or None: one per core); or pass any
+    ``concurrent.futures.Executor`` (a ``dask.distributed.Client`` too) as ``executor``, which
+    is used as it is and not shut down. ``progress``: a function called with one line per level
+    (True: print them on stderr). ``checkpoint``: a file where the state is saved after every
+    level (one per seed with ``seeds`` > 1); ``resume=True`` continues from it. The files stay
+    after the search (see :meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
+    :class:`SearchInterrupted` naming them.
+    """
+    from abcd_cli.kernel_search.loop import checkpoint_paths, prior_mean_warning, run_search
+
+    options = _search_settings(dict(settings, depth=depth, seed=seed))
+    series = load(data, x=x, y=y)
+    for text in series.warnings:
+        warnings.warn(text, AbcdWarning, stacklevel=2)
+    if far := prior_mean_warning(series.y, options):
+        warnings.warn(far, AbcdWarning, stacklevel=2)
+    paths: list[Path] = []
+    if checkpoint is not None:
+        check_writable(str(checkpoint))
+        paths = checkpoint_paths(checkpoint, options)
+    if executor is not None and jobs != 1:
+        raise TypeError("search() takes jobs or an executor, not both")
+    owned = _own_executor(jobs) if executor is None else None
+    interrupted = False
+    try:
+        result = run_search(
+            series.x,
+            series.y,
+            options,
+            executor or owned,
+            _progress(progress),
+            checkpoint,
+            resume=resume,
+        )
+    except KeyboardInterrupt:
+        interrupted = True
+        raise SearchInterrupted([p for p in paths if p.exists()]) from None
+    finally:
+        if owned is not None:
+            owned.shutdown(wait=not interrupted, cancel_futures=interrupted)
+    return FoundModel.from_search(series, result, tuple(paths))
+
+
+def _search_settings(values: dict[str, Any]) -> SearchSettings:
+    """SearchSettings from keywords; a TypeError names an unknown one."""
+    known = {f.name for f in fields(SearchSettings)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise TypeError(
+            f"search() got an unknown setting {unknown[0]!r}; settings: {', '.join(sorted(known))}"
+        )
+    if isinstance(values.get("bases"), list):
+        values["bases"] = tuple(values["bases"])
+    return SearchSettings(**values)
+
+
+def _own_executor(jobs: int | None) -> Executor:
+    from abcd_cli.execution.pool import make_executor
+    from abcd_cli.kernel_search.loop import lost_candidate
+
+    return make_executor(jobs, on_lost=lost_candidate)
+
+
+def _progress(progress: Progress | bool | None) -> Progress | None:
+    if progress is True:
+        return lambda line: print(line, file=sys.stderr, flush=True)
+    return progress or None
+
+
+# ----------------------------------------------------------------------------- predict
+
+
+def predict(
+    model: FoundModel | str | Path,
+    x: Any,
+    *,
+    average_seeds: bool = False,
+    seed_weights: str = "evidence",
+) -> pd.DataFrame:
+    """The predictive distribution of y at each x, noise included, in the data's units: a
+    DataFrame of x (as given), ``mean``, ``sd`` and the 2.5/10/50/90/97.5% quantiles
+    (``q2.5`` ... ``q97.5``), the table ``abcd predict`` writes.
+
+    ``model``: a :class:`FoundModel` or the path of a model file. ``x``: numbers (decimal
+    years for dated data) or datetimes. ``average_seeds``: with a ``seeds`` > 1 search, the
+    mixture of every seed's model, weighted by evidence exp(−BIC/2) or ``"equal"``ly
+    (``df.attrs["mixture"]`` says how).
+    """
+    import pandas as pd
+
+    from abcd_cli.data.frames import decimal_years, is_datetime_like
+    from abcd_cli.prediction import predictive_table
+
+    found = as_found_model(model)
+    shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
+    shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
+    if is_datetime_like(shown):
+        found.check_x_kind("date", "x")
+        values = decimal_years(shown)
+    else:
+        values = pd.to_numeric(pd.Series(shown), errors="raise").to_numpy(dtype=float)
+    models, weights, text = [found.model], None, ""
+    if average_seeds:
+        if len(found.seed_models) < 2:
+            raise InputError(
+                "the model comes from one search; average_seeds needs a search with seeds > 1"
+            )
+        models, weights, text = found.mixture(seed_weights)
+    table = predictive_table(models, values, weights)
+    frame = pd.DataFrame({found.x_name: shown, **table})
+    frame.attrs["mixture"] = text
+    return frame
+
+
+def as_found_model(model: FoundModel | str | Path) -> FoundModel:
+    """A :class:`FoundModel` as it is, or read from its file."""
+    if isinstance(model, FoundModel):
+        return model
+    if isinstance(model, str | os.PathLike):
+        return read_model(model)
+    raise TypeError(f"expected a search result or a model file, not {type(model).__name__}")
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def report(
+    model: FoundModel | str | Path,
+    path: str | Path | None = None,
+    format: str | None = None,
+    *,
+    title: str | None = None,
+    extrapolate: float = EXTRAPOLATE,
+    seed: int | None = None,
+) -> Path | dict[str, Any]:
+    """The automatic report: each additive component in plain English, their statistics, a
+    forecast ``extrapolate`` × the data's range past it, model checks.
+
+    With ``path``: written atomically as PDF, HTML or JSON (by ``format``, else the suffix);
+    returns the path. Without: the report's content as a dict (the JSON report). ``seed``
+    drives the model checks' simulations (default: the search's seed).
+    """
+    found = as_found_model(model)
+    if path is None:
+        if format not in (None, "json"):
+            raise InputError("a report without a path is a dict; give a path for pdf or html")
+        import json
+
+        from abcd_cli.reporting.render import render
+
+        context = report_context(found, title=title, extrapolate=extrapolate, seed=seed)
+        return json.loads(render(context, "json"))
+    fmt = report_format(str(path), format, option="format=")
+    check_writable(str(path))
+    write_reports(found, {fmt: path}, title=title, extrapolate=extrapolate, seed=seed)
+    return Path(path)
+
+
+def write_reports(
+    found: FoundModel,
+    outputs: Mapping[str, str | Path],
+    *,
+    title: str | None = None,
+    extrapolate: float = EXTRAPOLATE,
+    seed: int | None = None,
+    source: str | None = None,
+) -> None:
+    """Decompose the model once and write its report in each format ({format: path})."""
+    from abcd_cli.reporting.render import write_report
+
+    context = report_context(found, title, extrapolate, seed, source)
+    for fmt, path in outputs.items():
+        write_report(context, path, fmt)
+
+
+def report_context(
+    found: FoundModel,
+    title: str | None = None,
+    extrapolate: float = EXTRAPOLATE,
+    seed: int | None = None,
+    source: str | None = None,
+) -> dict[str, Any]:
+    """The report's plain context (figures included), titled "Analysis of <source>" unless
+    ``title`` is given; ``source`` defaults to the data's."""
+    from abcd_cli.reporting.context import build_context
+
+    source = source or found.source
+    title = title or f"Analysis of {Path(source).stem}"
+    dec = found.decomposition(extrapolate, seed)
+    return build_context(dec, title, source, found.document, int(found.data.get("n_dropped", 0)))
+
+
+def report_format(output: str, fmt: str | None, option: str = "--format") -> str:
+    """``fmt`` if given, else the format named by the suffix of ``output``."""
+    if fmt:
+        if fmt not in REPORT_FORMATS:
+            raise InputError(f"unknown report format {fmt!r}: choose pdf, html or json")
+        return fmt
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix in ("htm",):
+        return "html"
+    if suffix not in REPORT_FORMATS:
+        raise InputError(
+            f"cannot tell the report format from {output!r}: use a .pdf, .html or .json name"
+            f" or {option}"
+        )
+    return suffix
+
+
+def check_writable(path: str) -> None:
+    """Fail before a long run when ``path`` cannot be written."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"cannot write {path}: folder {folder} is not writable")
+    if Path(path).is_dir():
+        raise InputError(f"cannot write {path}: it is a folder")

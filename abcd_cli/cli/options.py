@@ -1,0 +1,163 @@
+"""Options shared by the commands that search: one decorator per group of options."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from abcd_cli.api import DEFAULTS
+from abcd_cli.kernel_search.grammar import LANGUAGES
+from abcd_cli.kernel_search.loop import PRIOR_MEANS
+
+LANGUAGE_NAMES = tuple(LANGUAGES)
+#: The options that become SearchSettings fields, under the same names.
+SETTING_NAMES = (
+    "depth",
+    "restarts",
+    "seed",
+    "seeds",
+    "beam",
+    "beam_levels",
+    "language",
+    "interpretable",
+    "subset_size",
+    "patience",
+    "prior_mean",
+)
+
+
+def settings_of(opts: dict[str, Any]) -> dict[str, Any]:
+    """The search settings among a command's options, as keywords of ``abcd_cli.search``."""
+    return {name: opts[name] for name in SETTING_NAMES}
+
+
+def _setting_options() -> list[Any]:
+    """The options that become the SearchSettings (and --jobs, which does not change results)."""
+    return [
+        click.option(
+            "--depth",
+            type=click.IntRange(0, 50),
+            default=DEFAULTS.depth,
+            show_default=True,
+            help="Levels of the greedy search.",
+        ),
+        click.option(
+            "--restarts",
+            type=click.IntRange(1, 100),
+            default=DEFAULTS.restarts,
+            show_default=True,
+            help="Random starts per candidate model.",
+        ),
+        click.option(
+            "--seed",
+            type=int,
+            default=0,
+            show_default=True,
+            help="Seed of every random choice: one seed, one result.",
+        ),
+        click.option(
+            "--seeds",
+            type=click.IntRange(1, 20),
+            default=DEFAULTS.seeds,
+            show_default=True,
+            help="Run this many searches (seeds SEED, SEED+1, ...) and keep the lowest BIC;"
+            " the time grows in proportion.",
+        ),
+        click.option(
+            "--jobs",
+            type=click.IntRange(0, 512),
+            default=0,
+            help="Worker processes (0: one per core, 1: serial).",
+        ),
+        click.option(
+            "--beam",
+            type=click.IntRange(1, 20),
+            default=DEFAULTS.beam,
+            show_default=True,
+            help="Models kept and expanded at each of the first --beam-levels levels (1: greedy).",
+        ),
+        click.option(
+            "--beam-levels",
+            type=click.IntRange(0, 50),
+            default=DEFAULTS.beam_levels,
+            show_default=True,
+            help="Levels that keep --beam models; later levels keep the best one (0: all).",
+        ),
+        click.option(
+            "--language",
+            type=click.Choice(sorted(LANGUAGE_NAMES)),
+            default=DEFAULTS.language,
+            show_default=True,
+            help="Space of models to search.",
+        ),
+        click.option(
+            "--interpretable",
+            is_flag=True,
+            help="Distribute products over sums during the search (ABCD-interpretability).",
+        ),
+        click.option(
+            "--subset-size",
+            type=click.IntRange(20, 100000),
+            default=DEFAULTS.subset_size,
+            show_default=True,
+            help="Above this many points, optimise on a subset and refine on all.",
+        ),
+        click.option(
+            "--patience",
+            type=click.IntRange(0, 50),
+            default=DEFAULTS.patience,
+            show_default=True,
+            help="Stop after this many levels without a better BIC (0: never).",
+        ),
+        click.option(
+            "--prior-mean",
+            type=click.Choice(PRIOR_MEANS),
+            default=DEFAULTS.prior_mean,
+            show_default=True,
+            help="What the model expects before seeing data: the series' mean; zero (as the"
+            " original system did; a constant component then carries the level); or 'constant', a"
+            " level of unknown value estimated with each model.",
+        ),
+    ]
+
+
+QUIET_OPTION = click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+X_OPTION = click.option(
+    "--x", "x", metavar="COL", help="Column holding time (name or 1-based number)."
+)
+Y_OPTION = click.option(
+    "--y", "y", metavar="COL", help="Column holding the values (name or number)."
+)
+
+
+def _decorate(fn: Any, options: list[Any]) -> Any:
+    """fn with the options applied so that --help lists them in this order."""
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def search_options(fn: Any, data_required: bool = True) -> Any:
+    """The options shared by every command that searches one series."""
+    return _decorate(
+        fn,
+        [
+            click.argument("data", metavar="DATA.csv", required=data_required),
+            X_OPTION,
+            Y_OPTION,
+            *_setting_options(),
+            click.option(
+                "--checkpoint",
+                metavar="PATH",
+                help="Where to keep the search state (default: beside the output).",
+            ),
+            click.option("--resume", is_flag=True, help="Continue an interrupted search."),
+            QUIET_OPTION,
+        ],
+    )
+
+
+def batch_search_options(fn: Any) -> Any:
+    """The search options of a batch over many series (each keeps its own checkpoint)."""
+    return _decorate(fn, [*_setting_options(), QUIET_OPTION])

@@ -1,0 +1,58 @@
+"""``abcd predict``: the predictive distribution of y at new x, from a saved model."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command(short_help="Predict y at new x from a saved model.")
+@click.argument("model_file", metavar="MODEL.json")
+@click.argument("inputs", metavar="X.csv")
+@click.option("-o", "--output", required=True, metavar="OUT.csv", help="Where to write the table.")
+@click.option("--x", "x", metavar="COL", help="Column of X.csv holding x (name or number).")
+@click.option(
+    "--average-seeds",
+    is_flag=True,
+    help="MODEL.json from `abcd search --seeds K`: predict with the mixture of all K searches'"
+    " models instead of the lowest-BIC one.",
+)
+@click.option(
+    "--seed-weights",
+    type=click.Choice(["evidence", "equal"]),
+    help="With --average-seeds: weigh each model by its evidence exp(-BIC/2) (the default), or"
+    " all equally.",
+)
+def predict(
+    model_file: str,
+    inputs: str,
+    output: str,
+    x: str | None,
+    average_seeds: bool,
+    seed_weights: str | None,
+) -> None:
+    """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
+    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`."""
+    from abcd_cli.api import check_writable
+    from abcd_cli.data.reader import load_inputs
+    from abcd_cli.errors import InputError
+    from abcd_cli.files import atomic_write
+    from abcd_cli.found import read_model
+    from abcd_cli.prediction import predictive_table, to_csv
+
+    check_writable(output)
+    if seed_weights and not average_seeds:
+        raise InputError("--seed-weights only applies with --average-seeds")
+    found = read_model(model_file)
+    models, weights, mixed = [found.model], None, ""
+    if average_seeds:
+        if len(found.seed_models) < 2:
+            raise InputError(
+                f"{model_file} holds one search's model; --average-seeds needs a file from"
+                " 'abcd search --seeds K --json' with K > 1"
+            )
+        models, weights, mixed = found.mixture(seed_weights or "evidence")
+        mixed = f"; {mixed}"
+    values, cells, name, kind = load_inputs(inputs, x)
+    found.check_x_kind(kind, f"{inputs}: column {name!r}")
+    atomic_write(output, to_csv(name, cells, predictive_table(models, values, weights)))
+    click.echo(f"wrote {output} ({len(cells)} rows{mixed})")

@@ -1,0 +1,52 @@
+"""Running a search from a command's options: progress lines, checkpoints and interrupts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+import abcd_cli
+from abcd_cli.cli.errors import EXIT_INTERRUPTED, sigterm_as_interrupt
+from abcd_cli.cli.options import settings_of
+from abcd_cli.found import FoundModel
+
+
+def default_checkpoint(data: str, out: str | None) -> str:
+    """Beside the output (``OUT.ckpt.json``), else ``.NAME.abcd.ckpt.json`` in the current
+    folder."""
+    if out:
+        return str(Path(out).with_name(Path(out).name + ".ckpt.json"))
+    return str(Path.cwd() / f".{Path(data).stem}.abcd.ckpt.json")
+
+
+def run_search_command(opts: dict[str, Any], checkpoint: str) -> FoundModel:
+    """Search DATA with the command's options (``--checkpoint`` overrides ``checkpoint``),
+    progress on stderr unless ``--quiet``. An interrupt (Ctrl-C or SIGTERM) says where the
+    state was saved and exits with code 130. The caller removes the checkpoints once its
+    output is written (``FoundModel.discard_checkpoints``)."""
+    progress = None if opts["quiet"] else (lambda msg: click.echo(msg, err=True))
+    try:
+        with sigterm_as_interrupt():
+            return abcd_cli.search(
+                opts["data"],
+                x=opts["x"],
+                y=opts["y"],
+                jobs=opts["jobs"],
+                progress=progress,
+                checkpoint=opts["checkpoint"] or checkpoint,
+                resume=opts["resume"],
+                **settings_of(opts),
+            )
+    except abcd_cli.SearchInterrupted as stop:
+        if stop.saved:
+            click.echo(
+                "Interrupted. The search state after the last finished level is in"
+                f" {', '.join(map(str, stop.saved))}; run the same command with --resume to"
+                " continue.",
+                err=True,
+            )
+        else:
+            click.echo("Interrupted before the first level finished; nothing was saved.", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None

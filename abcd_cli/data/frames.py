@@ -1,0 +1,189 @@
+"""Series from a pandas DataFrame or from arrays, by the same rules as a CSV file.
+
+The frame's cells are written as the text a CSV file would hold (numbers in full precision,
+datetimes as ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, missing values as empty cells) and read by
+:mod:`abcd_cli.data.reader`'s own column, value, date and sanity rules, so a frame and the CSV
+written from it give the same :class:`~abcd_cli.data.reader.Series`: a datetime column becomes
+decimal years, year + (day_of_year - 1 + fraction of the day) / days_in_year.
+
+Columns: the frame's column labels are the names (a default ``RangeIndex`` of labels counts as
+no header: ``column 1``, ``column 2``, ...). A ``DatetimeIndex``, ``PeriodIndex`` or named index
+holds x and becomes the first column; an unnamed plain index is ignored. Rows are reported as
+``row R (index I)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from abcd_cli.data import reader
+from abcd_cli.data.dates import decimal_year
+from abcd_cli.data.reader import Series
+from abcd_cli.errors import InputError
+
+
+@dataclass
+class _FrameTable(reader._Table):
+    """A table of a frame's cells; its rows are named by the frame's index labels."""
+
+    labels: list[str] = field(default_factory=list)
+
+    def where(self, row: int) -> str:
+        return f"row {row + 1} (index {self.labels[row]})"
+
+
+def series_from_frame(
+    frame: pd.DataFrame | pd.Series,
+    x: str | int | None = None,
+    y: str | int | None = None,
+    source: str = "DataFrame",
+) -> Series:
+    """The validated :class:`Series` of a DataFrame (or a pandas Series: its values are y).
+
+    ``x`` and ``y`` choose columns by label or 1-based number, with the CSV reader's defaults;
+    ``source`` names the data in messages and reports.
+    """
+    table = _frame_table(frame, source)
+    return _series_from_table(table, None if x is None else str(x), None if y is None else str(y))
+
+
+def series_from_arrays(x: Any, y: Any, source: str = "arrays") -> Series:
+    """The validated :class:`Series` of y at x (numbers or datetimes); with ``x`` None, x is
+    the position 0..n-1, as for a one-column CSV file."""
+    y_values = _one_dimensional(y, "y", source)
+    if x is None:
+        return series_from_frame(pd.DataFrame({"y": y_values}), source=source)
+    x_values = _one_dimensional(x, "x", source)
+    if len(x_values) != len(y_values):
+        raise InputError(f"{source}: x has {len(x_values)} values but y has {len(y_values)}")
+    return series_from_frame(pd.DataFrame({"x": x_values, "y": y_values}), source=source)
+
+
+def decimal_years(values: Any) -> np.ndarray:
+    """Datetimes (anything ``pandas.to_datetime`` reads; aware ones in UTC) as decimal years."""
+    stamps = pd.DatetimeIndex(pd.to_datetime(values, utc=True)).tz_localize(None)
+    seconds = stamps.hour * 3600.0 + stamps.minute * 60.0 + stamps.second
+    seconds = seconds + stamps.microsecond / 1e6 + stamps.nanosecond / 1e9
+    return np.array(
+        [
+            math.nan if pd.isna(s) else decimal_year(s.year, s.month, s.day, sec)
+            for s, sec in zip(stamps, seconds, strict=True)
+        ]
+    )
+
+
+def is_datetime_like(values: Any) -> bool:
+    """Whether ``values`` hold datetimes (a datetime dtype, or datetime/date objects)."""
+    array = np.asarray(values) if not isinstance(values, pd.Series | pd.Index) else values
+    dtype = getattr(array, "dtype", None)
+    if dtype is not None and pd.api.types.is_datetime64_any_dtype(dtype):
+        return True
+    flat = np.asarray(values, dtype=object).ravel()
+    present = [v for v in flat if not _is_missing(v)]
+    return bool(present) and all(isinstance(v, datetime | date) for v in present)
+
+
+# ----------------------------------------------------------------------------- cells
+
+
+def _one_dimensional(values: Any, name: str, source: str) -> Any:
+    if isinstance(values, pd.Series | pd.Index):
+        values = values.to_numpy()
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise InputError(f"{source}: {name} must be one-dimensional, not of shape {array.shape}")
+    return array
+
+
+def _frame_table(frame: pd.DataFrame | pd.Series, source: str) -> _FrameTable:
+    """The frame's cells as text, with the index as the first column when it holds x."""
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame(name="y" if frame.name is None else frame.name)
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"expected a pandas DataFrame, not {type(frame).__name__}")
+    index = frame.index
+    if isinstance(index, pd.DatetimeIndex | pd.PeriodIndex) or index.name is not None:
+        frame = frame.reset_index(names=str(index.name) if index.name is not None else "date")
+    if frame.shape[1] == 0 or frame.shape[0] == 0:
+        raise InputError(f"{source}: the DataFrame holds no values")
+    headerless = isinstance(frame.columns, pd.RangeIndex)
+    if headerless:
+        names = [f"column {i + 1}" for i in range(frame.shape[1])]
+    else:
+        names = [_label(c) for c in frame.columns]
+    columns = [_cells(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    rows = [list(row) for row in zip(*columns, strict=True)]
+    return _FrameTable(
+        source=source,
+        names=names,
+        rows=rows,
+        lines=list(range(2, len(rows) + 2)),
+        delimiter=",",
+        unnamed=set(range(len(names))) if headerless else set(),
+        headerless=headerless,
+        labels=[str(label) for label in index],
+    )
+
+
+def _label(label: Any) -> str:
+    if isinstance(label, tuple):  # MultiIndex columns
+        return " ".join(str(part) for part in label if str(part))
+    return str(label)
+
+
+def _cells(column: pd.Series) -> list[str]:
+    """One column's values as the text a CSV file would hold."""
+    if isinstance(column.dtype, pd.PeriodDtype):
+        column = column.dt.to_timestamp()
+    if pd.api.types.is_datetime64_any_dtype(column.dtype):
+        if getattr(column.dt, "tz", None) is not None:
+            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
+        return [_cell(v) for v in column]
+    return [_cell(v) for v in column.astype(object)]
+
+
+def _cell(value: Any) -> str:
+    if _is_missing(value):
+        return ""
+    if isinstance(value, pd.Timestamp | datetime):
+        stamp = pd.Timestamp(value)
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert("UTC").tz_localize(None)
+        return stamp.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, bool | np.bool_):
+        return str(value)
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    return str(value)
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None or value is pd.NaT:
+        return True
+    try:
+        return bool(pd.isna(value)) if np.ndim(value) == 0 else False
+    except (TypeError, ValueError):
+        return False
+
+
+def _series_from_table(table: _FrameTable, x: str | None, y: str | None) -> Series:
+    """The reader's column, value and sanity rules applied to a table of cells (what
+    ``reader.load_series`` does after parsing its file)."""
+    xi, yi = reader._choose_columns(table, x, y)
+    y_values = reader._numeric_values(table, yi)
+    if xi is None:
+        x_values, kind, x_name = np.arange(len(table.rows), dtype=np.float64), "number", "index"
+    else:
+        x_values, kind = reader._x_values(table, xi)
+        x_name = table.names[xi]
+    return reader._finish(table, x_values, y_values, kind, x_name, table.names[yi])

@@ -1,0 +1,269 @@
+"""A model found by a search, or read back from its file: what the Python API returns.
+
+:class:`FoundModel` holds the fitted :class:`~abcd_cli.model.Model` and the search's document,
+the JSON that ``abcd search --json`` writes: the model (kernel, BIC, parameters, internal units),
+the data with their names, the trace, the settings and notes, and with ``seeds`` > 1 every
+search's model (``seed_models``). From it one can predict, decompose and report without
+searching again. Its additive components (the terms of the kernel's sum-of-products form,
+thesis §4.1) are computed on first use by :func:`abcd_cli.decompose.components.decompose`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from abcd_cli.errors import InputError
+from abcd_cli.files import atomic_write
+from abcd_cli.model import Model, seed_models
+
+if TYPE_CHECKING:
+    from abcd_cli.data.reader import Series
+
+#: How far past the data a report forecasts, as a fraction of the data's x range.
+EXTRAPOLATE = 0.2
+#: How the models of a ``seeds`` > 1 search are weighed when averaged (see abcd_cli.prediction).
+SEED_WEIGHTS = ("evidence", "equal")
+
+
+@dataclass(frozen=True)
+class Component:
+    """One additive component of the model, in report order, with its share of the data
+    (thesis §4.1): ``share`` is the gain in R² from adding it, ``cumulative_share`` the R² of
+    the components up to it, ``cv_mae`` the cross-validated MAE with it, in y's units."""
+
+    index: int
+    kernel: str
+    structure: str
+    share: float
+    cumulative_share: float
+    cv_mae: float
+    is_noise: bool
+
+
+@dataclass(frozen=True, eq=False)
+class FoundModel:
+    """A fitted model and its search document; see the module docstring.
+
+    ``origin`` is the model file it was read from (empty after a search); ``checkpoints`` the
+    files holding the search's state, which :meth:`discard_checkpoints` removes;
+    ``search_result`` the search's own result (None for a model read from a file)."""
+
+    model: Model
+    document: dict[str, Any] = field(repr=False)
+    origin: str = ""
+    checkpoints: tuple[Path, ...] = ()
+    search_result: Any = field(default=None, repr=False)  # the search's own SearchResult
+    _decompositions: dict[tuple[float, int], Any] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def from_search(
+        cls, series: Series, result: Any, checkpoints: tuple[Path, ...] = ()
+    ) -> FoundModel:
+        """From a ``kernel_search.loop.SearchResult`` on ``series``: the document is the search's
+        own (model, trace, settings, notes) with the data's names, kind, source and rows dropped."""
+        document = result.to_dict()
+        document["data"].update(
+            {
+                "x_name": series.x_name,
+                "y_name": series.y_name,
+                "x_kind": series.x_kind,
+                "source": series.source,
+                "n_dropped": series.n_dropped,
+            }
+        )
+        return cls(result.model, document, checkpoints=tuple(checkpoints), search_result=result)
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any], origin: str = "") -> FoundModel:
+        """From a search document (``to_dict`` output); InputError when it holds no model."""
+        return cls(Model.from_dict(document), document, origin=origin)
+
+    # ------------------------------------------------------------------ the model
+
+    @property
+    def bic(self) -> float:
+        """BIC = 2·NLL + p·log n in the user's units (lower is better)."""
+        return self.model.bic
+
+    @property
+    def kernel(self) -> str:
+        """The kernel with its parameters in the user's units, as text."""
+        return self.model.user_kernel.to_text()
+
+    @property
+    def structure(self) -> str:
+        """The kernel without its parameters, e.g. ``SE + Per * Lin + WN``."""
+        return self.model.kernel.structure
+
+    @property
+    def parameters(self) -> dict[str, float]:
+        """Every parameter by its dotted name, in the user's units."""
+        return {p["name"]: p["value"] for p in self.model.parameters()}
+
+    @property
+    def n(self) -> int:
+        """Number of data points the model was fitted to."""
+        return self.model.n
+
+    @property
+    def log_likelihood(self) -> float:
+        return -self.model.nll
+
+    # ------------------------------------------------------------------ the search
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.document.get("data") or {}
+
+    @property
+    def x_kind(self) -> str:
+        """``"date"``, ``"year"`` (decimal years) or ``"number"``."""
+        return str(self.data.get("x_kind", "number"))
+
+    @property
+    def x_name(self) -> str:
+        return str(self.data.get("x_name", "x"))
+
+    @property
+    def y_name(self) -> str:
+        return str(self.data.get("y_name", "y"))
+
+    @property
+    def source(self) -> str:
+        """Where the data came from (a file name), else the model file, else ``"data"``."""
+        return str(self.data.get("source") or self.origin or "data")
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.document.get("settings") or {})
+
+    @property
+    def seed(self) -> int:
+        """The search's (first) seed; 0 when unknown."""
+        return int(self.settings.get("seed", 0))
+
+    @property
+    def trace(self) -> list[dict[str, Any]]:
+        return list(self.document.get("trace") or [])
+
+    @property
+    def notes(self) -> list[str]:
+        """The search's notes, and why it stopped early if it did."""
+        stopped = self.document.get("stopped_early")
+        return list(self.document.get("notes") or []) + ([stopped] if stopped else [])
+
+    @property
+    def elapsed_seconds(self) -> float:
+        return float(self.document.get("elapsed_seconds", 0.0))
+
+    @cached_property
+    def seed_models(self) -> dict[int, Model]:
+        """With ``seeds`` > 1: every search's model by seed; else {}."""
+        return seed_models(self.document)
+
+    # ------------------------------------------------------------------ components
+
+    def decomposition(self, extrapolate: float = EXTRAPOLATE, seed: int | None = None) -> Any:
+        """The model's ordered additive components with their statistics, computed once per
+        (extrapolate, seed) (``seed``: of the model checks' simulations; default the search's)."""
+        from abcd_cli.decompose.components import decompose
+        from abcd_cli.decompose.facts import Axis
+
+        key = (float(extrapolate), self.seed if seed is None else int(seed))
+        if key not in self._decompositions:
+            axis = Axis(self.x_kind, self.x_name, self.y_name)
+            self._decompositions[key] = decompose(self.model, axis, extrapolate=key[0], seed=key[1])
+        return self._decompositions[key]
+
+    @property
+    def components(self) -> list[Component]:
+        """The additive components in report order (computed on first use)."""
+        return [
+            Component(
+                index=c.index,
+                kernel=c.kernel.to_text(),
+                structure=c.kernel.structure,
+                share=float(c.delta_r2),
+                cumulative_share=float(c.cum_r2),
+                cv_mae=float(c.cv_mae),
+                is_noise=bool(c.is_noise),
+            )
+            for c in self.decomposition().components
+        ]
+
+    # ------------------------------------------------------------------ prediction
+
+    def mixture(self, weighting: str = "evidence") -> tuple[list[Model], np.ndarray | None, str]:
+        """The models of every seed, their weights and a description for ``predict``'s
+        message: weights ∝ exp(−BIC/2) ("evidence") or None for equal ones ("equal").
+        Fewer than two seeds' models give just this model and no description."""
+        from abcd_cli.prediction import describe_weights, evidence_weights
+
+        if weighting not in SEED_WEIGHTS:
+            raise InputError(f"unknown seed weighting {weighting!r}: choose evidence or equal")
+        by_seed = self.seed_models
+        if len(by_seed) < 2:
+            return [self.model], None, ""
+        models = list(by_seed.values())
+        text = f"the mixture of {len(models)} seeds' models"
+        if weighting == "equal":
+            return models, None, text + ", equally weighted"
+        weights = evidence_weights([m.bic for m in models])
+        text += f" weighted by evidence: {describe_weights(list(by_seed), weights)}"
+        return models, weights, text
+
+    def check_x_kind(self, kind: str, what: str) -> None:
+        """Refuse new x of another kind (dates or years vs plain numbers) than the data's;
+        ``what`` names them in the message (e.g. "X.csv: column 'date'")."""
+        trained = self.x_kind
+        if (trained == "number") != (kind == "number"):
+            kinds = {True: "plain numbers", False: "dates or years"}
+            raise InputError(
+                f"{what} holds {kinds[kind == 'number']} but the model was"
+                f" fitted to {kinds[trained == 'number']}"
+            )
+
+    # ------------------------------------------------------------------ output
+
+    def to_dict(self) -> dict[str, Any]:
+        """The search document, as ``abcd search --json`` writes it (a copy)."""
+        return copy.deepcopy(self.document)
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path."""
+        atomic_write(path, json.dumps(self.document, indent=1))
+        return Path(path)
+
+    def discard_checkpoints(self) -> None:
+        """Remove the files that held the search's state (after its output is safe)."""
+        for path in self.checkpoints:
+            path.unlink(missing_ok=True)
+
+    def __repr__(self) -> str:
+        return f"<FoundModel {self.structure}  BIC {self.bic:.2f}  n={self.n}>"
+
+
+def read_model(path: str | Path) -> FoundModel:
+    """The model saved by ``abcd search --json`` (or :meth:`FoundModel.save`) at ``path``;
+    InputError with a one-line message when the file is missing, unreadable or not a model."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"model file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"cannot read model file {path}: {exc}") from None
+    if not isinstance(document, dict):
+        raise InputError(f"model file {path} is not a model saved by 'abcd search --json'")
+    return FoundModel.from_document(document, origin=str(path))
