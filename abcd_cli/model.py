@@ -45,7 +45,12 @@ class Model:
 
     @property
     def n(self) -> int:
-        return int(self.x.size)
+        return int(self.y.size)
+
+    @property
+    def n_dims(self) -> int:
+        """Input dimensions: ``x`` is (N,) for one input, (N, D) for several."""
+        return 1 if self.x.ndim == 1 else int(self.x.shape[1])
 
     @cached_property
     def user_kernel(self) -> Kernel:
@@ -99,12 +104,7 @@ class Model:
             "internal": {
                 "kernel": self.kernel.to_text(),
                 "constant_mean": self.constant_mean,
-                "scaling": {
-                    "x_shift": self.scaling.x_shift,
-                    "x_scale": self.scaling.x_scale,
-                    "y_shift": self.scaling.y_shift,
-                    "y_scale": self.scaling.y_scale,
-                },
+                "scaling": self.scaling.to_dict(),
             },
         }
         if with_data:
@@ -116,7 +116,7 @@ class Model:
         """Rebuild a model from ``to_dict`` output; InputError when the content is not a model."""
         try:
             internal = d["internal"]
-            scaling = Scaling(**{k: float(v) for k, v in internal["scaling"].items()})
+            scaling = Scaling.from_dict(internal["scaling"])
             kernel = parse_kernel(internal["kernel"])
             x = np.asarray(d["data"]["x"], dtype=float)
             y = np.asarray(d["data"]["y"], dtype=float)
@@ -126,11 +126,24 @@ class Model:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
             ) from None
-        if x.shape != y.shape or x.ndim != 1 or not kernel.is_fitted:
+        if not _data_fit(x, y, scaling, kernel) or not kernel.is_fitted:
             raise InputError("model file: data or kernel parameters are incomplete")
         if not isinstance(constant_mean, bool):
             raise InputError("model file: constant_mean must be true or false")
         return cls(kernel, scaling, x, y, nll, constant_mean)
+
+
+def _data_fit(x: np.ndarray, y: np.ndarray, scaling: Scaling, kernel: Kernel) -> bool:
+    """Whether x (N,) or (N, D) and y (N,) belong together, with the scaling's D columns and
+    every kernel node on one of them."""
+    n_dims = 1 if x.ndim == 1 else (x.shape[1] if x.ndim == 2 else 0)
+    dims = [getattr(k, "dim", 0) for k in kernel.nodes()]
+    return (
+        y.ndim == 1
+        and x.shape[:1] == y.shape
+        and n_dims == scaling.n_dims
+        and all(0 <= d < n_dims for d in dims)
+    )
 
 
 def seed_models(doc: dict) -> dict[int, Model]:

@@ -135,7 +135,7 @@ def test_user_units_round_trip():
     np.testing.assert_allclose(back.values(), k.values(), rtol=1e-12)
     xs = np.linspace(-1, 1, 15)
     np.testing.assert_allclose(
-        sc.kernel_out(k).gram(sc.x_shift + sc.x_scale * xs), sc.y_scale**2 * k.gram(xs), rtol=1e-10
+        sc.kernel_out(k).gram(sc.x_out(xs)), sc.y_scale**2 * k.gram(xs), rtol=1e-10
     )
 
 

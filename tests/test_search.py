@@ -194,7 +194,7 @@ def test_long_series_start_periods_from_the_whole_spectrum():
     search = Search(x, y, SearchSettings())
     assert search.subset is not None
     years = np.std(x)  # internal units of x are standard deviations
-    starts = [p * years for p in search.fit_summary.periods]
+    starts = [p * years for p in search.fit_summary.for_dim(0).periods]
     assert any(p == pytest.approx(1.0, rel=0.01) for p in starts[:3]), starts
     assert min(starts) > 0.4, starts  # nothing shorter than the half-year harmonic is real
 

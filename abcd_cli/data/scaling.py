@@ -1,13 +1,16 @@
 """Internal units for conditioning, and the way back to the user's units.
 
-The fitter works on x_s = (x - x_shift) / x_scale and y_s = (y - y_shift) / y_scale. A kernel k_s
-fitted there is the user-unit kernel k(x, x') = y_scale² k_s(x_s, x_s'); each parameter converts by
-its unit kind (``Kernel.units``). The log likelihood of y is that of y_s minus n·log(y_scale).
+The fitter works on x_s = (x - x_shift) / x_scale, column by column (each input dimension d has
+its own shift and scale), and y_s = (y - y_shift) / y_scale. A kernel k_s fitted there is the
+user-unit kernel k(x, x') = y_scale² k_s(x_s, x_s'); each parameter converts by its unit kind
+(``Kernel.units``) with the shift and scale of the dimension its kernel acts on. The log
+likelihood of y is that of y_s minus n·log(y_scale).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,28 +19,70 @@ from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import scale_kernel
 
 
+def _per_dim(value: float | Sequence[float]) -> tuple[float, ...]:
+    return (float(value),) if np.ndim(value) == 0 else tuple(float(v) for v in value)
+
+
 @dataclass(frozen=True)
 class Scaling:
-    """Affine maps x = x_shift + x_scale·x_s and y = y_shift + y_scale·y_s."""
+    """Affine maps x_d = x_shift_d + x_scale_d·x_s,d and y = y_shift + y_scale·y_s.
 
-    x_shift: float = 0.0
-    x_scale: float = 1.0
+    ``x_shift`` and ``x_scale`` hold one number per input dimension (a single number is read
+    as one dimension)."""
+
+    x_shift: tuple[float, ...] = (0.0,)
+    x_scale: tuple[float, ...] = (1.0,)
     y_shift: float = 0.0
     y_scale: float = 1.0
 
+    def __post_init__(self) -> None:
+        shift, scale = _per_dim(self.x_shift), _per_dim(self.x_scale)
+        if len(shift) != len(scale):
+            raise ValueError("x_shift and x_scale need one value per input dimension")
+        object.__setattr__(self, "x_shift", shift)
+        object.__setattr__(self, "x_scale", scale)
+        object.__setattr__(self, "y_shift", float(self.y_shift))
+        object.__setattr__(self, "y_scale", float(self.y_scale))
+
+    @property
+    def n_dims(self) -> int:
+        return len(self.x_shift)
+
     @classmethod
     def from_data(cls, x: np.ndarray, y: np.ndarray, centre_y: bool = True) -> Scaling:
-        """Centre x, and y unless ``centre_y`` is False (the GP's prior mean is then zero in the
-        user's units, as in the original system); scale each by its standard deviation."""
+        """Centre each input column, and y unless ``centre_y`` is False (the GP's prior mean is
+        then zero in the user's units, as in the original system); scale each by its standard
+        deviation. ``x`` is (N,) for one input or (N, D)."""
         x = np.asarray(x, dtype=float)
+        columns = x.T if x.ndim == 2 else [x]
         y = np.asarray(y, dtype=float)
-        x_scale = float(np.std(x)) or 1.0
         y_scale = float(np.std(y)) or 1.0
         y_shift = float(np.mean(y)) if centre_y else 0.0
-        return cls(float(np.mean(x)), x_scale, y_shift, y_scale)
+        shifts = tuple(float(np.mean(c)) for c in columns)
+        scales = tuple(float(np.std(c)) or 1.0 for c in columns)
+        return cls(shifts, scales, y_shift, y_scale)
+
+    def _column_maps(
+        self, x: np.ndarray
+    ) -> tuple[np.ndarray, float | np.ndarray, float | np.ndarray]:
+        """x as floats with the shift and scale that broadcast over it: scalars for a 1-D x
+        (one input), one value per column for an (N, D) x."""
+        x = np.asarray(x, dtype=float)
+        if x.ndim < 2:
+            if self.n_dims != 1:
+                raise ValueError(f"x needs {self.n_dims} columns")
+            return x, self.x_shift[0], self.x_scale[0]
+        if x.shape[1] != self.n_dims:
+            raise ValueError(f"x has {x.shape[1]} columns, the scaling {self.n_dims}")
+        return x, np.array(self.x_shift), np.array(self.x_scale)
 
     def x_in(self, x: np.ndarray) -> np.ndarray:
-        return (np.asarray(x, dtype=float) - self.x_shift) / self.x_scale
+        x, shift, scale = self._column_maps(x)
+        return (x - shift) / scale
+
+    def x_out(self, x_s: np.ndarray) -> np.ndarray:
+        x_s, shift, scale = self._column_maps(x_s)
+        return shift + scale * x_s
 
     def y_in(self, y: np.ndarray) -> np.ndarray:
         return (np.asarray(y, dtype=float) - self.y_shift) / self.y_scale
@@ -56,19 +101,40 @@ class Scaling:
 
     def kernel_in(self, kernel: Kernel) -> Kernel:
         """A user-unit kernel expressed in internal units (inverse of ``kernel_out``)."""
-        return _transform(
-            kernel, -self.x_shift / self.x_scale, 1.0 / self.x_scale, self.y_scale**-2
+        shifts = tuple(-s / c for s, c in zip(self.x_shift, self.x_scale, strict=True))
+        scales = tuple(1.0 / c for c in self.x_scale)
+        return _transform(kernel, shifts, scales, self.y_scale**-2)
+
+    def to_dict(self) -> dict[str, float | list[float]]:
+        """The JSON form: plain numbers for one input, lists of one per column for several."""
+        one = self.n_dims == 1
+        return {
+            "x_shift": self.x_shift[0] if one else list(self.x_shift),
+            "x_scale": self.x_scale[0] if one else list(self.x_scale),
+            "y_shift": self.y_shift,
+            "y_scale": self.y_scale,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Scaling:
+        """Inverse of ``to_dict``; TypeError/ValueError/KeyError on a malformed entry."""
+        return cls(
+            _per_dim(d["x_shift"]), _per_dim(d["x_scale"]), float(d["y_shift"]), float(d["y_scale"])
         )
 
 
-def _transform(kernel: Kernel, shift: float, scale: float, variance: float) -> Kernel:
-    """Re-express k for inputs x' = shift + scale·x, multiplied by ``variance``."""
-    return scale_kernel(_transform_x(kernel, shift, scale), variance)
+def _transform(
+    kernel: Kernel, shifts: tuple[float, ...], scales: tuple[float, ...], variance: float
+) -> Kernel:
+    """Re-express k for inputs x'_d = shifts_d + scales_d·x_d, multiplied by ``variance``."""
+    return scale_kernel(_transform_x(kernel, shifts, scales), variance)
 
 
-def _transform_x(kernel: Kernel, shift: float, scale: float) -> Kernel:
-    ops = [_transform_x(k, shift, scale) for k in kernel.operands]
+def _transform_x(kernel: Kernel, shifts: tuple[float, ...], scales: tuple[float, ...]) -> Kernel:
+    ops = [_transform_x(k, shifts, scales) for k in kernel.operands]
     if kernel.own_values:
+        dim = getattr(kernel, "dim", 0)
+        shift, scale = shifts[dim], scales[dim]
         values = []
         for v, unit in zip(kernel.own_values, kernel.units, strict=True):
             if unit == "length":

@@ -15,6 +15,7 @@ import numpy as np
 from abcd_cli.decompose.checks import model_checks
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.decompose.ordering import order_by_cv
+from abcd_cli.errors import InputError
 from abcd_cli.kernels import WN, Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
@@ -44,7 +45,12 @@ def decompose(
     grid_size: int = 400,
     seed: int = 0,
 ) -> Decomposition:
-    """Split the model into ordered additive components with their statistics."""
+    """Split the model into ordered additive components with their statistics, along its one
+    input (a model of several inputs is refused with an ``InputError``)."""
+    if model.n_dims != 1:
+        raise InputError(
+            f"this model has {model.n_dims} inputs; reports describe models of one input"
+        )
     sc = model.scaling
     post = model.posterior
     x_lo, x_hi = float(model.x.min()), float(model.x.max())

@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from abcd_cli.engines.base import FAILED_NLL, Engine, NLLBounds
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE, fit
-from abcd_cli.kernel_search.init import DataSummary, invalid_reason
+from abcd_cli.kernel_search.init import Summary, invalid_reason
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -26,8 +26,8 @@ class FitTask:
     kernel: Kernel
     X: np.ndarray
     y: np.ndarray
-    summary: DataSummary
-    limits: DataSummary  # the full data's scales, for the validity check
+    summary: Summary
+    limits: Summary  # the full data's scales, for the validity check
     restarts: int
     polish: int
     max_iter: int

@@ -17,7 +17,7 @@ from scipy.optimize import minimize
 
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import FAILED_NLL, Engine
-from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
+from abcd_cli.kernel_search.init import InputSummaries, Summary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 
 #: The engine a search uses unless told otherwise: the exact GP.
@@ -80,7 +80,7 @@ def fit(
     y: np.ndarray,
     rng: np.random.Generator,
     restarts: int = 10,
-    summary: DataSummary | None = None,
+    summary: Summary | None = None,
     max_iter: int = 200,
     polish: int | None = None,
     also_from: tuple[Kernel, ...] = (),
@@ -101,7 +101,7 @@ def fit(
     X = np.asarray(X, dtype=float)
     X = X[:, None] if X.ndim == 1 else X
     y = np.asarray(y, dtype=float)
-    summary = summary or DataSummary.from_data(X[:, 0], y)
+    summary = summary or InputSummaries.from_data(X, y)
     bounds = theta_bounds(kernel, summary)
     n_drawn = max(1, restarts) if not kernel.is_fitted else 1
     # initial_values draws what is unknown and puts every value inside its bounds

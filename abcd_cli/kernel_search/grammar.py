@@ -43,6 +43,8 @@ from abcd_cli.kernels.algebra import (
     structure_key,
     sum_of_products,
 )
+from abcd_cli.kernels.base import copy_with
+from abcd_cli.kernels.text import parse_kernel
 
 
 class _SearchableBases(Mapping[str, type[BaseKernel]]):
@@ -91,10 +93,11 @@ def _full_operators(s: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
         yield Product((s, b))  # S → S × B
         yield Product((s, Sum((b, C()))))  # S → S × (B + C)
         yield b  # S → B (covers B → B' when S is a base kernel)
-    yield CP(s, s)  # S → CP(S, S)
-    yield CW(s, s)  # S → CW(S, S)
-    yield CW(s, C())  # S → CW(S, C)
-    yield CW(C(), s)  # S → CW(C, S)
+    for d in sorted({b.dim for b in bases}):  # a change along each input dimension
+        yield CP(s, s, dim=d)  # S → CP(S, S)
+        yield CW(s, s, dim=d)  # S → CW(S, S)
+        yield CW(s, C(), dim=d)  # S → CW(S, C)
+        yield CW(C(), s, dim=d)  # S → CW(C, S)
     if isinstance(s, Combination):  # S + S' → S and S × S' → S
         for i in range(len(s.operands)):
             rest = s.operands[:i] + s.operands[i + 1 :]
@@ -166,6 +169,32 @@ LANGUAGES: dict[str, Language] = {
 }
 
 
+#: Roles of base kernels whose value does not depend on x: they live on input 0 only.
+X_FREE_ROLES = ("constant", "noise")
+
+
+def _reads_x(node: Kernel) -> bool:
+    return hasattr(node, "dim") and getattr(node, "role", None) not in X_FREE_ROLES
+
+
+def on_dim(kernel: Kernel, dim: int) -> Kernel:
+    """``kernel`` with every base kernel and change operator that reads x acting on input
+    ``dim``."""
+    ops = [on_dim(k, dim) for k in kernel.operands]
+    node = kernel.with_operands(ops) if ops else kernel
+    return copy_with(node, dim=dim) if _reads_x(node) else node
+
+
+def start_kernels(language: Language, n_dims: int = 1) -> list[Kernel]:
+    """The language's start kernels on every input dimension (each structure once)."""
+    out: dict[str, Kernel] = {}
+    for text in language.start:
+        for d in range(n_dims):
+            kernel = on_dim(parse_kernel(text), d)
+            out.setdefault(structure_key(kernel), kernel)
+    return list(out.values())
+
+
 def expand(
     kernel: Kernel,
     language: Language,
@@ -180,7 +209,12 @@ def expand(
     """
     if language.grow is None:
         return []
-    fresh = [_fresh(name, d) for d in range(n_dims) for name in bases]
+    fresh = [
+        _fresh(name, d)
+        for d in range(n_dims)
+        for name in bases
+        if d == 0 or BASES[name].role not in X_FREE_ROLES
+    ]
     seen = {structure_key(kernel)}
     out: list[Kernel] = []
     for child in language.grow(kernel, fresh):

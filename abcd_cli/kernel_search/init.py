@@ -9,7 +9,7 @@ Each parameter's start, bounds and validity rule are declared once, on its kerne
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.signal import lombscargle
@@ -19,6 +19,8 @@ from abcd_cli.kernels.params import period_limits
 
 __all__ = [
     "DataSummary",
+    "InputSummaries",
+    "Summary",
     "initial_values",
     "invalid_reason",
     "period_limits",
@@ -30,7 +32,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class DataSummary:
-    """Scales of the data that initial values and bounds are drawn from."""
+    """Scales of one input dimension and of y that initial values and bounds are drawn from."""
 
     x_min: float
     x_max: float
@@ -45,8 +47,13 @@ class DataSummary:
     def x_range(self) -> float:
         return self.x_max - self.x_min
 
+    def for_dim(self, dim: int) -> DataSummary:
+        """The scales a kernel on input ``dim`` sees: this one summary serves every dimension."""
+        return self
+
     @classmethod
     def from_data(cls, x: np.ndarray, y: np.ndarray, n_peaks: int = 5) -> DataSummary:
+        """The summary of one input column ``x`` (any shape with one value per point)."""
         x = np.asarray(x, dtype=float).ravel()
         y = np.asarray(y, dtype=float).ravel()
         gaps = np.diff(np.sort(x))
@@ -67,6 +74,42 @@ class DataSummary:
             periods,
             abs(float(np.mean(y))),
         )
+
+
+@dataclass(frozen=True)
+class InputSummaries:
+    """One ``DataSummary`` per input dimension: the scales of column d of X, and of y."""
+
+    dims: tuple[DataSummary, ...]
+
+    @property
+    def n_dims(self) -> int:
+        return len(self.dims)
+
+    def for_dim(self, dim: int) -> DataSummary:
+        return self.dims[dim]
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray) -> InputSummaries:
+        """Summaries of every column of ``X`` (N, D), each with y's spread and spectrum."""
+        X = np.asarray(X, dtype=float)
+        X = X[:, None] if X.ndim == 1 else X
+        return cls(tuple(DataSummary.from_data(X[:, d], y) for d in range(X.shape[1])))
+
+    def with_periods_of(self, other: InputSummaries) -> InputSummaries:
+        """These scales with ``other``'s periodogram peaks (a subset's own spectrum is aliased
+        by its uneven spacing, so it takes the full series' peaks)."""
+        return InputSummaries(
+            tuple(
+                replace(mine, periods=theirs.periods)
+                for mine, theirs in zip(self.dims, other.dims, strict=True)
+            )
+        )
+
+
+#: What the functions below read parameters' scales from: one summary for every input, or one
+#: per input dimension.
+Summary = DataSummary | InputSummaries
 
 
 def _periodogram_peaks(
@@ -106,36 +149,39 @@ def value_bounds(symbol: str, name: str, s: DataSummary) -> tuple[float, float]:
     return _spec(symbol, name).bounds(s)
 
 
-def theta_bounds(kernel: Kernel, s: DataSummary) -> list[tuple[float, float]]:
-    """L-BFGS-B bounds on theta (log for positive parameters)."""
+def theta_bounds(kernel: Kernel, s: Summary) -> list[tuple[float, float]]:
+    """L-BFGS-B bounds on theta (log for positive parameters), each from the scales of the input
+    dimension its kernel acts on."""
     out = []
-    for spec in kernel.param_specs():
-        lo, hi = spec.bounds(s)
+    for spec, dim in zip(kernel.param_specs(), kernel.param_dims(), strict=True):
+        lo, hi = spec.bounds(s.for_dim(dim))
         out.append((math.log(lo), math.log(hi)) if spec.positive else (lo, hi))
     return out
 
 
 def initial_values(
-    kernel: Kernel, s: DataSummary, rng: np.random.Generator, keep_known: bool = True
+    kernel: Kernel, s: Summary, rng: np.random.Generator, keep_known: bool = True
 ) -> np.ndarray:
-    """Natural-unit starting values: known values kept (if asked), unknown ones drawn."""
+    """Natural-unit starting values: known values kept (if asked), unknown ones drawn (from the
+    scales of the input dimension each kernel acts on)."""
     values = kernel.values()
-    for i, spec in enumerate(kernel.param_specs()):
+    for i, (spec, dim) in enumerate(zip(kernel.param_specs(), kernel.param_dims(), strict=True)):
+        scales = s.for_dim(dim)
         if not keep_known or not math.isfinite(values[i]):
-            values[i] = spec.start(s, rng)
-        lo, hi = spec.bounds(s)
+            values[i] = spec.start(scales, rng)
+        lo, hi = spec.bounds(scales)
         values[i] = min(max(values[i], lo), hi)
     return values
 
 
-def invalid_reason(kernel: Kernel, s: DataSummary) -> str:
+def invalid_reason(kernel: Kernel, s: Summary) -> str:
     """Why a fitted model may not be reported ('' when it may): the first failed check of a
     declared parameter, base kernels first (periods must lie between two short spacings and half
     the range), then operators (changes must happen inside the data)."""
     operators = [k for k in kernel.nodes() if not isinstance(k, BaseKernel)]
     for node in [*kernel.bases(), *operators]:
         for spec, value in zip(node.specs, node.own_values, strict=True):
-            reason = spec.reason(value, s)
+            reason = spec.reason(value, s.for_dim(getattr(node, "dim", 0)))
             if reason:
                 return reason
     return ""

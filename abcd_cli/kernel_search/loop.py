@@ -47,8 +47,8 @@ from abcd_cli.kernel_search.candidate import (
 )
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
-from abcd_cli.kernel_search.grammar import LANGUAGES, expand
-from abcd_cli.kernel_search.init import DataSummary
+from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
+from abcd_cli.kernel_search.init import InputSummaries
 from abcd_cli.kernel_search.scoring import Scored, Scorer, best_per_family
 from abcd_cli.kernel_search.settings import (
     PRIOR_MEANS,
@@ -58,7 +58,6 @@ from abcd_cli.kernel_search.settings import (
 )
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
-from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 
 # The names other modules import from here (they live in the modules named above).
@@ -157,22 +156,20 @@ class Search:
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.scaling, self.constant_mean = prior_mean_units(self.x, self.y, settings.prior_mean)
         self.scorer = Scorer(self.scaling, self.constant_mean)
-        self.X = self.scaling.x_in(self.x)[:, None]
+        X = self.scaling.x_in(self.x)
+        self.X = X[:, None] if X.ndim == 1 else X  # (N, D): one column per input
         self.Y = self.scaling.y_in(self.y)
         self.n = self.Y.size
         idx = _subset(self.n, settings.subset_size)
         self.subset = idx if idx.size < self.n else None
         self.X_fit, self.Y_fit = self.X[idx], self.Y[idx]
-        self.full_summary = DataSummary.from_data(self.X[:, 0], self.Y)
+        self.full_summary = InputSummaries.from_data(self.X, self.Y)
         # The subset's own spectrum is aliased by its uneven spacing (pairs of neighbours):
         # its starting periods are the full series' periodogram peaks.
         self.fit_summary = (
             self.full_summary
             if self.subset is None
-            else replace(
-                DataSummary.from_data(self.X_fit[:, 0], self.Y_fit),
-                periods=self.full_summary.periods,
-            )
+            else InputSummaries.from_data(self.X_fit, self.Y_fit).with_periods_of(self.full_summary)
         )
         # state, saved in the checkpoint
         self.level = -1
@@ -262,12 +259,16 @@ class Search:
     def _candidates(self) -> list[list[Kernel]]:
         """The new structures of this level: one family per kept model, none seen before."""
         if self.level < 0:
-            return [[parse_kernel(t) for t in self.language.start]]
+            return [start_kernels(self.language, self.X.shape[1])]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []
             for child in expand(
-                parent.kernel, self.language, self.settings.bases, self.settings.interpretable
+                parent.kernel,
+                self.language,
+                self.settings.bases,
+                self.settings.interpretable,
+                n_dims=self.X.shape[1],
             ):
                 key = structure_key(child)
                 if key not in self.seen:

@@ -115,6 +115,10 @@ class Kernel:
         """The spec of every entry of theta, in theta order."""
         return [p for k in self.nodes() for p in k.specs]
 
+    def param_dims(self) -> list[int]:
+        """The input dimension of the node each entry of theta belongs to, in theta order."""
+        return [getattr(k, "dim", 0) for k in self.nodes() for _ in k.specs]
+
     @property
     def n_params(self) -> int:
         return sum(len(k.own_values) for k in self.nodes())
