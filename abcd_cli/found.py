@@ -36,11 +36,13 @@ SEED_WEIGHTS = ("evidence", "equal")
 class Component:
     """One additive component of the model, in report order, with its share of the data
     (thesis §4.1): ``share`` is the gain in R² from adding it, ``cumulative_share`` the R² of
-    the components up to it, ``cv_mae`` the cross-validated MAE with it, in y's units."""
+    the components up to it, ``cv_mae`` the cross-validated MAE with it, in y's units;
+    ``description`` is the report's noun phrase for it."""
 
     index: int
     kernel: str
     structure: str
+    description: str
     share: float
     cumulative_share: float
     cv_mae: float
@@ -189,17 +191,21 @@ class FoundModel:
     @property
     def components(self) -> list[Component]:
         """The additive components in report order (computed on first use)."""
+        from abcd_cli.reporting.describe import noun_phrase
+
+        dec = self.decomposition()
         return [
             Component(
                 index=c.index,
                 kernel=c.kernel.to_text(),
                 structure=c.kernel.structure,
+                description=noun_phrase(c.kernel, dec.axis, x_data=dec.model.x),
                 share=float(c.delta_r2),
                 cumulative_share=float(c.cum_r2),
                 cv_mae=float(c.cv_mae),
                 is_noise=bool(c.is_noise),
             )
-            for c in self.decomposition().components
+            for c in dec.components
         ]
 
     # ------------------------------------------------------------------ prediction

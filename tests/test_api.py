@@ -250,6 +250,9 @@ def test_report_without_a_path_is_the_json_report(
     assert isinstance(content, dict)
     assert content["title"] == "Monthly"
     assert len(content["components"]) == len(found.components)
+    # each component's description is the report's phrase for it
+    phrases = [c["phrase"] for c in content["components"]]
+    assert [c.description for c in found.components] == phrases
     assert content["model"]["kernel"] == found.kernel
     written = abcd_cli.report(found, tmp_path / "r.json", title="Monthly")
     assert written == tmp_path / "r.json"
