@@ -33,7 +33,13 @@ def settings_of(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _setting_options() -> list[Any]:
-    """The options that become the SearchSettings (and --jobs, which does not change results)."""
+    """The options that become the SearchSettings (and --jobs, which does not change results),
+    in the order --help lists them."""
+    return [*_effort_options(), *_strategy_options(), *_model_options()]
+
+
+def _effort_options() -> list[Any]:
+    """How much searching: levels, restarts, seeds and worker processes."""
     return [
         click.option(
             "--depth",
@@ -70,6 +76,12 @@ def _setting_options() -> list[Any]:
             default=0,
             help="Worker processes (0: one per core, 1: serial).",
         ),
+    ]
+
+
+def _strategy_options() -> list[Any]:
+    """How the search moves: beam, model space, subsets and when to stop."""
+    return [
         click.option(
             "--beam",
             type=click.IntRange(1, 20),
@@ -110,6 +122,12 @@ def _setting_options() -> list[Any]:
             show_default=True,
             help="Stop after this many levels without a better BIC (0: never).",
         ),
+    ]
+
+
+def _model_options() -> list[Any]:
+    """What every model assumes: its prior mean."""
+    return [
         click.option(
             "--prior-mean",
             type=click.Choice(PRIOR_MEANS),
