@@ -3,7 +3,7 @@
 The common numeric forms (``2020-01-31``, ``31/01/2020``, ``2020-01``, ``2020-Q1``, with optional
 times and AM/PM) are read by regular expressions; other spellings with a four-digit year
 (``Jan 2020``, ``2020-01-31T13:45+02:00``) by pandas, converted to UTC. Whether ``a/b/yyyy`` is
-day or month first is decided for a whole column by the caller (``abcd_cli.data.reader``).
+day or month first is decided for a whole column by the caller (``abcd_cli.data.values``).
 
 A date becomes year + (day_of_year - 1 + fraction of the day) / days_in_year.
 """

@@ -2,8 +2,9 @@
 
 The frame's cells are written as the text a CSV file would hold (numbers in full precision,
 datetimes as ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, missing values as empty cells) and read by
-:mod:`abcd_cli.data.reader`'s own column, value, date and sanity rules, so a frame and the CSV
-written from it give the same :class:`~abcd_cli.data.reader.Series`: a datetime column becomes
+:func:`~abcd_cli.data.series.series_from_table`, the CSV reader's own column, value, date and
+sanity rules, so a frame and the CSV written from it give the same
+:class:`~abcd_cli.data.series.Series`: a datetime column becomes
 decimal years, year + (day_of_year - 1 + fraction of the day) / days_in_year.
 
 Columns: the frame's column labels are the names (a default ``RangeIndex`` of labels counts as
@@ -22,14 +23,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from abcd_cli.data import reader
 from abcd_cli.data.dates import decimal_year
-from abcd_cli.data.reader import Series
+from abcd_cli.data.series import Series, series_from_table
+from abcd_cli.data.table import Table
 from abcd_cli.errors import InputError
 
 
 @dataclass
-class _FrameTable(reader._Table):
+class _FrameTable(Table):
     """A table of a frame's cells; its rows are named by the frame's index labels."""
 
     labels: list[str] = field(default_factory=list)
@@ -50,7 +51,7 @@ def series_from_frame(
     ``source`` names the data in messages and reports.
     """
     table = _frame_table(frame, source)
-    return _series_from_table(table, None if x is None else str(x), None if y is None else str(y))
+    return series_from_table(table, None if x is None else str(x), None if y is None else str(y))
 
 
 def series_from_arrays(x: Any, y: Any, source: str = "arrays") -> Series:
@@ -174,16 +175,3 @@ def _is_missing(value: Any) -> bool:
         return bool(pd.isna(value)) if np.ndim(value) == 0 else False
     except (TypeError, ValueError):
         return False
-
-
-def _series_from_table(table: _FrameTable, x: str | None, y: str | None) -> Series:
-    """The reader's column, value and sanity rules applied to a table of cells (what
-    ``reader.load_series`` does after parsing its file)."""
-    xi, yi = reader._choose_columns(table, x, y)
-    y_values = reader._numeric_values(table, yi)
-    if xi is None:
-        x_values, kind, x_name = np.arange(len(table.rows), dtype=np.float64), "number", "index"
-    else:
-        x_values, kind = reader._x_values(table, xi)
-        x_name = table.names[xi]
-    return reader._finish(table, x_values, y_values, kind, x_name, table.names[yi])

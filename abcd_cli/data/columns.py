@@ -1,0 +1,101 @@
+"""Which columns of a :class:`~abcd_cli.data.table.Table` hold x and y.
+
+``x`` and ``y`` pick columns by name (exact, then case-insensitive) or by 1-based number. By
+default: one column -> it is y and x is the row position; two columns -> x then y; more -> x is
+the single column named like a time and y is the column named ``y``, or else the single other
+numeric column. Anything else is an error listing the columns.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from abcd_cli.data.cells import normalized_name
+from abcd_cli.data.table import Table
+from abcd_cli.data.values import column_numbers
+from abcd_cli.errors import InputError
+
+TIME_NAMES = frozenset(
+    {"x", "t", "time", "date", "year", "yr", "datetime", "date time", "timestamp", "decimal year"}
+)
+
+
+def choose_columns(table: Table, x: str | None, y: str | None) -> tuple[int | None, int]:
+    """0-based indices of the x column (None: use the row position) and the y column."""
+    xi = find_column(table, x, "x") if x is not None else None
+    yi = find_column(table, y, "y") if y is not None else None
+    if xi is not None and xi == yi:
+        raise InputError(f"{table.source}: --x and --y both name column {table.names[xi]!r}")
+    width = len(table.names)
+    if x is None:
+        if width == 1:
+            return None, 0
+        xi = default_x(table, yi) if width > 2 else (0 if yi is None else 1 - yi)
+    if yi is None:
+        yi = _default_y(table, xi)
+    return xi, yi
+
+
+def find_column(table: Table, key: str, option: str) -> int:
+    """The column named ``key`` (exactly, then ignoring case) or numbered ``key`` (1-based);
+    ``option`` (``x`` or ``y``) names the command-line option in messages."""
+    names = table.names
+    for match in (lambda n: n == key, lambda n: n.strip().lower() == key.strip().lower()):
+        found = [i for i, name in enumerate(names) if match(name)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            numbers = " and ".join(str(i + 1) for i in found)
+            raise InputError(
+                f"{table.source}: column name {key!r} is used by columns {numbers}; "
+                f"pass --{option} as a column number instead"
+            )
+    text = key.strip()
+    if re.fullmatch(r"[0-9]+", text) and 1 <= int(text) <= len(names):
+        return int(text) - 1
+    raise InputError(
+        f"{table.source}: no column {key!r} (--{option}); available columns: {table.listing()}"
+    )
+
+
+def default_x(table: Table, exclude: int | None) -> int:
+    """The single column named like a time, other than ``exclude``; else an error."""
+    found = [
+        i
+        for i, name in enumerate(table.names)
+        if i != exclude and normalized_name(name) in TIME_NAMES
+    ]
+    if len(found) == 1:
+        return found[0]
+    raise _ambiguous(table)
+
+
+def _default_y(table: Table, xi: int | None) -> int:
+    others = [i for i in range(len(table.names)) if i != xi]
+    if not others:
+        raise InputError(
+            f"{table.source}: has only one column ({table.names[0]!r}), so nothing is left for y"
+        )
+    if len(others) == 1:
+        return others[0]
+    named = [i for i in others if normalized_name(table.names[i]) == "y"]
+    if len(named) == 1:
+        return named[0]
+    numeric = [i for i in others if i not in table.unnamed and _is_numeric_column(table, i)]
+    if len(numeric) == 1:
+        return numeric[0]
+    raise _ambiguous(table)
+
+
+def _ambiguous(table: Table) -> InputError:
+    return InputError(
+        f"{table.source}: cannot tell which columns are x and y among {table.listing()}; "
+        "pass --x and --y (names or numbers)"
+    )
+
+
+def _is_numeric_column(table: Table, index: int) -> bool:
+    values, bad, _ = column_numbers(table, index)
+    return not bad and not np.all(np.isnan(values))

@@ -1,0 +1,226 @@
+"""A delimited text file as a :class:`Table` of string cells: bytes, text, delimiter, records.
+
+The reading, delimiter and header rules are those listed in :mod:`abcd_cli.data.reader`. Every
+problem becomes an :class:`~abcd_cli.errors.InputError` naming the file; a recoverable oddity
+(a non-UTF-8 file, a first line of data) becomes a sentence in :attr:`Table.notes`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from abcd_cli.data.cells import is_number
+from abcd_cli.data.dates import is_plain_date
+from abcd_cli.errors import InputError
+
+#: Files larger than this are refused (exact GP inference could not use them anyway).
+MAX_FILE_BYTES = 256 * 1024 * 1024
+#: The delimiters tried, in order of preference, and their names in messages.
+DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
+#: Lines read to sniff the delimiter.
+_SNIFFED_LINES = 200
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
+@dataclass
+class Table:
+    """Cells of a delimited text file, as strings, with the file line of each data row."""
+
+    source: str
+    names: list[str]
+    rows: list[list[str]]
+    lines: list[int]
+    delimiter: str
+    unnamed: set[int] = field(default_factory=set)
+    headerless: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def column(self, index: int) -> list[str]:
+        """The cells of the 0-based column ``index``, one per data row."""
+        return [row[index] for row in self.rows]
+
+    def where(self, row: int) -> str:
+        """'row R (line L)' for the 0-based data row ``row``."""
+        return f"row {row + 1} (line {self.lines[row]})"
+
+    def listing(self) -> str:
+        """The columns as '1 'name', 2 'name', ...' for messages."""
+        return ", ".join(f"{i + 1} {name!r}" for i, name in enumerate(self.names))
+
+
+def read_table(path: str | Path) -> Table:
+    """The table of the file at ``path``, with the notes of its decoding first."""
+    source = str(path)
+    text, notes = _decode(_read_bytes(Path(path), source), source)
+    table = _parse_table(text, source)
+    table.notes[:0] = notes
+    return table
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _read_bytes(path: Path, source: str) -> bytes:
+    """The file's bytes, or an InputError saying why they cannot be had."""
+    try:
+        if path.is_dir():
+            raise InputError(f"{source}: is a directory, not a CSV file")
+        if not path.exists():
+            raise InputError(f"{source}: file not found")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except PermissionError:
+        raise InputError(f"{source}: permission denied: cannot read the file") from None
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise InputError(f"{source}: cannot read the file: {reason}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{source}: file is larger than {MAX_FILE_BYTES // 2**20} MiB")
+    return data
+
+
+def _decode(data: bytes, source: str) -> tuple[str, list[str]]:
+    """Decode the bytes as text; refuse binary data."""
+    notes: list[str] = []
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise InputError(f"{source}: is not readable UTF-16 text") from None
+    elif b"\x00" in data:
+        raise InputError(f"{source}: looks like a binary file (it contains NUL bytes), not CSV")
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            try:
+                text = data.decode("cp1252")
+            except UnicodeDecodeError:
+                raise InputError(
+                    f"{source}: is not a text file: byte 0x{data[exc.start]:02x} at offset "
+                    f"{exc.start} is not valid UTF-8"
+                ) from None
+            notes.append("the file is not UTF-8; read it as Windows-1252 (Latin-1)")
+    text = text.removeprefix("\ufeff")
+    if bad := _CONTROL.search(text):
+        raise InputError(
+            f"{source}: looks like a binary file (control character {bad.group(0)!r} at "
+            f"character {bad.start()}), not CSV text"
+        )
+    return text, notes
+
+
+# ----------------------------------------------------------------------------- tokenising
+
+
+def _parse_table(text: str, source: str) -> Table:
+    """Split the text into a header and rows of equal width."""
+    if not text.strip():
+        raise InputError(f"{source}: the file is empty")
+    sample = [line for line in _LINE_BREAK.split(text) if line.strip()][:_SNIFFED_LINES]
+    delimiter = _sniff_delimiter(sample)
+    records = _records(text, delimiter, source)
+    if not records:
+        raise InputError(f"{source}: the file holds no values")
+    first_line, header = records[0]
+    table = Table(source, [], [], [], delimiter)
+    if all(is_number(cell) or is_plain_date(cell) for cell in header):
+        table.names = [f"column {i + 1}" for i in range(len(header))]
+        table.unnamed = set(range(len(header)))
+        table.headerless = True
+        body = records
+        if len(header) > 1:
+            table.notes.append("the first line holds data, not column names; numbered the columns")
+    else:
+        table.names = [name or f"column {i + 1}" for i, name in enumerate(header)]
+        table.unnamed = {i for i, name in enumerate(header) if not name}
+        body = records[1:]
+        if not body:
+            raise InputError(f"{source}: has a header line but no data rows")
+    for line, row in body:
+        table.rows.append(row)
+        table.lines.append(line)
+    _drop_empty_trailing_columns(table)
+    _check_widths(table, first_line)
+    return table
+
+
+def _sniff_delimiter(sample: Sequence[str]) -> str:
+    """The delimiter that splits the sample lines into the most consistent field count (>= 2)."""
+    best, best_score = "", 0.0
+    for delimiter in DELIMITERS:
+        counts = [len(_split_line(line, delimiter)) for line in sample]
+        mode = max(set(counts), key=counts.count)
+        score = counts.count(mode) / len(counts) if mode >= 2 else 0.0
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+def _split_line(line: str, delimiter: str) -> list[str]:
+    if delimiter == " ":
+        return line.split()
+    try:
+        return next(csv.reader([line], delimiter=delimiter, skipinitialspace=True), [])
+    except csv.Error:
+        return [line]
+
+
+def _records(text: str, delimiter: str, source: str) -> list[tuple[int, list[str]]]:
+    """Non-blank records as (file line where the record starts, stripped fields)."""
+    out: list[tuple[int, list[str]]] = []
+    if delimiter == " ":
+        for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+            if fields := line.split():
+                out.append((number, fields))
+        return out
+    # With no delimiter found, still split on commas so that a stray one is reported.
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter=delimiter or ",", skipinitialspace=True
+    )
+    end = 0
+    try:
+        for record in reader:
+            start, end = end + 1, reader.line_num
+            fields = [f.strip() for f in record]
+            if any(fields) or len(fields) > 1:
+                out.append((start, fields))
+    except csv.Error as exc:
+        raise InputError(f"{source}: line {reader.line_num}: cannot parse the CSV: {exc}") from None
+    return out
+
+
+def _drop_empty_trailing_columns(table: Table) -> None:
+    """Drop unnamed trailing columns with no values (from lines ending in a delimiter)."""
+    while len(table.names) > 1 and (len(table.names) - 1) in table.unnamed:
+        last = len(table.names) - 1
+        if any(len(row) > last and row[last] for row in table.rows):
+            return
+        table.names.pop()
+        table.unnamed.discard(last)
+        for row in table.rows:
+            del row[last:]
+
+
+def _check_widths(table: Table, header_line: int) -> None:
+    """Every row must have as many fields as the header; empty extra fields are ignored."""
+    width = len(table.names)
+    what = DELIMITERS.get(table.delimiter, "no")
+    for i, row in enumerate(table.rows):
+        while len(row) > width and not row[-1]:
+            row.pop()
+        if len(row) != width:
+            first = "first row" if table.headerless else "header"
+            raise InputError(
+                f"{table.source}: {table.where(i)} has {len(row)} field"
+                f"{'s' if len(row) != 1 else ''} but the {first} (line {header_line}) has "
+                f"{width} ({what} delimiter)"
+            )
