@@ -1,1 +1,3 @@
-"""report."""
+"""The report: one function per section, the English (phrases, paragraphs, summary), the one
+number formatter, the figures, and HTML / PDF / JSON rendering. It presents; it computes nothing.
+"""
