@@ -156,11 +156,15 @@ def merge_results(path: Path, sources: Iterable[Path], key: tuple[str, ...] = RU
     return taken
 
 
+def rmse(predicted: np.ndarray, observed: np.ndarray) -> float:
+    """Root mean squared difference of ``predicted`` and ``observed``."""
+    return float(np.sqrt(np.mean((np.asarray(observed) - np.asarray(predicted)) ** 2)))
+
+
 def test_scores(y: np.ndarray, mean: np.ndarray, sd: np.ndarray) -> tuple[float, float]:
     """RMSE of the predictive mean and mean log density of y under N(mean, sd²)."""
-    rmse = float(np.sqrt(np.mean((y - mean) ** 2)))
     mlpd = float(np.mean(norm.logpdf(y, loc=mean, scale=sd)))
-    return rmse, mlpd
+    return rmse(mean, y), mlpd
 
 
 def _num(value: float) -> str:

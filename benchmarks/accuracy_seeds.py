@@ -76,19 +76,59 @@ def seed_section(
         return []
     ref = COUNTERPART[method]
     has_ref = any(cells.get(ref) is not None for cells in grid.values())
-    order = sorted(seeds)
-
     complete = {s: SeedRuns.load(every_seed_ran(seeds, s), task) for s in grid}
+    variants = variant_rmses(seeds, complete, grid)
+    header, body, seed_wins, seed_runs = per_series_table(seeds, complete, variants, grid, ref)
+    if not has_ref:  # no published counterpart: without its columns (the second and the last)
+        header, body = header[:1] + header[2:-1], [line[:1] + line[2:-1] for line in body]
+    agree, compared = bic_rmse_agreement(complete)
+    return [
+        f"### How much the seed moves `{method}` (training BIC and test RMSE per seed)",
+        "",
+        "The same searches with other seeds (the seed draws the random restarts of every fit),"
+        f" from `{SEEDS_CSV}`; ✓: no worse than the published {ref}.",
+        "",
+        *md_table(header, body),
+        "",
+        *choices_table(variants, grid, method, has_ref),
+        "",
+        choices_text(method, ref, paper_basis=has_ref),
+        "",
+        f"On {agree} of the {compared} series where the seeds' models differ in training BIC (by"
+        f" more than {SAME_BIC}), the lowest BIC went with the lowest test RMSE.",
+        *([single_seed_line(seed_wins, seed_runs, len(seeds), len(grid), ref)] if has_ref else []),
+        *(subset_section(complete, grid, task, method) if has_ref else []),
+    ]
+
+
+def variant_rmses(
+    seeds: Seeds, complete: dict[str, SeedRuns], grid: Grid
+) -> dict[str, dict[str, float | None]]:
+    """Test RMSE per series of each seed's run (``seed K``) and of each choice among the seeds
+    (named as in ``CHOICES``), in that order."""
     variants: dict[str, dict[str, float | None]] = {
-        f"seed {k}": {s: our_rmse(seeds[k].get(s)) for s in grid} for k in order
+        f"seed {k}": {s: our_rmse(seeds[k].get(s)) for s in grid} for k in sorted(seeds)
     }
     for choice, name in CHOICES.items():
         variants[name] = {s: runs.rmse(choice) for s, runs in complete.items()}
+    return variants
 
+
+def per_series_table(
+    seeds: Seeds,
+    complete: dict[str, SeedRuns],
+    variants: dict[str, dict[str, float | None]],
+    grid: Grid,
+    ref: str,
+) -> tuple[list[str], list[list[str]], int, int]:
+    """The table of each series' runs by seed, with the reference's column first and the count
+    of seeds no worse than it last; and over every series, the runs no worse than the reference
+    and the runs that ran."""
+    order = sorted(seeds)
     body = []
     seed_wins = seed_runs = 0  # runs (series and seed) that ran; of them, no worse than ref
     for s in grid:
-        line = [s, fmt(grid[s].get(ref))] if has_ref else [s]
+        line = [s, fmt(grid[s].get(ref))]
         wins = 0
         for k in order:
             r = seeds[k].get(s)
@@ -102,39 +142,41 @@ def seed_section(
         for choice in ("evidence", "equal"):
             rmse = variants[CHOICES[choice]][s]
             line.append(fmt(rmse, ".5g") + (" ✓" if no_worse(rmse, grid[s].get(ref)) else ""))
-        if has_ref:
-            line.append(f"{wins} of {len(order)}")
+        line.append(f"{wins} of {len(order)}")
         seed_wins += wins
         body.append(line)
-    header = ["series", *([f"ref {ref}"] if has_ref else [])]
+    header = ["series", f"ref {ref}"]
     for k in order:
         header += [f"seed {k} BIC", f"seed {k} RMSE"]
     header += ["lower BIC: seed", "evidence-weighted RMSE", "equal-weight RMSE"]
-    header += [f"seeds no worse than {ref}"] if has_ref else []
+    header += [f"seeds no worse than {ref}"]
+    return header, body, seed_wins, seed_runs
 
-    paper_basis = has_ref  # standardised as the paper did, too
+
+def choices_table(
+    variants: dict[str, dict[str, float | None]], grid: Grid, method: str, has_ref: bool
+) -> list[str]:
+    """Per seed and per choice among the seeds: the series run, those no worse than the
+    published counterpart and the median standardised RMSE (also on the paper's basis when
+    the counterpart was published)."""
+    ref = COUNTERPART[method]
     summary = []
     for name, rmse in variants.items():
         ran = sum(v is not None for v in rmse.values())
         wins, median = wins_and_median(rmse, grid, method)
         line = [name, str(ran), f"{wins} of {ran}" if has_ref else "—", fmt(median, ".2f")]
-        if paper_basis:
+        if has_ref:
             paper = in_published_place({s: {**grid[s], method: rmse[s]} for s in grid}, method)
             line.append(fmt(paper, ".2f"))
         summary.append(line)
-    summary_header = ["runs", "series run", f"RMSE no worse than {ref}", "median standardised"]
-    summary_header += ["median, the paper's basis"] if paper_basis else []
-    agree, compared = bic_rmse_agreement(complete)
-    return [
-        f"### How much the seed moves `{method}` (training BIC and test RMSE per seed)",
-        "",
-        "The same searches with other seeds (the seed draws the random restarts of every fit),"
-        f" from `{SEEDS_CSV}`; ✓: no worse than the published {ref}.",
-        "",
-        *md_table(header, body),
-        "",
-        *md_table(summary_header, summary),
-        "",
+    header = ["runs", "series run", f"RMSE no worse than {ref}", "median standardised"]
+    header += ["median, the paper's basis"] if has_ref else []
+    return md_table(header, summary)
+
+
+def choices_text(method: str, ref: str, paper_basis: bool) -> str:
+    """What the choices among the seeds are and how their medians are standardised."""
+    return (
         'The last three rows are choices made without the test data. "Lower training BIC"'
         " takes, on each series, the seed whose model has the lower training BIC, as `abcd"
         ' search --seeds K` does. "Averaged" forecasts with the mixture of every seed\'s model,'
@@ -147,13 +189,8 @@ def seed_section(
             f" `{method}` in the place of {ref} (as the line under the targets)."
             if paper_basis
             else "."
-        ),
-        "",
-        f"On {agree} of the {compared} series where the seeds' models differ in training BIC (by"
-        f" more than {SAME_BIC}), the lowest BIC went with the lowest test RMSE.",
-        *([single_seed_line(seed_wins, seed_runs, len(order), len(grid), ref)] if has_ref else []),
-        *(subset_section(complete, grid, task, method) if has_ref else []),
-    ]
+        )
+    )
 
 
 def single_seed_line(wins: int, runs: int, n_seeds: int, n_series: int, ref: str) -> str:

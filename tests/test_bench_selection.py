@@ -18,12 +18,12 @@ def bench():
     return bench_selection
 
 
-def test_bic_weights_by_hand(bench):
+def test_bma_weights_are_evidence_weights_by_hand(bench):
     # BICs 10 and 12: weights 1 : e^-1, normalised
-    w = bench.bic_weights(np.array([12.0, 10.0]))
+    w = bench.evidence_weights(np.array([12.0, 10.0]))
     assert w == pytest.approx([math.exp(-1) / (1 + math.exp(-1)), 1 / (1 + math.exp(-1))])
     # far apart: the lower BIC takes (almost) everything, with no overflow
-    assert bench.bic_weights(np.array([0.0, 5000.0])) == pytest.approx([1.0, 0.0])
+    assert bench.evidence_weights(np.array([0.0, 5000.0])) == pytest.approx([1.0, 0.0])
 
 
 def test_validation_mask_cuts_at_ninety_percent_of_the_range(bench):

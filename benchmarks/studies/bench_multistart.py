@@ -29,13 +29,12 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from abcd_cli.data.scaling import Scaling
 from abcd_cli.kernel_search.fit import _minimise
 from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.bench_gp import KERNEL_TEXT, load, load_average
 from benchmarks.common import python_command
+from benchmarks.gp_common import KERNEL_TEXT, load, load_average, scaled_data
 
 # name -> (ftol, None for scipy's default; rounds of (iterations, starts kept));
 # the survivors of the last round then get up to 200 iterations
@@ -98,8 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for name, n_seeds in zip(args.datasets, args.seeds, strict=True):
         x, y = load(name)
-        sc = Scaling.from_data(x, y)
-        X, Y = sc.x_in(x)[:, None], sc.y_in(y)
+        sc, X, Y = scaled_data(x, y)
         for label, (ftol, rounds) in STRATEGIES.items():
             nlls, evals, secs = [], [], []
             for seed in range(n_seeds):

@@ -36,6 +36,7 @@ import numpy as np
 from abcd_cli.data.reader import load_series
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
+from abcd_cli.prediction import evidence_weights
 from benchmarks.accuracy_runs import (
     SEED_KEY,
     SEEDS_CSV,
@@ -43,6 +44,7 @@ from benchmarks.accuracy_runs import (
     Key,
     all_series,
     read_results,
+    rmse,
     split_files,
 )
 from benchmarks.accuracy_tables import (
@@ -64,19 +66,9 @@ RULES = ("bic", "bma", "val")
 VALIDATION_FRACTION = 0.9
 
 
-def bic_weights(bics: np.ndarray) -> np.ndarray:
-    """w_i = exp(-(BIC_i - BIC_min) / 2) / Σ_j exp(-(BIC_j - BIC_min) / 2)."""
-    w = np.exp(-(np.asarray(bics, dtype=float) - np.min(bics)) / 2.0)
-    return w / w.sum()
-
-
 def validation_mask(x: np.ndarray, fraction: float = VALIDATION_FRACTION) -> np.ndarray:
     """True for the points kept to condition on: x <= min + fraction·(max - min)."""
     return x <= x.min() + fraction * (x.max() - x.min())
-
-
-def rmse(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.sqrt(np.mean((np.asarray(a) - np.asarray(b)) ** 2)))
 
 
 def level_models(doc: dict) -> list[tuple[int, str, float, Model]]:
@@ -111,7 +103,7 @@ def evaluate(
     per_level = [rmse(mu, y_test) for mu in means]
     return {
         "bic": (per_level[by_bic], levels[by_bic][0]),
-        "bma": (rmse(bic_weights(bics) @ means, y_test), None),
+        "bma": (rmse(evidence_weights(bics) @ means, y_test), None),
         "val": (per_level[by_val], levels[by_val][0]),
         "path best": (min(per_level), levels[int(np.argmin(per_level))][0]),
     }
