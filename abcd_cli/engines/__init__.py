@@ -1,7 +1,8 @@
 """GP engines behind one interface (``abcd_cli.engines.base.Engine``), chosen by name.
 
-``exact`` (dense Cholesky) is the only one today; another engine arrives as a sibling module
-and one line in ``_ENGINES``: "name": "module:Class", imported only when asked for.
+``exact`` (dense Cholesky) and ``skc`` (inducing-point bounds, ``engines/sparse.py``); another
+engine arrives as a sibling module and one line in ``_ENGINES``: "name": "module:Class",
+imported only when asked for.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from typing import Any
 
 from abcd_cli.engines.base import Engine
 
-_ENGINES: dict[str, str] = {"exact": "abcd_cli.engines.exact:ExactEngine"}
+_ENGINES: dict[str, str] = {
+    "exact": "abcd_cli.engines.exact:ExactEngine",
+    "skc": "abcd_cli.engines.sparse:SparseEngine",
+}
 DEFAULT_ENGINE = "exact"
 
 

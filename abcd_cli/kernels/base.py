@@ -10,8 +10,12 @@ Evaluation entry points (X is (N, D) or a vector; Z is (M, D)):
   ``gram_grad(X)``    K(X, X) and every dK/dtheta_i, shape (n_params, N, N).
   ``diag(X)``         k(x_i, x_i) in O(N), equal to np.diag(gram(X)).
   ``vjp(X, Z)``       K(X, Z) and G ↦ [Σ_ij G_ij ∂K_ij/∂θ_i]_i (reverse mode).
+  ``diag_vjp(X)``     the diagonal split into its noise-free part c and its white-noise part n,
+                      and (g_c, g_n) ↦ [Σ_i g_c,i ∂c_i/∂θ + g_n,i ∂n_i/∂θ] (reverse mode), O(N).
 Subclasses implement ``_eval`` (K and forward-mode derivatives on cached ``Inputs``) and ``_diag``;
-operators with a cheaper reverse mode override ``_forward``/``_backward``.
+operators with a cheaper reverse mode override ``_forward``/``_backward``; base kernels give
+``_diag_grad`` (the diagonal's derivatives, O(N)), every node ``_diag_forward`` and
+``_diag_backward``.
 """
 
 from __future__ import annotations
@@ -216,6 +220,34 @@ class Kernel:
         """[Σ G ∘ ∂K/∂θ_i] for this node's parameters, in theta order."""
         return [float(np.vdot(G, d)) for d in cache]
 
+    def diag_vjp(
+        self, X: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+        """The diagonal split in two, in O(N), and its reverse-mode gradient.
+
+        c_i = k(x_i, x_i'), x' a distinct copy of x (white noise, a delta on observations,
+        contributes nothing: c = diag K(X, X.copy())); n_i = the white-noise part (WN and every
+        product with a WN factor), so that c + n = diag(X) up to rounding. n is computed without
+        subtracting c from the diagonal, so it keeps its relative precision when it is small.
+        The function maps adjoints (g_c, g_n), two N-vectors, to
+        [Σ_i g_c,i ∂c_i/∂θ_j + g_n,i ∂n_i/∂θ_j]_j in theta order.
+        """
+        c, n, cache = self._diag_forward(as_2d(X))
+        return c, n, lambda gc, gn: np.array(self._diag_backward(cache, gc, gn), dtype=float)
+
+    def diag_parts(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(c, n) of ``diag_vjp``: the noise-free diagonal and the white-noise diagonal."""
+        c, n, _ = self._diag_forward(as_2d(X))
+        return c, n
+
+    def _diag_forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """(c, n) and what ``_diag_backward`` needs."""
+        raise NotImplementedError
+
+    def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
+        """[Σ gc ∂c/∂θ_j + gn ∂n/∂θ_j] for every parameter below this node, in theta order."""
+        raise NotImplementedError
+
     # --- text ------------------------------------------------------------------------------
     def to_text(self, params: bool = True, digits: int | None = None) -> str:
         """Unambiguous text form; ``parse`` reads it back."""
@@ -336,6 +368,30 @@ class BaseKernel(Declared, Kernel):
     @property
     def head(self) -> str:
         return self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"
+
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        """k(x_i, x_i) and its derivative in each own theta entry, N-vectors, in O(N).
+
+        This default reads them off ``_eval`` on 1×1 inputs (a point and a copy of it): once
+        for a stationary kernel (the same at every point), point by point otherwise (slow in
+        Python; the kernels of this package override it with their formulas).
+        """
+        n = X.shape[0]
+        if n == 0:
+            return np.zeros(0), [np.zeros(0) for _ in self.params]
+        if self.stationary:
+            K, dK = self._eval(Inputs(X[:1], X[:1].copy()), grad=True)
+            return np.full(n, K[0, 0]), [np.full(n, d[0, 0]) for d in dK]
+        out = [self._eval(Inputs(X[i : i + 1], X[i : i + 1].copy()), grad=True) for i in range(n)]
+        d = np.array([K[0, 0] for K, _ in out])
+        return d, [np.array([dK[j][0, 0] for _, dK in out]) for j in range(len(self.params))]
+
+    def _diag_forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        d, dd = self._diag_grad(X)
+        return d, np.zeros_like(d), dd
+
+    def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
+        return [float(gc @ d) for d in cache]
 
     def to_text(self, params: bool = True, digits: int | None = None) -> str:
         if not params:

@@ -132,6 +132,31 @@ class ChangeOperator(Declared, Kernel):
         h = 1.0 - g
         return (g * g) * self.first._diag(X) + (h * h) * self.second._diag(X)
 
+    def _diag_forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """c = g² c1 + h² c2 and n = g² n1 + h² n2, h = 1 - g."""
+        g, dg = self.gate(X[:, self.dim])
+        h = 1.0 - g
+        g2, h2 = g * g, h * h
+        c1, n1, cache1 = self.first._diag_forward(X)
+        c2, n2, cache2 = self.second._diag_forward(X)
+        c = g2 * c1 + h2 * c2
+        n = g2 * n1 + h2 * n2
+        return c, n, (g, dg, c1, n1, cache1, c2, n2, cache2)
+
+    def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
+        """Own: Σ 2 dg_j [g (gc c1 + gn n1) - h (gc c2 + gn n2)]; operands: the adjoints
+        times g² and h²."""
+        g, dg, c1, n1, cache1, c2, n2, cache2 = cache
+        h = 1.0 - g
+        s = 2.0 * (g * (gc * c1 + gn * n1) - h * (gc * c2 + gn * n2))
+        own = [float(d @ s) for d in dg]
+        g2, h2 = g * g, h * h
+        return (
+            own
+            + self.first._diag_backward(cache1, gc * g2, gn * g2)
+            + self.second._diag_backward(cache2, gc * h2, gn * h2)
+        )
+
     def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
         if not inp.same:
             return self._forward_cross(inp)
@@ -249,6 +274,10 @@ class Gate(BaseKernel):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         g = self._weight(X[:, self.dim])[0]
         return g * g
+
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        g, dg = self._weight(X[:, self.dim])
+        return g * g, [2.0 * g * d for d in dg]
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,21 @@ class Sum(Combination):
     def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
         return [v for k, c in zip(self.terms, cache, strict=True) for v in k._backward(c, G)]
 
+    def _diag_forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """c = Σ c_i, n = Σ n_i."""
+        parts = [k._diag_forward(X) for k in self.terms]
+        c = parts[0][0].copy()
+        n = parts[0][1].copy()
+        for ci, ni, _ in parts[1:]:
+            c += ci
+            n += ni
+        return c, n, [cache for _, _, cache in parts]
+
+    def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
+        return [
+            v for k, c in zip(self.terms, cache, strict=True) for v in k._diag_backward(c, gc, gn)
+        ]
+
 
 @dataclass(frozen=True)
 class Product(Combination):
@@ -114,6 +129,30 @@ class Product(Combination):
         out: list[float] = []
         for k, c, rest in zip(self.terms, caches, others, strict=True):
             out += k._backward(c, G * rest)
+        return out
+
+    def _diag_forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """c = Π c_i; n = Π (c_i + n_i) - Π c_i, accumulated factor by factor as
+        n ← n·f_j + c·n_j, c ← c·c_j (f = c + n): sums of non-negative products, so a small
+        noise part is not lost to cancellation."""
+        parts = [k._diag_forward(X) for k in self.terms]
+        c, n, _ = parts[0]
+        for cj, nj, _ in parts[1:]:
+            n = n * (cj + nj) + c * nj
+            c = c * cj
+        cs = [p[0] for p in parts]
+        fs = [p[0] + p[1] for p in parts]
+        return c, n, (cs, fs, [p[2] for p in parts])
+
+    def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
+        """With C_j = Π_{i≠j} c_i and F_j = Π_{i≠j} f_i: ∂c/∂c_j = C_j, ∂n/∂c_j = F_j - C_j,
+        ∂n/∂n_j = F_j, ∂c/∂n_j = 0."""
+        cs, fs, caches = cache
+        _, c_others = _product_and_others(cs)
+        _, f_others = _product_and_others(fs)
+        out: list[float] = []
+        for k, c, Cj, Fj in zip(self.terms, caches, c_others, f_others, strict=True):
+            out += k._diag_backward(c, gc * Cj + gn * (Fj - Cj), gn * Fj)
         return out
 
 

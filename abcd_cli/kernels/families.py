@@ -9,7 +9,7 @@ the O(N) diagonal with the same arithmetic as the diagonal of ``_eval``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -49,6 +49,18 @@ class WN(BaseKernel):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[0] ** 2)
 
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        d = self._diag(X)
+        return d, [2.0 * d]
+
+    def _diag_forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+        """All of WN's diagonal is noise: c = 0, n = sd²."""
+        d, dd = self._diag_grad(X)
+        return np.zeros_like(d), d, dd
+
+    def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
+        return [float(gn @ d) for d in cache]
+
 
 @dataclass(frozen=True)
 class C(BaseKernel):
@@ -66,6 +78,10 @@ class C(BaseKernel):
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[0] ** 2)
+
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        d = self._diag(X)
+        return d, [2.0 * d]
 
 
 @dataclass(frozen=True)
@@ -93,6 +109,12 @@ class Lin(BaseKernel):
         a = X[:, self.dim] - loc
         return sd**2 * (a * a)
 
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        sd, loc = self.params
+        a = X[:, self.dim] - loc
+        d = sd**2 * (a * a)
+        return d, [2.0 * d, -2.0 * sd**2 * a]
+
 
 @dataclass(frozen=True)
 class SE(BaseKernel):
@@ -118,6 +140,10 @@ class SE(BaseKernel):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[1] ** 2)
 
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        d = self._diag(X)  # sd² whatever the lengthscale
+        return d, [np.zeros_like(d), 2.0 * d]
+
 
 @dataclass(frozen=True)
 class RQ(BaseKernel):
@@ -141,3 +167,7 @@ class RQ(BaseKernel):
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[1] ** 2)
+
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        d = self._diag(X)  # sd² whatever the lengthscale and alpha
+        return d, [np.zeros_like(d), 2.0 * d, np.zeros_like(d)]

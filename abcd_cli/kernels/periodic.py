@@ -73,6 +73,11 @@ class Per(BaseKernel):
         u -= 1.0
         return _periodic_value(1.0 / ell**2, u, sd)[0]
 
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        """Per(x, x) = sd² f(a, c = 1) = sd² for every a and period: only sd moves it."""
+        d = self._diag(X)
+        return d, [np.zeros_like(d), np.zeros_like(d), 2.0 * d]
+
 
 def _periodic_value(a: float, u: np.ndarray, sd: float) -> tuple[np.ndarray, tuple]:
     """Per = sd² f(a, c) from u = c - 1, and what its derivatives reuse: (df/dc, df/da) on the
@@ -139,3 +144,7 @@ class Cos(BaseKernel):
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[1] ** 2)
+
+    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
+        d = self._diag(X)
+        return d, [np.zeros_like(d), 2.0 * d]

@@ -1,0 +1,195 @@
+"""The sparse engine "skc": bounds on the marginal likelihood through m inducing inputs
+(Kim & Teh, Scalable Kernel Composition, §3; ``/work/shared/SCALING.md``).
+
+* objective: -LB, minus the variational lower bound (Titsias), with its analytic gradient,
+  O(N m²) time and O(N m) memory (``sparse_bound``);
+* score: NLLBounds(low = -UB, high = -LB), UB the Nyström log-determinant plus the quadratic
+  bound from PCG on K + D (``sparse_upper``, O(N²) per product, never an N×N matrix);
+  ``cheap_upper_bound`` is the O(N m²) bound with t = tr(K - Q), a pre-filter;
+* posterior: the variational predictive (``sparse_posterior``).
+
+The inducing inputs are m of the data's points, one drawn (with ``seed``) from each block of
+N/m consecutive points in x order (``nystrom.inducing_indices``): the same for every kernel on
+the same data, as a search needs (the bound grows with m, so candidates must share it). The
+kernel must contain white noise everywhere (D > 0): without it the bound is -∞ and the
+objective is ``FAILED_NLL``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.linalg import LinAlgError
+
+from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
+from abcd_cli.engines.nystrom import BLOCK_ELEMENTS, inducing_indices
+from abcd_cli.engines.sparse_bound import bound_and_grad, bound_value
+from abcd_cli.engines.sparse_posterior import SparsePosterior
+from abcd_cli.engines.sparse_upper import UpperBound, cheap_upper_bound, upper_bound
+from abcd_cli.errors import InputError
+from abcd_cli.kernels import Kernel
+from abcd_cli.kernels.algebra import count_params
+from abcd_cli.kernels.base import as_2d
+
+#: Largest memory the engine's score (which keeps the m×N whitened cross-covariance for the
+#: preconditioner) may need per worker process.
+MAX_SPARSE_BYTES = 4 * 2**30
+#: Speed of one lower bound with its gradient on one core, in N·m² per second, and the kernel's
+#: share, in N·m·(parameters) per second (measured: ``benchmarks/sparse_engine.md``).
+NM2_PER_SECOND = 1.2e9
+NMP_PER_SECOND = 1.5e8
+#: A typical kernel's parameter count (as the exact engine's estimate assumes).
+TYPICAL_PARAMS = 12
+
+
+@dataclass(frozen=True)
+class SparseEngine(Engine):
+    """Variational lower bound, Nyström + PCG upper bound and the SGPR posterior through
+    ``m`` inducing inputs drawn with ``seed``.
+
+    ``jitter``: relative jitter on K_zz (times its mean diagonal; 1e-6 keeps the gradient's
+    rounding near 1e-7 relative, 1e-10 lets it reach 1e-4 when K_zz is nearly singular, and
+    costs about 1e-3 nats of the bound at N = 150; benchmarks/sparse_engine.md); ``pcg_tol``: the
+    certificate, in nats, at which PCG stops; ``pcg_max_products``: its budget of products
+    with K + D."""
+
+    m: int = 200
+    seed: int = 0
+    jitter: float = 1e-6
+    pcg_tol: float = 0.01
+    pcg_max_products: int = 200
+
+    name: ClassVar[str] = "skc"
+
+    def __post_init__(self) -> None:
+        if int(self.m) != self.m or self.m < 1:
+            raise ValueError(
+                f"the number of inducing inputs must be a positive integer, not {self.m}"
+            )
+        if not (0.0 < self.jitter < 1.0 and self.pcg_tol > 0 and self.pcg_max_products >= 1):
+            raise ValueError("jitter in (0, 1), pcg_tol > 0 and pcg_max_products ≥ 1 are required")
+
+    # --- inducing inputs ------------------------------------------------------------------
+    def inducing(self, X: np.ndarray) -> np.ndarray:
+        """Row indices of X used as inducing inputs (``nystrom.inducing_indices``)."""
+        return inducing_indices(as_2d(X), self.m, self.seed)
+
+    def _inputs(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        X = as_2d(X)
+        return X, X[inducing_indices(X, self.m, self.seed)]
+
+    # --- the objective: -LB -----------------------------------------------------------------
+    def objective(
+        self,
+        theta: np.ndarray,
+        kernel: Kernel,
+        X: np.ndarray,
+        y: np.ndarray,
+        constant_mean: bool = False,
+    ) -> tuple[float, np.ndarray]:
+        """-LB at ``kernel.with_theta(theta)`` and its analytic gradient (``sparse_bound``)."""
+        X, Z = self._inputs(X)
+        y = np.asarray(y, dtype=float)
+        return bound_and_grad(theta, kernel, X, y, Z, constant_mean, self.jitter)
+
+    def objective_value(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+    ) -> float:
+        """-LB alone (no gradient, no reverse-mode caches)."""
+        X, Z = self._inputs(X)
+        return bound_value(kernel, X, np.asarray(y, dtype=float), Z, constant_mean, self.jitter)
+
+    def lower_bound(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+    ) -> float:
+        """LB ≤ log p(y) (-``FAILED_NLL`` when it cannot be computed)."""
+        return -self.objective_value(kernel, X, y, constant_mean)
+
+    # --- upper bounds -----------------------------------------------------------------------
+    def upper_bound(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+    ) -> UpperBound:
+        """log p(y) ≤ UB: Nyström log-determinant + PCG quadratic, with its certificate."""
+        X, Z = self._inputs(X)
+        y = np.asarray(y, dtype=float)
+        with np.errstate(all="ignore"):
+            return upper_bound(
+                kernel, X, y, Z, constant_mean, self.jitter, self.pcg_tol, self.pcg_max_products
+            )
+
+    def cheap_upper_bound(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+    ) -> float:
+        """log p(y) ≤ this O(N m²) bound (looser than ``upper_bound``): a pre-filter."""
+        X, Z = self._inputs(X)
+        with np.errstate(all="ignore"):
+            return cheap_upper_bound(
+                kernel, X, np.asarray(y, dtype=float), Z, constant_mean, self.jitter
+            )
+
+    def score(
+        self,
+        kernel: Kernel,
+        X: np.ndarray,
+        y: np.ndarray,
+        constant_mean: bool = False,
+        objective: float | None = None,
+    ) -> NLLBounds:
+        """[-UB, -LB] ∋ -log p(y). ``objective``: -LB when already known. Falls back to the
+        cheap upper bound when PCG breaks; an interval of ``FAILED_NLL`` when the lower bound
+        cannot be computed. When both bounds are tight (m = N) rounding can put -UB a hair above
+        -LB: low is then clipped to high."""
+        high = self.objective_value(kernel, X, y, constant_mean) if objective is None else objective
+        if not high < FAILED_NLL:
+            return NLLBounds(FAILED_NLL, FAILED_NLL)
+        try:
+            ub = self.upper_bound(kernel, X, y, constant_mean).value
+        except (LinAlgError, ValueError, FloatingPointError, ZeroDivisionError):
+            ub = math.nan
+        if not math.isfinite(ub):
+            try:
+                ub = self.cheap_upper_bound(kernel, X, y, constant_mean)
+            except (LinAlgError, ValueError, FloatingPointError):
+                return NLLBounds(FAILED_NLL, FAILED_NLL)
+        return NLLBounds(min(-ub, high), high)
+
+    # --- posterior --------------------------------------------------------------------------
+    def posterior(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+    ) -> SparsePosterior:
+        X, Z = self._inputs(X)
+        return SparsePosterior(kernel, X, y, Z, constant_mean, self.jitter)
+
+    # --- cost -------------------------------------------------------------------------------
+    def cost(self, n: int, kernel: Kernel | None = None) -> Cost:
+        """One lower bound with its gradient. Time: N m² / ``NM2_PER_SECOND`` (the triangular
+        solves and products) + N m p / ``NMP_PER_SECOND`` (the kernel and its reverse mode).
+        Memory: a row block of K_nz with about 7 + p matrices of reverse-mode cache, the m×m
+        matrices, and ~(p + 12) N-vectors. The score also keeps A (m×N): see ``check_size``."""
+        m = min(self.m, n)
+        p = TYPICAL_PARAMS if kernel is None else count_params(kernel)
+        rows = min(n, max(1, BLOCK_ELEMENTS // m))
+        bytes_ = 8.0 * (rows * m * (7 + p) + 8 * m * m + n * (p + 12))
+        seconds = n * m * m / NM2_PER_SECOND + n * m * p / NMP_PER_SECOND
+        return Cost(bytes_, seconds)
+
+    def score_bytes(self, n: int) -> float:
+        """Memory of ``score``: A (m×N), a row block of K(X, X) with its products, vectors."""
+        m = min(self.m, n)
+        return 8.0 * (m * n + 4 * min(n * n, BLOCK_ELEMENTS) + 12 * n + 8 * m * m)
+
+    def check_size(self, n: int, evaluations_per_level: float) -> None:
+        """Refuse a series whose evaluation or score needs more than ``MAX_SPARSE_BYTES``."""
+        need = max(self.cost(n).bytes, self.score_bytes(n))
+        if need <= MAX_SPARSE_BYTES:
+            return
+        hours = self.cost(n).seconds * evaluations_per_level / 3600.0
+        raise InputError(
+            f"{n} points with {self.m} inducing inputs are too many for the sparse fit: it would"
+            f" need about {need / 2**30:.1f} GiB of memory per worker"
+            f" (limit {MAX_SPARSE_BYTES / 2**30:g} GiB) and roughly {hours:.1f} hours per search"
+            " level; use fewer inducing inputs or thin or aggregate the series"
+        )

@@ -1,0 +1,163 @@
+"""The variational lower bound on log p(y) (Titsias 2009; SKC paper §3.1, eq. 1) and its
+analytic gradient, in O(N m²) time and O(N m) memory, never an N×N matrix.
+
+With the white-noise diagonal D (it varies by point when WN sits in a product) and
+Q = K_nz K_zz⁻¹ K_zn (``engines/nystrom.py``):
+    LB = log N(y | 0, Q + D) - ½ tr(D⁻¹ (K - Q))
+       = -½ [N log 2π + Σ log D_i + log|B| + ỹᵀỹ - |L_B⁻¹ A ỹ|² + Σ c_i/D_i - tr(A Aᵀ)],
+c = diag of the noise-free K (only the diagonal of K is needed). With ``constant_mean`` the
+flat-prior level is integrated out of N(y | β1, Q + D) as the exact engine does with K:
+(N - 1) log 2π, the GLS quadratic and + log 1ᵀ(Q + D)⁻¹1 (``nystrom.Fit``); the result is still a
+lower bound on the exact level-integrated likelihood (the bound holds for every β).
+
+Gradient of F = -LB, with Σ = K_zz + K_zn D⁻¹ K_nz = L B Lᵀ and the data columns Ỹ (y, or
+r = y - β̂1 and u = 1/√a, times D^(-1/2)), β = B⁻¹ A Ỹ, H = B⁻¹ + ββᵀ - I:
+    ∂F/∂K_zz = ½ L⁻ᵀ (H + A Aᵀ) L⁻¹                (plus the jitter's share: ε ∝ tr K_zz),
+    ∂F/∂K_nz, row i = [L⁻ᵀ (H a_i - β ỹ_i)]ᵀ / √D_i,
+    ∂F/∂c_i = ½ / D_i,
+    ∂F/∂D_i = [½ - ½|ỹ_i|² - ½ c_i/D_i - ½ a_iᵀ H a_i + ỹ_iᵀ βᵀ a_i] / D_i,
+then through ``kernel.vjp(Z, Z')``, ``kernel.vjp(X_rows, Z)`` (row blocks) and
+``kernel.diag_vjp(X)`` to theta. (From F = ½[Σ log D + log|Σ| - log|K_zz| + ỸᵀỸ - bᵀΣ⁻¹b
++ Σ c/D - tr(K_zz⁻¹ P)], P = K_zn D⁻¹ K_nz, b = K_zn D⁻¹ Y.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.linalg import LinAlgError
+
+from abcd_cli.engines.base import FAILED_NLL
+from abcd_cli.engines.nystrom import (
+    Fit,
+    InducingFactor,
+    Whitened,
+    data_columns,
+    factor_inducing,
+    row_blocks,
+    whitened_pass,
+)
+from abcd_cli.kernels import Kernel
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def negative_bound(
+    w: Whitened, fit: Fit, c: np.ndarray, d: np.ndarray, constant_mean: bool
+) -> float:
+    """-LB from one whitened pass (see the module's formula)."""
+    n_free = d.size - (1 if constant_mean else 0)
+    trace = float(np.sum(c / d)) - float(np.trace(w.AAt))  # tr(D⁻¹(K - Q))
+    logdet = float(np.sum(np.log(d))) + w.logdet_B  # log|Q + D|
+    return 0.5 * (n_free * _LOG_2PI + logdet + fit.log_a + fit.quad + trace)
+
+
+def _finite(value: float, grad: np.ndarray | None = None) -> bool:
+    return math.isfinite(value) and (grad is None or bool(np.all(np.isfinite(grad))))
+
+
+def bound_value(
+    kernel: Kernel, X: np.ndarray, y: np.ndarray, Z: np.ndarray, constant_mean: bool, jitter: float
+) -> float:
+    """-LB at the kernel's values; ``FAILED_NLL`` when it cannot be computed (no noise,
+    K_zz not factorisable, numbers that break)."""
+    try:
+        with np.errstate(all="ignore"):
+            c, d = kernel.diag_parts(X)
+            if not np.all(d > 0):
+                return FAILED_NLL
+            factor = factor_inducing(kernel.gram(Z, Z.copy()), jitter)
+            if factor is None:
+                return FAILED_NLL
+            w = whitened_pass(kernel, X, Z, factor, d, data_columns(y, constant_mean))
+            value = negative_bound(w, Fit.from_gram(w.gram_inverse()), c, d, constant_mean)
+    except (LinAlgError, ValueError, FloatingPointError):
+        return FAILED_NLL
+    return value if _finite(value) else FAILED_NLL
+
+
+def bound_and_grad(
+    theta: np.ndarray,
+    kernel: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    constant_mean: bool,
+    jitter: float,
+) -> tuple[float, np.ndarray]:
+    """-LB at ``theta`` and its gradient in theta; (``FAILED_NLL``, 0) when it fails."""
+    failed = FAILED_NLL, np.zeros(len(theta))
+    k = kernel.with_theta(theta)
+    try:
+        with np.errstate(all="ignore"):
+            result = _bound_and_grad(k, X, y, Z, constant_mean, jitter)
+    except (LinAlgError, ValueError, FloatingPointError):
+        return failed
+    if result is None or not _finite(*result):
+        return failed
+    return result
+
+
+def _bound_and_grad(
+    k: Kernel, X: np.ndarray, y: np.ndarray, Z: np.ndarray, constant_mean: bool, jitter: float
+) -> tuple[float, np.ndarray] | None:
+    c, d, diag_back = k.diag_vjp(X)
+    if not np.all(d > 0):
+        return None
+    Kzz, zz_back = k.vjp(Z, Z.copy())
+    factor = factor_inducing(Kzz, jitter)
+    if factor is None:
+        return None
+    blocks = row_blocks(X.shape[0], factor.m)
+    kept: dict[int, tuple] = {}
+    # one block: evaluate K_nz once, with its reverse mode, and keep it for the backward pass
+    cross = _keeping(k, X, Z, kept) if len(blocks) == 1 else None
+    Y = data_columns(y, constant_mean)
+    w = whitened_pass(k, X, Z, factor, d, Y, cross=cross)
+    fit = Fit.from_gram(w.gram_inverse())
+    value = negative_bound(w, fit, c, d, constant_mean)
+
+    Yg = Y @ fit.gradient_columns()  # the columns carrying the gradient
+    beta = w.solve_B(w.AY @ fit.gradient_columns())
+    H = w.solve_B(np.eye(factor.m)) + beta @ beta.T
+    H -= np.eye(factor.m)
+    grad = zz_back(_inducing_adjoint(factor, H + w.AAt))
+    gd = np.empty_like(d)
+    isd = 1.0 / np.sqrt(d)
+    for rows in blocks:
+        W, back = kept[0] if kept else k.vjp(X[rows], Z)
+        A = factor.solve_left(W.T)
+        A *= isd[rows]
+        Yt = Yg[rows] * isd[rows, None]
+        HA = H @ A
+        M = HA - beta @ Yt.T
+        GWt = factor.solve_left_t(M)
+        GWt *= isd[rows]
+        grad += back(GWt.T)
+        quad_i = np.sum(A * HA, axis=0)
+        cross_i = np.sum(Yt * (A.T @ beta), axis=1)
+        gd[rows] = 0.5 - 0.5 * np.sum(Yt * Yt, axis=1) - 0.5 * c[rows] / d[rows]
+        gd[rows] += cross_i - 0.5 * quad_i
+        gd[rows] /= d[rows]
+    grad += diag_back(0.5 / d, gd)
+    return value, grad
+
+
+def _keeping(k: Kernel, X: np.ndarray, Z: np.ndarray, kept: dict[int, tuple]):
+    """A ``cross`` for ``whitened_pass`` that makes K(X[rows], Z) by ``vjp`` and keeps the
+    pair (K, its reverse mode) in ``kept[0]``."""
+
+    def cross(rows: slice) -> np.ndarray:
+        kept[0] = k.vjp(X[rows], Z)
+        return kept[0][0]
+
+    return cross
+
+
+def _inducing_adjoint(factor: InducingFactor, S: np.ndarray) -> np.ndarray:
+    """∂F/∂K_zz = ½ L⁻ᵀ S L⁻¹ with S = H + A Aᵀ, plus the jitter's share: ε = rel·tr(K_zz)/m
+    adds (rel/m)·tr(∂F/∂(K_zz + εI))·I."""
+    G = 0.5 * factor.sandwich(S)
+    G[np.diag_indices_from(G)] += factor.rel / factor.m * float(np.trace(G))
+    return G

@@ -1,0 +1,172 @@
+"""Upper bounds on log p(y) (SKC paper §3.2): the Nyström log-determinant plus a quadratic term.
+
+log p(y) = -½ log|K + D| - ½ yᵀ(K + D)⁻¹y - (N/2) log 2π  (eq. 2), and
+    -½ log|K + D| ≤ -½ log|Q + D|                         (eq. 3: K - Q ⪰ 0),
+    -½ yᵀ(K + D)⁻¹y ≤ ½ αᵀ(K + D)α - αᵀy   for every α     (eq. 4).
+``upper_bound`` takes α from PCG on K + D (preconditioner Q + D by Woodbury, products with K + D
+in row blocks of K, never N×N): O(N²) per product. Its value ½ αᵀ(K + D)α - αᵀy = -½ αᵀ(y + r)
+uses the true final residual r = y - (K + D)α, so it is a bound whatever α is; the certificate
+½ rᵀ(Q + D)⁻¹r says how far above the exact quadratic it can be (``engines/pcg.py``).
+``cheap_upper_bound`` (O(N m²), as GPflow's SGPR ``upper_bound``): K - Q ⪯ t I with
+t = tr(K - Q), so -½ yᵀ(K + D)⁻¹y ≤ -½ yᵀ(Q + D + tI)⁻¹y.
+
+With a constant mean whose flat prior is integrated out, -log p(y) has ½ log|K + D| +
+½ log 1ᵀ(K + D)⁻¹1 = ½ lim_{s→∞} [log|K + D + s11ᵀ| - log s] and the GLS quadratic
+min_β (y - β1)ᵀ(K + D)⁻¹(y - β1): both bounds carry over, the first because
+K + D + s11ᵀ ⪰ Q + D + s11ᵀ, the second for every β and so for the best one (in eq. 4 with
+1ᵀα = 0, where β drops out: α = α_y - κ α_1, κ = 1ᵀα_y / 1ᵀα_1, from the solves for y and 1;
+its certificate is ½ min_β (r - β1)ᵀ(Q + D)⁻¹(r - β1)).
+No prior on the kernel's parameters enters any bound.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.engines.nystrom import (
+    Fit,
+    Whitened,
+    data_columns,
+    factor_inducing,
+    row_blocks,
+    whitened_pass,
+)
+from abcd_cli.engines.pcg import pcg
+from abcd_cli.kernels import Kernel
+
+_LOG_2PI = math.log(2.0 * math.pi)
+#: PCG restarts with tighter column tolerances before a constant-mean run gives up.
+_LEVEL_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class UpperBound:
+    """log p(y) ≤ ``value`` = ``logdet`` + ``quadratic`` - (N_free/2) log 2π.
+
+    ``logdet``: -½ log|Q + D| (- ½ log 1ᵀ(Q + D)⁻¹1 with a level); ``quadratic``: φ(α), at
+    most ``certificate`` above the exact -½ yᵀ(K + D)⁻¹y; ``products``: products with K + D."""
+
+    value: float
+    logdet: float
+    quadratic: float
+    certificate: float
+    products: int
+    converged: bool
+
+
+class _Nystrom:
+    """One kernel's Nyström factorisation on the data, with what both bounds need."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        X: np.ndarray,
+        Z: np.ndarray,
+        constant_mean: bool,
+        y: np.ndarray,
+        jitter: float,
+        keep_A: bool,
+    ):
+        self.c, self.d = kernel.diag_parts(X)
+        if not np.all(self.d > 0):
+            raise ValueError("the kernel has no white noise at some point")
+        factor = factor_inducing(kernel.gram(Z, Z.copy()), jitter)
+        if factor is None:
+            raise ValueError("the inducing covariance cannot be factorised")
+        self.factor = factor
+        self.Y = data_columns(y, constant_mean)
+        self.w: Whitened = whitened_pass(kernel, X, Z, factor, self.d, self.Y, keep_A=keep_A)
+        self.fit = Fit.from_gram(self.w.gram_inverse())
+        self.n_free = X.shape[0] - (1 if constant_mean else 0)
+
+    def logdet_term(self) -> float:
+        """-½ log|Q + D| (- ½ log 1ᵀ(Q + D)⁻¹1)."""
+        return -0.5 * (float(np.sum(np.log(self.d))) + self.w.logdet_B + self.fit.log_a)
+
+
+def cheap_upper_bound(
+    kernel: Kernel, X: np.ndarray, y: np.ndarray, Z: np.ndarray, constant_mean: bool, jitter: float
+) -> float:
+    """-½ log|Q + D| - ½ yᵀ(Q + D + tI)⁻¹y - (N/2) log 2π, t = tr(K - Q), in O(N m²) (two
+    passes over the data); with a level, its log 1ᵀ(Q + D)⁻¹1 and GLS quadratic. ValueError or
+    LinAlgError when the factorisations fail."""
+    ny = _Nystrom(kernel, X, Z, constant_mean, y, jitter, keep_A=False)
+    t = max(float(np.sum(ny.c)) - ny.w.trace_q, 0.0)
+    shifted = whitened_pass(kernel, X, Z, ny.factor, ny.d + t, ny.Y)
+    quad = Fit.from_gram(shifted.gram_inverse()).quad
+    return ny.logdet_term() - 0.5 * quad - 0.5 * ny.n_free * _LOG_2PI
+
+
+def kernel_matvec(kernel: Kernel, X: np.ndarray, d: np.ndarray):
+    """V ↦ (K + D) V with K = k(X, X') the noise-free Gram made in row blocks (never N×N)."""
+    n = X.shape[0]
+    blocks = row_blocks(n, n)
+
+    def matvec(V: np.ndarray) -> np.ndarray:
+        out = V * d[:, None]
+        for rows in blocks:
+            out[rows] += kernel.gram(X[rows], X) @ V
+        return out
+
+    return matvec
+
+
+def upper_bound(
+    kernel: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    constant_mean: bool,
+    jitter: float,
+    tol: float,
+    max_products: int,
+) -> UpperBound:
+    """The Nyström log-determinant plus PCG's quadratic bound (module docstring)."""
+    ny = _Nystrom(kernel, X, Z, constant_mean, y, jitter, keep_A=True)
+    matvec = kernel_matvec(kernel, X, ny.d)
+
+    def precond(R: np.ndarray) -> np.ndarray:
+        return ny.w.precondition(R, ny.d)
+
+    if constant_mean:
+        alpha, r, cert, products, converged = _level_solve(
+            matvec, precond, ny.Y, ny.fit.beta, tol, max_products
+        )
+    else:
+        sol = pcg(matvec, precond, ny.Y, tol, max_products)
+        alpha, r = sol.alpha[:, 0], sol.residual[:, 0]
+        cert, products, converged = float(sol.certificate[0]), sol.products, sol.converged
+    quadratic = -0.5 * float(alpha @ (y + r))
+    logdet = ny.logdet_term()
+    value = logdet + quadratic - 0.5 * ny.n_free * _LOG_2PI
+    return UpperBound(value, logdet, quadratic, cert, products, converged)
+
+
+def _level_solve(matvec, precond, Y: np.ndarray, beta: float, tol: float, max_products: int):
+    """α with 1ᵀα = 0 minimising ½αᵀ(K + D)α - αᵀy: from the solves for y and 1 together,
+    α = α_y - κ α_1, κ = 1ᵀα_y / 1ᵀα_1; r = y - (K + D)α = r_y - κ r_1 + κ1 (no extra
+    product). Column tolerances tol/4 and tol/(4κ²) make ½|r_y - κ r_1|²_M⁻¹ ≤ tol; the
+    certificate is ½ min_β (r - β1)ᵀ M⁻¹ (r - β1), checked, and tightened if need be."""
+    ones = Y[:, 1]
+    kappa = beta  # the GLS level under Q + D: a good first guess of κ
+    alpha0 = None
+    spent = 0
+    target = tol
+    for _ in range(_LEVEL_ROUNDS):
+        col_tol = np.array([tol / 4.0, tol / (4.0 * max(kappa * kappa, 1e-300))])
+        sol = pcg(matvec, precond, Y, col_tol, max(max_products - spent, 0), alpha0)
+        spent += sol.products
+        a_y, a_1 = sol.alpha[:, 0], sol.alpha[:, 1]
+        kappa = float(ones @ a_y) / float(ones @ a_1)
+        alpha = a_y - kappa * a_1
+        s = sol.residual[:, 0] - kappa * sol.residual[:, 1]
+        Ms = precond(np.column_stack([s, ones]))
+        cert = 0.5 * (float(s @ Ms[:, 0]) - float(ones @ Ms[:, 0]) ** 2 / float(ones @ Ms[:, 1]))
+        if cert <= target or spent >= max_products:
+            break
+        tol /= 2.0
+        alpha0 = sol.alpha
+    return alpha, s + kappa * ones, cert, spent, cert <= target

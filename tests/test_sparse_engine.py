@@ -1,0 +1,244 @@
+"""The sparse engine "skc": its bounds sandwich the exact likelihood, tighten as m grows and are
+exact at m = N; the lower bound's gradient; no N×N matrix on its path; its posterior at m = N
+is the exact one; cost, refusal and registry."""
+
+from __future__ import annotations
+
+import pickle
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from abcd_cli.engines import get_engine
+from abcd_cli.engines.base import FAILED_NLL, Engine
+from abcd_cli.engines.exact import ExactEngine, negative_log_likelihood
+from abcd_cli.engines.sparse import SparseEngine
+from abcd_cli.errors import InputError
+from abcd_cli.kernels.algebra import sum_of_products
+from abcd_cli.kernels.text import parse_kernel
+from tests.sampling import gp_draw
+
+RNG = np.random.default_rng(314)
+N = 150
+X = np.sort(RNG.uniform(0.0, 10.0, N))[:, None]
+TRUTH = parse_kernel(
+    "SE(lengthscale=3.0, sd=1.0) + Per(lengthscale=1.0, period=2.0, sd=0.7)"
+    " + Lin(sd=0.1, location=5.0) * WN(sd=1.0) + WN(sd=0.2)"
+)
+Y = 0.8 + gp_draw(TRUTH.gram(X), RNG)
+XS = np.linspace(-1.0, 12.0, 17)[:, None]
+
+KERNELS = {
+    "SE": "SE(lengthscale=1.5, sd=1.0) + WN(sd=0.3)",
+    "RQ": "RQ(lengthscale=1.0, sd=1.2, alpha=0.8) + WN(sd=0.3)",
+    "Per": "Per(lengthscale=1.2, period=2.0, sd=0.8) + WN(sd=0.4)",
+    "Cos": "Cos(period=2.0, sd=0.8) + WN(sd=0.5)",
+    "Lin": "Lin(sd=0.3, location=4.0) + WN(sd=0.5)",
+    "C": "C(sd=1.0) + WN(sd=0.6)",
+    "sum": "SE(lengthscale=3.0, sd=1.0) + Per(lengthscale=1.0, period=2.0, sd=0.7) + WN(sd=0.25)",
+    "product": "SE(lengthscale=4.0, sd=1.0) * Per(lengthscale=1.0, period=2.0, sd=0.7)"
+    " + Lin(sd=0.2, location=3.0) + WN(sd=0.3)",
+    "noise-product": "SE(lengthscale=2.0, sd=1.0) + Lin(sd=0.1, location=5.0) * WN(sd=1.0)"
+    " + WN(sd=0.2)",
+    "CP": "CP(SE(lengthscale=2.0, sd=1.0), Per(lengthscale=1.0, period=2.0, sd=0.6),"
+    " location=5.0, steepness=0.5) + WN(sd=0.3)",
+    "CW": "CW(Lin(sd=0.3, location=2.0), SE(lengthscale=1.0, sd=0.8), location=6.0,"
+    " width=2.0, steepness=0.3) + WN(sd=0.3)",
+}
+
+
+def _kernel(name):
+    return parse_kernel(KERNELS[name])
+
+
+def _exact_log_p(kernel, constant_mean):
+    return -negative_log_likelihood(kernel, X, Y, constant_mean)
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_the_bounds_sandwich_the_exact_likelihood(name, constant_mean):
+    kernel = _kernel(name)
+    engine = SparseEngine(m=12, seed=3)
+    exact = _exact_log_p(kernel, constant_mean)
+    lb = engine.lower_bound(kernel, X, Y, constant_mean)
+    ub = engine.upper_bound(kernel, X, Y, constant_mean)
+    cheap = engine.cheap_upper_bound(kernel, X, Y, constant_mean)
+    assert ub.converged
+    rounding = 1e-10 * abs(exact)  # C + WN and Cos + WN: Q = K, the bounds touch
+    assert lb <= exact + rounding and exact <= ub.value + rounding and ub.value <= cheap + rounding
+    # the PCG quadratic is within its certificate of the exact one (Cos + WN: Q = K, to rounding)
+    slack = ub.logdet - _exact_logdet(kernel, constant_mean) + ub.certificate
+    assert ub.value - exact <= slack + 1e-9
+    # the score is the same interval, in -log p
+    bounds = engine.score(kernel, X, Y, constant_mean)
+    assert bounds.low == pytest.approx(-ub.value, rel=1e-12)
+    assert bounds.high == pytest.approx(-lb, rel=1e-12)
+
+
+def _exact_logdet(kernel, constant_mean):
+    """-½ log|K| (- ½ log 1ᵀK⁻¹1) of the exact model."""
+    K = kernel.gram(X)
+    value = -0.5 * np.linalg.slogdet(K)[1]
+    if constant_mean:
+        value -= 0.5 * np.log(np.sum(np.linalg.solve(K, np.ones(N))))
+    return value
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+def test_the_bounds_close_in_as_m_grows_and_meet_at_m_equal_n(constant_mean):
+    kernel = _kernel("product")
+    exact = _exact_log_p(kernel, constant_mean)
+    gaps = []
+    for m in (5, 20, 60):
+        engine = SparseEngine(m=m)
+        gaps.append(exact - engine.lower_bound(kernel, X, Y, constant_mean))
+    assert gaps[0] > gaps[1] > gaps[2] > 0
+    full = SparseEngine(m=N, jitter=1e-10)
+    assert full.lower_bound(kernel, X, Y, constant_mean) == pytest.approx(exact, abs=1e-5)
+    assert full.upper_bound(kernel, X, Y, constant_mean).value == pytest.approx(exact, abs=1e-5)
+    assert full.cheap_upper_bound(kernel, X, Y, constant_mean) == pytest.approx(exact, abs=1e-4)
+    np.testing.assert_array_equal(full.inducing(X), np.arange(N))  # Z = X
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+@pytest.mark.parametrize("name", ["product", "noise-product", "CP", "CW", "Per"])
+def test_the_lower_bound_gradient_matches_finite_differences(name, constant_mean):
+    kernel = _kernel(name)
+    engine = SparseEngine(m=15, seed=1)
+    theta = kernel.theta()
+    value, grad = engine.objective(theta, kernel, X, Y, constant_mean)
+    assert value == pytest.approx(engine.objective_value(kernel, X, Y, constant_mean), rel=1e-12)
+    h = 1e-5
+    numeric = np.empty_like(theta)
+    for i in range(theta.size):
+        e = np.zeros_like(theta)
+        e[i] = h
+        up = engine.objective(theta + e, kernel, X, Y, constant_mean)[0]
+        down = engine.objective(theta - e, kernel, X, Y, constant_mean)[0]
+        numeric[i] = (up - down) / (2 * h)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
+
+
+def test_the_gradient_is_the_same_in_row_blocks(monkeypatch):
+    """Many row blocks (forward with gram, backward with vjp per block) agree with one."""
+    import abcd_cli.engines.nystrom as nystrom
+
+    kernel = _kernel("CW")
+    engine = SparseEngine(m=15)
+    theta = kernel.theta()
+    one = engine.objective(theta, kernel, X, Y, True)
+    monkeypatch.setattr(nystrom, "BLOCK_ELEMENTS", 15 * 17)  # blocks of 17 rows
+    many = engine.objective(theta, kernel, X, Y, True)
+    assert many[0] == pytest.approx(one[0], rel=1e-12)
+    np.testing.assert_allclose(many[1], one[1], rtol=1e-9, atol=1e-10)
+
+
+def test_no_n_by_n_matrix_is_formed():
+    """At N = 20,000 an N×N matrix is 3.2 GB; the bound, its gradient, the cheap upper bound
+    and the posterior's predictions stay within tens of MB and a few seconds."""
+    rng = np.random.default_rng(8)
+    n = 20_000
+    x = np.sort(rng.uniform(0.0, 100.0, n))[:, None]
+    y = np.sin(x[:, 0]) + 0.3 * rng.standard_normal(n)
+    kernel = parse_kernel(
+        "SE(lengthscale=5.0, sd=1.0) * Per(lengthscale=1.0, period=6.3, sd=1.0) + WN(sd=0.3)"
+    )
+    engine = SparseEngine(m=50)
+    tracemalloc.start()
+    start = time.perf_counter()
+    value, grad = engine.objective(kernel.theta(), kernel, x, y, True)
+    cheap = engine.cheap_upper_bound(kernel, x, y, True)
+    post = engine.posterior(kernel, x, y, True)
+    mean, var = post.predict(np.linspace(0.0, 110.0, 200))
+    errors = post.standardised_errors()
+    seconds = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert value < FAILED_NLL and np.all(np.isfinite(grad)) and -value <= cheap
+    assert np.all(np.isfinite(mean)) and np.all(var > 0) and errors.shape == (n,)
+    assert peak < 150 * 2**20, peak
+    assert seconds < 20.0
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+def test_the_posterior_at_m_equal_n_is_the_exact_one(constant_mean):
+    kernel = _kernel("noise-product")
+    exact = ExactEngine().posterior(kernel, X, Y, constant_mean)
+    sparse = SparseEngine(m=N, jitter=1e-10).posterior(kernel, X, Y, constant_mean)
+    assert sparse.level == pytest.approx(exact.level, abs=1e-6)
+    assert sparse.level_sd == pytest.approx(exact.level_sd, rel=1e-5)
+    np.testing.assert_allclose(sparse.residual, exact.residual, atol=1e-6)
+    for part in [*sum_of_products(kernel), kernel]:
+        np.testing.assert_allclose(sparse.mean(part, XS), exact.mean(part, XS), atol=1e-6)
+        np.testing.assert_allclose(sparse.mean(part), exact.mean(part), atol=1e-6)
+        for Xs in (XS, None):
+            m_s, v_s = sparse.component(part, Xs)
+            m_e, v_e = exact.component(part, Xs)
+            np.testing.assert_allclose(m_s, m_e, atol=1e-6)
+            np.testing.assert_allclose(v_s, v_e, atol=1e-6)
+    a, b = sum_of_products(kernel)[:2]
+    np.testing.assert_allclose(sparse.covariance(a, b, XS), exact.covariance(a, b, XS), atol=1e-6)
+    np.testing.assert_allclose(sparse.covariance(a, Xs=XS), exact.covariance(a, Xs=XS), atol=1e-6)
+    with pytest.raises(NotImplementedError):
+        sparse.covariance(a)
+    mean_s, var_s = sparse.predict(XS, noise=True)
+    mean_e, var_f_exact = exact.predict(XS, noise=False)
+    np.testing.assert_allclose(mean_s, mean_e, atol=1e-6)
+    # y's variance: the noise-free part plus the noise at the new inputs, once
+    np.testing.assert_allclose(var_s, var_f_exact, atol=1e-6)
+    np.testing.assert_allclose(sparse.standardised_errors(), exact.standardised_errors(), atol=1e-5)
+    train = np.arange(0, N, 3)
+    part = sum_of_products(kernel)[0]
+    np.testing.assert_allclose(
+        sparse.given(train).mean(part, XS), exact.given(train).mean(part, XS), atol=1e-4
+    )
+
+
+def test_the_posterior_with_few_inducing_inputs_is_close_and_consistent():
+    kernel = _kernel("sum")
+    post = SparseEngine(m=40).posterior(kernel, X, Y, True)
+    exact = ExactEngine().posterior(kernel, X, Y, True)
+    mean, _ = post.predict(XS[2:-2])
+    mean_e, _ = exact.predict(XS[2:-2])
+    assert np.max(np.abs(mean - mean_e)) < 0.05
+    parts = sum_of_products(kernel)
+    total_mean = sum(post.mean(p, XS) for p in parts)
+    np.testing.assert_allclose(total_mean, post.mean(kernel, XS), atol=1e-10)
+    np.testing.assert_allclose(sum(post.mean(p) for p in parts), post.residual, atol=1e-8)
+    e, e_exact = post.standardised_errors(), exact.standardised_errors()
+    assert np.max(np.abs(e - e_exact)) < 0.01
+
+
+def test_a_kernel_without_noise_fails_as_a_value():
+    kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0)")
+    engine = SparseEngine(m=10)
+    value, grad = engine.objective(kernel.theta(), kernel, X, Y)
+    assert value == FAILED_NLL and np.all(grad == 0.0)
+    assert engine.score(kernel, X, Y).high == FAILED_NLL
+
+
+def test_registry_pickling_and_the_inducing_inputs():
+    engine = get_engine("skc", m=30, seed=4)
+    assert isinstance(engine, SparseEngine) and isinstance(engine, Engine)
+    assert pickle.loads(pickle.dumps(engine)) == engine
+    idx = engine.inducing(X)
+    assert idx.size == 30 and np.unique(idx).size == 30
+    np.testing.assert_array_equal(idx, engine.inducing(X))  # fixed for a search
+    # one per block of N/m consecutive points in x order
+    np.testing.assert_array_equal(np.arange(N)[idx] // 5, np.arange(30))
+    assert not np.array_equal(idx, SparseEngine(m=30, seed=5).inducing(X))
+    with pytest.raises(ValueError):
+        SparseEngine(m=0)
+
+
+def test_cost_and_refusal():
+    engine = SparseEngine(m=200)
+    small, large = engine.cost(10_000), engine.cost(100_000)
+    assert large.seconds == pytest.approx(10 * small.seconds, rel=0.05)
+    assert large.bytes < 2**30
+    engine.check_size(100_000, 1000.0)
+    with pytest.raises(InputError, match=r"^3000000 points with 200 inducing inputs are too many"):
+        engine.check_size(3_000_000, 1000.0)
