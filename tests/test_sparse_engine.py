@@ -285,3 +285,37 @@ def test_pcg_solves_and_its_certificate_bounds_the_gap():
     assert np.all(gap <= sol.certificate) and np.all(sol.certificate <= 1e-16)
     early = pcg(lambda V: C @ V, lambda R: R / d[:, None], rhs, 1e-8, 3)
     assert not early.converged and early.products <= 4
+
+
+def test_a_candidate_fits_through_the_sparse_engine():
+    """The search's candidate fit runs unchanged on the sparse engine: its interval holds the
+    exact -log p(y) at the parameters it found."""
+    from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
+    from abcd_cli.kernel_search.init import DataSummary
+
+    s = DataSummary.from_data(X[:, 0], Y)
+    task = FitTask(parse_kernel("SE + WN"), X, Y, s, s, 2, 1, 30, (0,), engine=SparseEngine(m=20))
+    found = fit_candidate(task)
+    assert found.status == "ok", found
+    exact = negative_log_likelihood(found.kernel, X, Y)
+    assert found.bounds.low <= exact <= found.bounds.high == found.nll
+
+
+def test_inputs_of_two_dimensions():
+    rng = np.random.default_rng(12)
+    x2 = np.column_stack([X[:, 0], rng.uniform(-1.0, 1.0, N)])
+    kernel = parse_kernel(
+        "SE(lengthscale=2.0, sd=1.0) + SE@1(lengthscale=0.5, sd=0.5) + WN(sd=0.3)"
+    )
+    engine = SparseEngine(m=25)
+    exact = -negative_log_likelihood(kernel, x2, Y)
+    assert engine.lower_bound(kernel, x2, Y) <= exact <= engine.upper_bound(kernel, x2, Y).value
+    theta = kernel.theta()
+    _, grad = engine.objective(theta, kernel, x2, Y)
+    e = np.zeros_like(theta)
+    e[2] = 1e-5
+    numeric = (
+        engine.objective(theta + e, kernel, x2, Y)[0]
+        - engine.objective(theta - e, kernel, x2, Y)[0]
+    ) / 2e-5
+    assert grad[2] == pytest.approx(numeric, rel=1e-5)

@@ -39,8 +39,8 @@ from abcd_cli.kernels.base import as_2d
 MAX_SPARSE_BYTES = 4 * 2**30
 #: Speed of one lower bound with its gradient on one core, in N·m² per second, and the kernel's
 #: share, in N·m·(parameters) per second (measured: ``benchmarks/sparse_engine.md``).
-NM2_PER_SECOND = 1.2e9
-NMP_PER_SECOND = 1.5e8
+NM2_PER_SECOND = 2.4e9
+NMP_PER_SECOND = 4e7
 #: A typical kernel's parameter count (as the exact engine's estimate assumes).
 TYPICAL_PARAMS = 12
 
