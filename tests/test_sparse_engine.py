@@ -106,8 +106,14 @@ def test_the_bounds_close_in_as_m_grows_and_meet_at_m_equal_n(constant_mean):
 @pytest.mark.parametrize("constant_mean", [False, True])
 @pytest.mark.parametrize("name", ["product", "noise-product", "CP", "CW", "Per"])
 def test_the_lower_bound_gradient_matches_finite_differences(name, constant_mean):
+    """At a jitter of 1e-6 rounding stays below 1e-6 relative, and the formula shows; at the
+    default the rounding of K_zz⁻¹ on nearly coincident inducing inputs reaches ~1e-4."""
     kernel = _kernel(name)
-    engine = SparseEngine(m=15, seed=1)
+    _check_gradient(kernel, SparseEngine(m=15, seed=1, jitter=1e-6), constant_mean, 1e-5)
+    _check_gradient(kernel, SparseEngine(m=15, seed=1), constant_mean, 1e-3)
+
+
+def _check_gradient(kernel, engine, constant_mean, rtol):
     theta = kernel.theta()
     value, grad = engine.objective(theta, kernel, X, Y, constant_mean)
     assert value == pytest.approx(engine.objective_value(kernel, X, Y, constant_mean), rel=1e-12)
@@ -119,7 +125,7 @@ def test_the_lower_bound_gradient_matches_finite_differences(name, constant_mean
         up = engine.objective(theta + e, kernel, X, Y, constant_mean)[0]
         down = engine.objective(theta - e, kernel, X, Y, constant_mean)[0]
         numeric[i] = (up - down) / (2 * h)
-    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad, numeric, rtol=rtol, atol=rtol)
 
 
 def test_the_gradient_is_the_same_in_row_blocks(monkeypatch):
@@ -127,7 +133,7 @@ def test_the_gradient_is_the_same_in_row_blocks(monkeypatch):
     import abcd_cli.engines.nystrom as nystrom
 
     kernel = _kernel("CW")
-    engine = SparseEngine(m=15)
+    engine = SparseEngine(m=15, jitter=1e-6)
     theta = kernel.theta()
     one = engine.objective(theta, kernel, X, Y, True)
     monkeypatch.setattr(nystrom, "BLOCK_ELEMENTS", 15 * 17)  # blocks of 17 rows

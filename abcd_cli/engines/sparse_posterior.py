@@ -46,7 +46,7 @@ class SparsePosterior(Posterior):
         y: np.ndarray,
         Z: np.ndarray,
         constant_mean: bool = False,
-        jitter: float = 1e-6,
+        jitter: float = 1e-8,
     ):
         self.X, self.Z = as_2d(X), as_2d(Z)
         self.kernel, self.jitter = kernel, jitter
