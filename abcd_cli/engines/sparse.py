@@ -54,9 +54,8 @@ class SparseEngine(Engine):
     tightness against the gradient's rounding: on 1,000 hourly points (SE + SE×Per + WN, m = 100)
     the lower bound loses 0.01, 0.02 and 0.27 nats at 1e-10, 1e-8 and 1e-6, while the gradient's
     relative rounding on a nearly singular K_zz is about 1e-4, 4e-5 and 2e-6
-    (benchmarks/sparse_engine.md); ``pcg_tol``: the
-    certificate, in nats, at which PCG stops; ``pcg_max_products``: its budget of products
-    with K + D."""
+    (benchmarks/sparse_engine.md). ``pcg_tol``: the certificate, in nats, at which PCG stops;
+    ``pcg_max_products``: its budget of products with K + D."""
 
     m: int = 200
     seed: int = 0
