@@ -171,3 +171,15 @@ def test_a_candidate_is_scored_by_its_engine():
     assert wide.kernel == exact.kernel  # the same optimisation
     assert wide.bounds.width == pytest.approx(2.0)
     assert wide.nll == wide.bounds.high == pytest.approx(exact.nll + 1.0)
+
+
+@pytest.mark.parametrize("engine", ["exact", "skc"])
+def test_far_from_the_data_f_has_its_prior_variance_and_y_adds_the_noise_once(engine):
+    """SE(sd=1) + WN(sd=0.5) far beyond the data: var f = 1, var y = 1 + 0.25 (white noise
+    belongs to observations, so f at a new input carries none of it)."""
+    kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.5)")
+    x = np.linspace(0.0, 1.0, 20)[:, None]
+    post = get_engine(engine).posterior(kernel, x, np.sin(x[:, 0]))
+    far = np.array([[100.0]])
+    assert post.predict(far, noise=False)[1] == pytest.approx([1.0])
+    assert post.predict(far)[1] == pytest.approx([1.25])

@@ -107,11 +107,14 @@ class ExactPosterior(Posterior):
         """
         Xs = _as_inputs(Xs)
         mean, var, c = self._moments(self.kernel, Xs)
+        # k(x*, x*) counts the white-noise terms, which f at new inputs does not have
+        noise_var = noise_variance(self.kernel, Xs)
+        var = var - noise_var
         if c is not None:
             mean, var = mean + self.level, var + (self.level_sd - c) ** 2
         var = np.maximum(var, 0.0)
         if noise:
-            var = var + noise_variance(self.kernel, Xs)
+            var = var + noise_var
         return mean, var
 
     def standardised_errors(self) -> np.ndarray:
