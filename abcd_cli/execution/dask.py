@@ -19,6 +19,7 @@ closes what it opened (its client, its ``LocalCluster``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -38,6 +39,8 @@ from abcd_cli.errors import InputError, RunError
 INSTALL_HINT = "pip install 'abcd-cli[dask]'"
 #: Seconds without any worker before the cluster counts as gone.
 NO_WORKER_GRACE = 120.0
+#: Seconds to wait for a scheduler's answer when connecting to it.
+CONNECT_TIMEOUT = 10.0
 _POLL = 0.5  # seconds between checks of the cluster while waiting for a result
 _KEPT_DATA = 4  # data sets kept on the cluster (a search uses two: all points and a subset)
 
@@ -174,6 +177,8 @@ class DaskExecutor(Executor):
         tasks = list(iterables[0])
         expected = code_fingerprint()
         futures = []
+        if self.client.status in ("closing", "closed"):
+            raise self._gone(None)
         try:
             for task in tasks:
                 stub, arrays = self._split(task)
@@ -241,17 +246,13 @@ class DaskExecutor(Executor):
         """Cancel this executor's unfinished tasks (always when ``wait`` is False) and close
         what it opened; a cluster it merely connected to keeps running."""
         if (cancel_futures or not wait) and self._pending:
-            try:
+            with contextlib.suppress(Exception):  # the cluster may be gone already
                 self.client.cancel(self._pending)
-            except Exception:  # noqa: BLE001 - the cluster may be gone already
-                pass
         self._pending = []
         self._data.clear()
         for thing in self.owned:
-            try:
+            with contextlib.suppress(Exception):  # closing what may already be gone
                 thing.close()
-            except Exception:  # noqa: BLE001 - closing what may already be gone
-                pass
 
 
 def check_workers(client: Any) -> None:
@@ -293,7 +294,7 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         _check_address(scheduler)
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
-            client = Client(scheduler, timeout=10)
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         owned = (client,)
