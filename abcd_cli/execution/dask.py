@@ -6,7 +6,8 @@ with results in order, as the process pool does:
 * Data goes to the cluster once: every array field of a dataclass task (``FitTask.X`` and
   ``.y``) is sent as one small task of its own, keyed by its content, and the fits depend on
   it. Held as a task rather than scattered, it is recomputed (from the copy the scheduler keeps)
-  if the worker holding it dies.
+  if the worker holding it dies. Any engine's fits run this way (a long-series engine's
+  inducing inputs too, if its task carries them as array fields).
 * A worker that dies mid-fit: the scheduler runs its tasks again elsewhere; a task whose
   workers keep dying ends in ``KilledWorker`` and gets ``on_lost(task)`` (a skipped candidate).
 * A cluster that goes away (scheduler lost, no workers for a while) or a worker running other
