@@ -52,7 +52,11 @@ def local_processes(workers: int, log_dir: Path | None = None) -> Iterator[str]:
         MKL_NUM_THREADS="1",
     )
     commands = [
-        _dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"),
+        _dask(
+            "scheduler",
+            *("--host", "127.0.0.1", "--port", str(port)),
+            *("--no-dashboard", "--dashboard-address", "127.0.0.1:0"),
+        ),
         *(
             _dask("worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard")
             for _ in range(workers)

@@ -51,7 +51,9 @@ def _cluster(n_workers: int) -> distributed.LocalCluster:
         n_workers=n_workers,
         threads_per_worker=1,
         processes=True,
+        host="127.0.0.1",
         dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
         silence_logs=50,
     )
 

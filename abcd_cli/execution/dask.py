@@ -176,27 +176,50 @@ class DaskExecutor(Executor):
         if len(iterables) != 1:
             raise TypeError("DaskExecutor.map takes one iterable of tasks")
         tasks = list(iterables[0])
-        expected = code_fingerprint()
-        futures = []
         if self.client.status in ("closing", "closed"):
             raise self._gone(None)
         try:
-            for task in tasks:
-                stub, arrays = self._split(task)
-                futures.append(self.client.submit(run_task, fn, stub, expected, arrays, pure=False))
+            futures = [self._submit_task(fn, task) for task in tasks]
         except (OSError, CancelledError) as exc:
             raise self._gone(exc) from None
         self._pending = futures
-        return self._results(tasks, futures, on_lost or self.on_lost)
+        return self._results(fn, tasks, futures, on_lost or self.on_lost)
+
+    def _submit_task(self, fn: Callable, task: Any) -> Any:
+        stub, arrays = self._split(task)
+        return self.client.submit(run_task, fn, stub, code_fingerprint(), arrays, pure=False)
 
     def _results(
-        self, tasks: list[Any], futures: list[Any], on_lost: Callable[[Any], Any] | None
+        self,
+        fn: Callable,
+        tasks: list[Any],
+        futures: list[Any],
+        on_lost: Callable[[Any], Any] | None,
     ) -> Iterator[Any]:
         for task, future in zip(tasks, futures, strict=True):
-            yield self._result(task, future, on_lost)
+            yield self._result(fn, task, future, on_lost)
         self._pending = []
 
-    def _result(self, task: Any, future: Any, on_lost: Callable[[Any], Any] | None) -> Any:
+    def _result(
+        self, fn: Callable, task: Any, future: Any, on_lost: Callable[[Any], Any] | None
+    ) -> Any:
+        """The task's result; after ``KilledWorker`` the task is sent once more (Dask also
+        blames tasks merely queued on a dying worker), and after a second one it is lost."""
+        for attempt in (1, 2):
+            try:
+                return self._wait(future)
+            except Exception as exc:
+                if type(exc).__name__ != "KilledWorker":
+                    raise
+                if attempt == 1:
+                    future = self._submit_task(fn, task)
+        if on_lost is None:
+            raise ClusterError(f"the workers of {self.where} running one task kept dying")
+        self.lost += 1
+        return on_lost(task)
+
+    def _wait(self, future: Any) -> Any:
+        """``future.result()``, checking meanwhile that the cluster is still there."""
         empty_since: float | None = None
         while True:
             try:
@@ -208,17 +231,8 @@ class DaskExecutor(Executor):
                     f"a worker of {self.where} cannot run abcd's code ({exc}):"
                     " install the same version of abcd on every worker"
                 ) from None
-            except Exception as exc:
-                if type(exc).__name__ != "KilledWorker":
-                    if isinstance(exc, OSError | CancelledError):
-                        raise self._gone(exc) from None
-                    raise
-                if on_lost is None:
-                    raise ClusterError(
-                        f"the workers of {self.where} running one task kept dying"
-                    ) from None
-                self.lost += 1
-                return on_lost(task)
+            except (OSError, CancelledError) as exc:
+                raise self._gone(exc) from None
 
     def _check_alive(self, empty_since: float | None) -> float | None:
         """Raise ClusterError when the client is closed or the cluster has had no worker for
@@ -277,7 +291,6 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
     require_distributed()
     from distributed import Client, LocalCluster
 
-    quiet = logging.ERROR
     if scheduler == "local":
         import os
 
@@ -286,8 +299,10 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
             n_workers=n,
             threads_per_worker=1,
             processes=True,
+            host="127.0.0.1",  # nothing listens beyond this machine
             dashboard_address=None,
-            silence_logs=quiet,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server too
+            silence_logs=logging.CRITICAL,  # our one-line errors say what matters
         )
         client = Client(cluster)
         owned: tuple[Any, ...] = (client, cluster)
