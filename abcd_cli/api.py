@@ -220,7 +220,7 @@ def _with_checkpoints(exc: RunError, paths: list[Path]) -> RunError:
         return ClusterError(f"{exc.message}; no level had finished, nothing was saved")
     return ClusterError(
         f"{exc.message}; the finished levels are in {', '.join(saved)}:"
-        " run again with --resume (resume=True) to continue"
+        " resume to continue (--resume; resume=True in Python)"
     )
 
 

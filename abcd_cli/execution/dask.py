@@ -254,8 +254,11 @@ class DaskExecutor(Executor):
         return empty_since if empty_since is not None else now
 
     def _gone(self, exc: BaseException | None) -> ClusterError:
-        detail = f" ({type(exc).__name__}: {exc})" if exc is not None and str(exc) else ""
-        return ClusterError(f"lost the Dask cluster at {self.where}{detail}")
+        if isinstance(exc, CancelledError) or exc is None:
+            detail = "the connection to its scheduler was lost"
+        else:
+            detail = f"{type(exc).__name__}: {exc}"
+        return ClusterError(f"lost the Dask cluster at {self.where} ({detail})")
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Cancel this executor's unfinished tasks (always when ``wait`` is False) and close
@@ -291,6 +294,7 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
     require_distributed()
     from distributed import Client, LocalCluster
 
+    quiet_logs()
     if scheduler == "local":
         import os
 
@@ -308,7 +312,6 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         owned: tuple[Any, ...] = (client, cluster)
     else:
         _check_address(scheduler)
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
@@ -320,6 +323,14 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         for thing in owned:
             thing.close()
         raise
+
+
+def quiet_logs() -> None:
+    """Silence Dask's own log lines in this process (its loggers set their levels one by
+    one): what matters reaches the user as one ``ClusterError`` line."""
+    for name in [*logging.root.manager.loggerDict, "distributed", "distributed.client"]:
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _check_address(scheduler: str) -> None:
