@@ -221,12 +221,12 @@ def main(argv: list[str] | None = None) -> None:
     settings = SearchSettings(depth=args.depth, restarts=args.restarts)
     measured = compare(names, settings, args.workers)
     measured["workers"] = args.workers
+    if args.csv:
+        write_fit_times(args.csv, measured["runs"])
     text = markdown(measured, settings, sys.argv[1:] if argv is None else argv)
     print(text)
     if args.out:
         args.out.write_text(text)
-    if args.csv:
-        write_fit_times(args.csv, measured["runs"])
 
 
 if __name__ == "__main__":

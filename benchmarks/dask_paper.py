@@ -55,17 +55,19 @@ def per_series_table(fits: dict[str, Levels], overhead: float) -> list[str]:
         "|---|---:|---:|" + "---:|" * (len(WORKERS) + 1),
     ]
     totals = [0.0] * (len(WORKERS) + 2)
+    all_count = 0
     for name, levels in fits.items():
         count = sum(len(s) for stages in levels for s in stages)
         summed = sum(sum(s) for stages in levels for s in stages)
         at = [search_time(levels, w, overhead) for w in WORKERS]
         path = sum(critical_path(stages, overhead) for stages in levels)
         row = [summed, *at, path]
-        totals = [a + b for a, b in zip(totals, [0.0, *row], strict=True)]
+        totals = [a + b for a, b in zip(totals, row, strict=True)]
+        all_count += count
         cells = " | ".join(_fmt(v) for v in row)
         lines.append(f"| {name} | {count} | {cells} |")
-    cells = " | ".join(_fmt(v) for v in totals[1:])
-    lines.append(f"| **all** | | {cells} |")
+    cells = " | ".join(_fmt(v) for v in totals)
+    lines.append(f"| **all** | {all_count} | {cells} |")
     return lines
 
 
