@@ -9,7 +9,8 @@ with results in order, as the process pool does:
   if the worker holding it dies. Any engine's fits run this way (a long-series engine's
   inducing inputs too, if its task carries them as array fields).
 * A worker that dies mid-fit: the scheduler runs its tasks again elsewhere; a task whose
-  workers keep dying ends in ``KilledWorker`` and gets ``on_lost(task)`` (a skipped candidate).
+  workers keep dying ends in ``KilledWorker``, is sent once more (Dask also blames the tasks
+  merely queued on the dying worker), and then gets ``on_lost(task)`` (a skipped candidate).
 * A cluster that goes away (scheduler lost, no workers for a while) or a worker running other
   code than this process raises :class:`ClusterError`, a one-line :class:`RunError`; the
   search's checkpoint holds every finished level.
@@ -43,7 +44,7 @@ NO_WORKER_GRACE = 120.0
 #: Seconds to wait for a scheduler's answer when connecting to it.
 CONNECT_TIMEOUT = 10.0
 _POLL = 0.5  # seconds between checks of the cluster while waiting for a result
-_KEPT_DATA = 4  # data sets kept on the cluster (a search uses two: all points and a subset)
+_KEPT_DATA = 8  # arrays kept on the cluster (a search uses X and y of all points and a subset)
 
 
 class ClusterError(RunError):
