@@ -2,4 +2,5 @@
 
 from abcd_cli.cli.main import main
 
-main()
+if __name__ == "__main__":  # not when a worker process re-imports the main module
+    main()

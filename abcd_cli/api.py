@@ -23,7 +23,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from abcd_cli.errors import InputError
+from abcd_cli.errors import InputError, RunError
 from abcd_cli.found import EXTRAPOLATE, FoundModel, read_model
 from abcd_cli.kernel_search.loop import SearchSettings
 
@@ -116,7 +116,8 @@ def search(
     depth: int = DEFAULTS.depth,
     seed: int = DEFAULTS.seed,
     jobs: int | None = 1,
-    executor: Executor | None = None,
+    scheduler: str | None = None,
+    executor: Any = None,
     progress: Progress | bool | None = None,
     checkpoint: str | Path | None = None,
     resume: bool = False,
@@ -131,9 +132,12 @@ def search(
     (``restarts``, ``seeds``, ``beam``, ``language``, ``prior_mean``, ...) with the command
     line's defaults; one seed gives one result, whatever the executor.
 
-    ``jobs``: worker processes (1: serial, 0 or None: one per core); or pass any
-    ``concurrent.futures.Executor`` (a ``dask.distributed.Client`` too) as ``executor``, which
-    is used as it is and not shut down. ``progress``: a function called with one line per level
+    ``jobs``: worker processes (1: serial, 0 or None: one per core). ``scheduler``: run the
+    fits on Dask, ``"local"`` (a local cluster of ``jobs`` workers) or the address of a running
+    scheduler (``"tcp://host:8786"``). Or pass as ``executor`` a ``distributed.Client`` or any
+    ``concurrent.futures.Executor`` whose ``map`` returns results; it is used as it is and not
+    shut down. A lost cluster raises :class:`~abcd_cli.execution.dask.ClusterError` (a
+    ``RunError``) and keeps the checkpoint. ``progress``: a function called with one line per level
     (True: print them on stderr). ``checkpoint``: a file where the state is saved after every
     level (one per seed with ``seeds`` > 1); ``resume=True`` continues from it. The files stay
     after the search (see :meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
@@ -141,7 +145,7 @@ def search(
     """
     from abcd_cli.kernel_search.loop import checkpoint_paths, prior_mean_warning, run_search
 
-    options = _search_settings(dict(settings, depth=depth, seed=seed))
+    options = search_settings(dict(settings, depth=depth, seed=seed))
     series = load(data, x=x, y=y)
     for text in series.warnings:
         warnings.warn(text, AbcdWarning, stacklevel=2)
@@ -151,16 +155,17 @@ def search(
     if checkpoint is not None:
         check_writable(str(checkpoint))
         paths = checkpoint_paths(checkpoint, options)
-    if executor is not None and jobs != 1:
-        raise TypeError("search() takes jobs or an executor, not both")
-    owned = _own_executor(jobs) if executor is None else None
+    if executor is not None and (jobs != 1 or scheduler):
+        raise TypeError("search() takes jobs and scheduler, or an executor, not both")
+    owned = _own_executor(jobs, scheduler) if executor is None else None
+    used = owned or _as_executor(executor)  # a Client's wrapper: cancels, never closes it
     interrupted = False
     try:
         result = run_search(
             series.x,
             series.y,
             options,
-            executor or owned,
+            used,
             _progress(progress),
             checkpoint,
             resume=resume,
@@ -168,13 +173,15 @@ def search(
     except KeyboardInterrupt:
         interrupted = True
         raise SearchInterrupted([p for p in paths if p.exists()]) from None
+    except RunError as exc:
+        raise _with_checkpoints(exc, paths) from None
     finally:
-        if owned is not None:
-            owned.shutdown(wait=not interrupted, cancel_futures=interrupted)
+        if used is not executor:
+            used.shutdown(wait=not interrupted, cancel_futures=interrupted)
     return FoundModel.from_search(series, result, tuple(paths))
 
 
-def _search_settings(values: dict[str, Any]) -> SearchSettings:
+def search_settings(values: dict[str, Any]) -> SearchSettings:
     """SearchSettings from keywords; a TypeError names an unknown one."""
     known = {f.name for f in fields(SearchSettings)}
     unknown = sorted(set(values) - known)
@@ -187,11 +194,34 @@ def _search_settings(values: dict[str, Any]) -> SearchSettings:
     return SearchSettings(**values)
 
 
-def _own_executor(jobs: int | None) -> Executor:
+def _own_executor(jobs: int | None, scheduler: str | None = None) -> Executor:
     from abcd_cli.execution.pool import make_executor
     from abcd_cli.kernel_search.loop import lost_candidate
 
-    return make_executor(jobs, on_lost=lost_candidate)
+    return make_executor(jobs, on_lost=lost_candidate, scheduler=scheduler)
+
+
+def _as_executor(executor: Any) -> Executor:
+    """A ``distributed.Client`` made an executor of results; any other executor as it is."""
+    from abcd_cli.execution.dask import as_executor
+    from abcd_cli.kernel_search.loop import lost_candidate
+
+    return as_executor(executor, on_lost=lost_candidate)
+
+
+def _with_checkpoints(exc: RunError, paths: list[Path]) -> RunError:
+    """A lost cluster's error, saying where the finished levels are kept."""
+    from abcd_cli.execution.dask import ClusterError
+
+    if not isinstance(exc, ClusterError) or not paths:
+        return exc
+    saved = [str(p) for p in paths if p.exists()]
+    if not saved:
+        return ClusterError(f"{exc.message}; no level had finished, nothing was saved")
+    return ClusterError(
+        f"{exc.message}; the finished levels are in {', '.join(saved)}:"
+        " resume to continue (--resume; resume=True in Python)"
+    )
 
 
 def _progress(progress: Progress | bool | None) -> Progress | None:

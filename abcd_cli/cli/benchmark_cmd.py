@@ -28,15 +28,46 @@ from abcd_cli.cli.options import batch_search_options
     metavar="NAME",
     help="Only this series (file name without .csv); repeatable.",
 )
+@click.option(
+    "--distribute",
+    type=click.Choice(["candidates", "series"]),
+    default="candidates",
+    show_default=True,
+    help="With --scheduler: send each level's candidate fits to the cluster, or whole series"
+    " (one search per worker, all series at once).",
+)
 @batch_search_options
-def benchmark(folder: str, out_dir: str, only: tuple[str, ...], **opts: Any) -> None:
+def benchmark(
+    folder: str, out_dir: str, only: tuple[str, ...], distribute: str, **opts: Any
+) -> None:
     """Search and write PDF, HTML and JSON reports for each CSV in DATASETS.
 
     Series whose three reports already exist are skipped, so an interrupted run resumes; a
     search interrupted mid-way continues from its checkpoint in the output folder.
     """
-    from abcd_cli.api import REPORT_FORMATS, write_reports
-    from abcd_cli.cli.running import run_search_command
+    from abcd_cli.cli.running import shared_executor
+    from abcd_cli.errors import InputError
+
+    if distribute == "series" and not opts["scheduler"]:
+        raise InputError("--distribute series needs --scheduler (local or an address)")
+    files = _series_files(folder, only)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = []
+    for path in files:
+        if all(Path(p).exists() for p in _outputs(out, path).values()):
+            click.echo(f"{path.stem}: reports already there, skipped")
+        else:
+            todo.append(path)
+    with shared_executor(opts) as executor:
+        if distribute == "series":
+            _whole_series(todo, out, executor, opts)
+        else:
+            for path in todo:
+                _one_series(path, out, executor, opts)
+
+
+def _series_files(folder: str, only: tuple[str, ...]) -> list[Path]:
     from abcd_cli.errors import InputError
 
     files = sorted(Path(folder).glob("*.csv"))
@@ -47,17 +78,51 @@ def benchmark(folder: str, out_dir: str, only: tuple[str, ...], **opts: Any) -> 
             raise InputError(f"no series named {sorted(missing)[0]!r} in {folder}")
     if not files:
         raise InputError(f"no CSV files in {folder}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    for path in files:
-        outputs = {fmt: str(out / f"{path.stem}.{fmt}") for fmt in REPORT_FORMATS}
-        if all(Path(p).exists() for p in outputs.values()):
-            click.echo(f"{path.stem}: reports already there, skipped")
+    return files
+
+
+def _outputs(out: Path, path: Path) -> dict[str, str]:
+    from abcd_cli.api import REPORT_FORMATS
+
+    return {fmt: str(out / f"{path.stem}.{fmt}") for fmt in REPORT_FORMATS}
+
+
+def _checkpoint(out: Path, path: Path) -> str:
+    return str(out / f".{path.stem}.ckpt.json")
+
+
+def _one_series(path: Path, out: Path, executor: Any, opts: dict[str, Any]) -> None:
+    """One series searched here, its candidate fits on ``executor`` (or --jobs processes)."""
+    from abcd_cli.api import write_reports
+    from abcd_cli.cli.running import run_search_command
+
+    checkpoint = _checkpoint(out, path)
+    one = dict(opts, data=str(path), x=None, y=None, checkpoint=checkpoint, resume=True)
+    found = run_search_command(one, checkpoint, executor)
+    write_reports(found, _outputs(out, path), seed=opts["seed"], source=str(path))
+    found.discard_checkpoints()
+    click.echo(
+        f"{path.stem}: {found.structure}  BIC {found.bic:.2f}  ({found.elapsed_seconds:.0f} s)"
+    )
+
+
+def _whole_series(todo: list[Path], out: Path, executor: Any, opts: dict[str, Any]) -> None:
+    """Every series' whole search on the cluster at once; reports written here, in order."""
+    from abcd_cli.api import search_settings, write_reports
+    from abcd_cli.batch import search_many
+    from abcd_cli.cli.options import settings_of
+
+    if not todo:
+        return
+    if not opts["quiet"]:
+        click.echo(f"searching {len(todo)} series on the cluster, one per worker", err=True)
+    settings = search_settings(settings_of(opts))
+    checkpoints = [_checkpoint(out, path) for path in todo]
+    for path, found in search_many(todo, settings, executor, checkpoints):
+        if found is None:
+            click.echo(f"{path.stem}: skipped, the workers searching it kept dying")
             continue
-        checkpoint = str(out / f".{path.stem}.ckpt.json")
-        one = dict(opts, data=str(path), x=None, y=None, checkpoint=checkpoint, resume=True)
-        found = run_search_command(one, checkpoint)
-        write_reports(found, outputs, seed=opts["seed"], source=str(path))
+        write_reports(found, _outputs(out, path), seed=opts["seed"], source=str(path))
         found.discard_checkpoints()
         click.echo(
             f"{path.stem}: {found.structure}  BIC {found.bic:.2f}  ({found.elapsed_seconds:.0f} s)"

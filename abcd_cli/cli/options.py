@@ -33,13 +33,14 @@ def settings_of(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _setting_options() -> list[Any]:
-    """The options that become the SearchSettings (and --jobs, which does not change results),
+    """The options that become the SearchSettings (and --jobs and --scheduler, which do not
+    change results),
     in the order --help lists them."""
     return [*_effort_options(), *_strategy_options(), *_model_options()]
 
 
 def _effort_options() -> list[Any]:
-    """How much searching: levels, restarts, seeds and worker processes."""
+    """How much searching: levels, restarts, seeds, and where the fits run."""
     return [
         click.option(
             "--depth",
@@ -75,6 +76,12 @@ def _effort_options() -> list[Any]:
             type=click.IntRange(0, 512),
             default=0,
             help="Worker processes (0: one per core, 1: serial).",
+        ),
+        click.option(
+            "--scheduler",
+            metavar="local|ADDRESS",
+            help="Fit on Dask: 'local' starts a local cluster of --jobs workers; an address"
+            " (tcp://host:8786) uses a running cluster. Needs pip install 'abcd-cli[dask]'.",
         ),
     ]
 

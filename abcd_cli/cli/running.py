@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +24,27 @@ def default_checkpoint(data: str, out: str | None) -> str:
     return str(Path.cwd() / f".{Path(data).stem}.abcd.ckpt.json")
 
 
-def run_search_command(opts: dict[str, Any], checkpoint: str) -> FoundModel:
+def run_search_command(
+    opts: dict[str, Any], checkpoint: str, executor: Executor | None = None
+) -> FoundModel:
     """Search DATA with the command's options (``--checkpoint`` overrides ``checkpoint``),
-    progress on stderr unless ``--quiet``. An interrupt (Ctrl-C or SIGTERM) says where the
+    progress on stderr unless ``--quiet``, on ``executor`` if given (else ``--jobs`` and
+    ``--scheduler`` decide). An interrupt (Ctrl-C or SIGTERM) says where the
     state was saved and exits with code 130. The caller removes the checkpoints once its
     output is written (``FoundModel.discard_checkpoints``)."""
     progress = None if opts["quiet"] else (lambda msg: click.echo(msg, err=True))
     try:
         with sigterm_as_interrupt():
+            where = (
+                {"executor": executor}
+                if executor is not None
+                else {"jobs": opts["jobs"], "scheduler": opts["scheduler"]}
+            )
             return abcd_cli.search(
                 opts["data"],
                 x=opts["x"],
                 y=opts["y"],
-                jobs=opts["jobs"],
+                **where,
                 progress=progress,
                 checkpoint=opts["checkpoint"] or checkpoint,
                 resume=opts["resume"],
@@ -50,3 +61,23 @@ def run_search_command(opts: dict[str, Any], checkpoint: str) -> FoundModel:
         else:
             click.echo("Interrupted before the first level finished; nothing was saved.", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+
+
+@contextmanager
+def shared_executor(opts: dict[str, Any]) -> Iterator[Executor | None]:
+    """With ``--scheduler``: one Dask executor for every search of the command (one cluster,
+    started or reached once), shut down at the end, its tasks cancelled on an interrupt or an
+    error. Without: None (each search makes its own process pool)."""
+    if not opts.get("scheduler"):
+        yield None
+        return
+    from abcd_cli.execution.pool import make_executor
+    from abcd_cli.kernel_search.loop import lost_candidate
+
+    executor = make_executor(opts["jobs"], lost_candidate, opts["scheduler"])
+    finished = False
+    try:
+        yield executor
+        finished = True
+    finally:
+        executor.shutdown(wait=finished, cancel_futures=not finished)

@@ -1,3 +1,3 @@
-"""Where a search level's candidate fits run: serially or on a process pool that survives
-dying workers (any ``concurrent.futures.Executor`` works).
+"""Where a search level's candidate fits run: serially, on a process pool that survives
+dying workers (``pool``), or on a Dask cluster (``dask``, optional: ``abcd-cli[dask]``).
 """

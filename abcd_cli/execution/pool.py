@@ -1,7 +1,9 @@
 """Executors for the search: serial, or a process pool whose workers use one BLAS thread each.
 
-The search only needs ``executor.map``; anything with the ``concurrent.futures.Executor``
-interface (a ``dask.distributed.Client`` too) can be passed instead.
+The search only needs ``executor.map`` returning results in order; any
+``concurrent.futures.Executor`` can be passed instead. A Dask cluster is reached through
+``abcd_cli.execution.dask`` (``make_executor(..., scheduler=...)``), not by passing a
+``distributed.Client`` here: its ``map`` returns futures and its ``shutdown`` stops the cluster.
 
 Interrupts are the parent's business: workers ignore SIGINT (Ctrl-C reaches the whole process
 group) and die on SIGTERM, and ``ResilientPool.shutdown(wait=False)`` stops them at once instead
@@ -99,7 +101,17 @@ class ResilientPool(Executor):
                 manager.join(timeout=5.0)
 
 
-def make_executor(jobs: int | None, on_lost: Callable[[Any], Any] | None = None) -> Executor:
-    """``jobs`` = 1: serial; None or 0: one process per core; otherwise that many processes."""
+def make_executor(
+    jobs: int | None,
+    on_lost: Callable[[Any], Any] | None = None,
+    scheduler: str | None = None,
+) -> Executor:
+    """``jobs`` = 1: serial; None or 0: one process per core; otherwise that many processes.
+    ``scheduler``: "local" (a local Dask cluster of ``jobs`` workers) or the address of a
+    running Dask scheduler (``jobs`` is then the cluster's business)."""
+    if scheduler:
+        from abcd_cli.execution.dask import connect
+
+        return connect(scheduler, jobs, on_lost)
     n = jobs or os.cpu_count() or 1
     return SerialExecutor() if n == 1 else ResilientPool(n, on_lost)

@@ -1,0 +1,353 @@
+"""Running the search's fits on a Dask cluster (``pip install 'abcd-cli[dask]'``).
+
+:class:`DaskExecutor` gives a ``distributed.Client`` the one method the search needs, ``map``,
+with results in order, as the process pool does:
+
+* Data goes to the cluster once: every array field of a dataclass task (``FitTask.X`` and
+  ``.y``) is sent as one small task of its own, keyed by its content, and the fits depend on
+  it. Held as a task rather than scattered, it is recomputed (from the copy the scheduler keeps)
+  if the worker holding it dies. Any engine's fits run this way (a long-series engine's
+  inducing inputs too, if its task carries them as array fields).
+* A worker that dies mid-fit: the scheduler runs its tasks again elsewhere; a task whose
+  workers keep dying ends in ``KilledWorker``, is sent once more (Dask also blames the tasks
+  merely queued on the dying worker), and then gets ``on_lost(task)`` (a skipped candidate).
+* A cluster that goes away (scheduler lost, no workers for a while) or a worker running other
+  code than this process raises :class:`ClusterError`, a one-line :class:`RunError`; the
+  search's checkpoint holds every finished level.
+
+``shutdown`` never stops a cluster it did not start: it cancels this executor's tasks and
+closes what it opened (its client, its ``LocalCluster``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError, Executor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import abcd_cli
+from abcd_cli.errors import InputError, RunError
+
+INSTALL_HINT = "pip install 'abcd-cli[dask]'"
+#: Seconds without any worker before the cluster counts as gone.
+NO_WORKER_GRACE = 120.0
+#: Seconds to wait for a scheduler's answer when connecting to it.
+CONNECT_TIMEOUT = 10.0
+_POLL = 0.5  # seconds between checks of the cluster while waiting for a result
+_KEPT_DATA = 8  # arrays kept on the cluster (a search uses X and y of all points and a subset)
+
+
+class ClusterError(RunError):
+    """The cluster cannot run the search: gone, unreachable, or running other code."""
+
+
+def require_distributed() -> Any:
+    """The ``distributed`` module, or an InputError naming the install command."""
+    try:
+        import distributed
+    except ImportError:
+        raise InputError(
+            f"running on a Dask cluster needs the distributed package: {INSTALL_HINT}"
+        ) from None
+    return distributed
+
+
+# ----------------------------------------------------------------------------- worker side
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """abcd's version and a digest of its source files: what a worker must share with us."""
+    root = Path(abcd_cli.__file__).parent
+    digest = hashlib.blake2b(digest_size=8)
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return f"{abcd_cli.__version__}+{digest.hexdigest()}"
+
+
+def worker_fingerprint() -> str:
+    """Run on a worker by ``Client.run``: its own fingerprint."""
+    return code_fingerprint()
+
+
+def hold(value: Any) -> Any:
+    """A task whose result is its argument: data the cluster keeps and can recompute."""
+    return value
+
+
+def run_task(fn: Callable, task: Any, expected: str, arrays: dict[str, np.ndarray]) -> Any:
+    """On a worker: refuse other code than the client's, then ``fn(task with its arrays)``."""
+    mine = code_fingerprint()
+    if mine != expected:
+        raise ClusterError(_mismatch_text("a worker", mine, expected))
+    return fn(dataclasses.replace(task, **arrays) if arrays else task)
+
+
+def _mismatch_text(who: str, theirs: str, ours: str) -> str:
+    return (
+        f"{who} runs other abcd code ({theirs}) than this machine ({ours}):"
+        " install the same version of abcd on every worker"
+    )
+
+
+# ----------------------------------------------------------------------------- client side
+
+
+def _digest(array: np.ndarray) -> str:
+    array = np.ascontiguousarray(array)
+    h = hashlib.blake2b(array.tobytes(), digest_size=12)
+    h.update(f"{array.dtype.str}{array.shape}".encode())
+    return h.hexdigest()
+
+
+class DaskExecutor(Executor):
+    """``map`` over a ``distributed.Client``; see the module docstring.
+
+    ``owned``: what ``shutdown`` closes (the client and a LocalCluster this side started);
+    a client passed in by the caller is left open.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        on_lost: Callable[[Any], Any] | None = None,
+        owned: tuple[Any, ...] = (),
+        no_worker_grace: float = NO_WORKER_GRACE,
+    ):
+        self.client = client
+        self.on_lost = on_lost
+        self.owned = owned
+        self.no_worker_grace = no_worker_grace
+        self.lost = 0  # tasks given up after their workers kept dying
+        self._data: OrderedDict[str, Any] = OrderedDict()  # digest -> future of the data
+        self._pending: list[Any] = []
+        check_workers(client)
+
+    @property
+    def where(self) -> str:
+        return str(getattr(self.client.scheduler, "address", "") or "the Dask scheduler")
+
+    def _data_future(self, array: np.ndarray) -> Any:
+        key = _digest(array)
+        if key in self._data:
+            self._data.move_to_end(key)
+        else:
+            self._data[key] = self.client.submit(hold, array, key=f"abcd-data-{key}", pure=False)
+            while len(self._data) > _KEPT_DATA:
+                self._data.popitem(last=False)
+        return self._data[key]
+
+    def _split(self, task: Any) -> tuple[Any, dict[str, Any]]:
+        """The task without its arrays, and a future of each array."""
+        if not dataclasses.is_dataclass(task) or isinstance(task, type):
+            return task, {}
+        arrays = {
+            f.name: getattr(task, f.name)
+            for f in dataclasses.fields(task)
+            if isinstance(getattr(task, f.name), np.ndarray)
+        }
+        stub = dataclasses.replace(task, **dict.fromkeys(arrays)) if arrays else task
+        return stub, {name: self._data_future(a) for name, a in arrays.items()}
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+        """One call on the cluster (a ``distributed.Future``); its data is not shared."""
+        return self.client.submit(fn, *args, pure=False, **kwargs)
+
+    def map(
+        self,
+        fn: Callable,
+        *iterables: Iterable,
+        timeout=None,
+        chunksize=1,
+        on_lost: Callable[[Any], Any] | None = None,
+    ) -> Iterator[Any]:
+        """``fn`` on each task (one iterable of single tasks), results in order as they come;
+        ``on_lost`` (else the executor's) gives the result of a task whose workers kept dying."""
+        if len(iterables) != 1:
+            raise TypeError("DaskExecutor.map takes one iterable of tasks")
+        tasks = list(iterables[0])
+        if self.client.status in ("closing", "closed"):
+            raise self._gone(None)
+        try:
+            futures = [self._submit_task(fn, task) for task in tasks]
+        except (OSError, CancelledError) as exc:
+            raise self._gone(exc) from None
+        self._pending = futures
+        return self._results(fn, tasks, futures, on_lost or self.on_lost)
+
+    def _submit_task(self, fn: Callable, task: Any) -> Any:
+        stub, arrays = self._split(task)
+        return self.client.submit(run_task, fn, stub, code_fingerprint(), arrays, pure=False)
+
+    def _results(
+        self,
+        fn: Callable,
+        tasks: list[Any],
+        futures: list[Any],
+        on_lost: Callable[[Any], Any] | None,
+    ) -> Iterator[Any]:
+        for task, future in zip(tasks, futures, strict=True):
+            yield self._result(fn, task, future, on_lost)
+        self._pending = []
+
+    def _result(
+        self, fn: Callable, task: Any, future: Any, on_lost: Callable[[Any], Any] | None
+    ) -> Any:
+        """The task's result; after ``KilledWorker`` the task is sent once more (Dask also
+        blames tasks merely queued on a dying worker), and after a second one it is lost."""
+        for attempt in (1, 2):
+            try:
+                return self._wait(future)
+            except Exception as exc:
+                if type(exc).__name__ != "KilledWorker":
+                    raise
+                if attempt == 1:
+                    future = self._submit_task(fn, task)
+        if on_lost is None:
+            raise ClusterError(f"the workers of {self.where} running one task kept dying")
+        self.lost += 1
+        return on_lost(task)
+
+    def _wait(self, future: Any) -> Any:
+        """``future.result()``, checking meanwhile that the cluster is still there."""
+        empty_since: float | None = None
+        while True:
+            try:
+                return future.result(timeout=_POLL)
+            except TimeoutError:  # not yet: is the cluster still there?
+                empty_since = self._check_alive(empty_since)
+            except ImportError as exc:
+                raise ClusterError(
+                    f"a worker of {self.where} cannot run abcd's code ({exc}):"
+                    " install the same version of abcd on every worker"
+                ) from None
+            except (OSError, CancelledError) as exc:
+                raise self._gone(exc) from None
+
+    def _check_alive(self, empty_since: float | None) -> float | None:
+        """Raise ClusterError when the client is closed or the cluster has had no worker for
+        ``no_worker_grace`` seconds; return when the cluster was first seen empty."""
+        if self.client.status not in ("running", "connecting", "newly-created"):
+            raise self._gone(None)
+        try:
+            workers = self.client.scheduler_info().get("workers", {})
+        except Exception:  # noqa: BLE001 - not answering: the next poll or result decides
+            return empty_since
+        if workers:
+            return None
+        now = time.monotonic()
+        if empty_since is not None and now - empty_since > self.no_worker_grace:
+            raise ClusterError(
+                f"the Dask cluster at {self.where} has had no workers for"
+                f" {self.no_worker_grace:.0f} s"
+            )
+        return empty_since if empty_since is not None else now
+
+    def _gone(self, exc: BaseException | None) -> ClusterError:
+        if isinstance(exc, CancelledError) or exc is None:
+            detail = "the connection to its scheduler was lost"
+        else:
+            detail = f"{type(exc).__name__}: {exc}"
+        return ClusterError(f"lost the Dask cluster at {self.where} ({detail})")
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Cancel this executor's unfinished tasks (always when ``wait`` is False) and close
+        what it opened; a cluster it merely connected to keeps running."""
+        if (cancel_futures or not wait) and self._pending:
+            with contextlib.suppress(Exception):  # the cluster may be gone already
+                self.client.cancel(self._pending)
+        self._pending = []
+        self._data.clear()
+        for thing in self.owned:
+            with contextlib.suppress(Exception):  # closing what may already be gone
+                thing.close()
+
+
+def check_workers(client: Any) -> None:
+    """ClusterError when a connected worker runs other abcd code than this process."""
+    expected = code_fingerprint()
+    try:
+        answers = client.run(worker_fingerprint)
+    except Exception as exc:  # noqa: BLE001 - a worker that cannot even load abcd's code
+        raise ClusterError(
+            f"a worker cannot run abcd's code ({type(exc).__name__}: {exc}):"
+            " install the same version of abcd on every worker"
+        ) from None
+    for worker, theirs in sorted(answers.items()):
+        if theirs != expected:
+            raise ClusterError(_mismatch_text(f"worker {worker}", theirs, expected))
+
+
+def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | None) -> Executor:
+    """A DaskExecutor on a new local cluster (``scheduler`` = "local": ``jobs`` single-threaded
+    worker processes, 0 or None: one per core) or on the running cluster at ``scheduler``."""
+    require_distributed()
+    from distributed import Client, LocalCluster
+
+    quiet_logs()
+    if scheduler == "local":
+        import os
+
+        n = jobs or os.cpu_count() or 1
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",  # nothing listens beyond this machine
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server too
+            silence_logs=logging.CRITICAL,  # our one-line errors say what matters
+        )
+        client = Client(cluster)
+        owned: tuple[Any, ...] = (client, cluster)
+    else:
+        _check_address(scheduler)
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        owned = (client,)
+    try:
+        return DaskExecutor(client, on_lost, owned)
+    except BaseException:
+        for thing in owned:
+            thing.close()
+        raise
+
+
+def quiet_logs() -> None:
+    """Silence Dask's own log lines in this process (its loggers set their levels one by
+    one): what matters reaches the user as one ``ClusterError`` line."""
+    for name in [*logging.root.manager.loggerDict, "distributed", "distributed.client"]:
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _check_address(scheduler: str) -> None:
+    """InputError unless ``scheduler`` looks like ``tcp://HOST:PORT`` (or ``HOST:PORT``)."""
+    rest = scheduler.split("://", 1)[-1]
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(
+            f"--scheduler takes 'local' or a scheduler's address such as tcp://host:8786,"
+            f" not {scheduler!r}"
+        )
+
+
+def as_executor(executor: Any, on_lost: Callable[[Any], Any] | None = None) -> Executor:
+    """A ``distributed.Client`` wrapped in a DaskExecutor (left open by ``shutdown``);
+    any other executor as it is."""
+    if type(executor).__name__ == "Client" and type(executor).__module__.startswith("distributed"):
+        return DaskExecutor(executor, on_lost)
+    return executor

@@ -1,0 +1,237 @@
+"""Searching on a Dask cluster: the same result as the serial search, a killed worker survived,
+a lost cluster or other code on a worker a one-line error that keeps the checkpoint, and a
+missing ``distributed`` package a one-line error naming the install command.
+
+Dask is part of the ``dev`` install (``make install`` brings ``.[dev,dask]``), so these tests
+fail rather than skip when it is missing. Each cluster is a ``LocalCluster`` of at most two
+single-threaded worker processes, shut down by its fixture.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import dask
+import distributed
+import pytest
+from click.testing import CliRunner
+
+import abcd_cli
+from abcd_cli.batch import search_many
+from abcd_cli.cli.main import main
+from abcd_cli.errors import InputError
+from abcd_cli.execution import dask as abcd_dask
+from abcd_cli.execution.dask import ClusterError, DaskExecutor, run_task
+from abcd_cli.kernel_search.init import DataSummary
+from abcd_cli.kernel_search.loop import FitTask, SearchSettings, lost_candidate, run_search
+from abcd_cli.kernels.text import parse_kernel
+from tests.test_dependable import (
+    VICTIM,
+    die_once_fit,
+    echo_or_die,
+    json_doc,
+    result_doc,
+    series,
+    write_csv,
+)
+
+X, Y = series(60, seed=3)
+SETTINGS = SearchSettings(depth=2, restarts=2, seed=4, patience=0)
+SMALL = ["--depth", "1", "--restarts", "2", "--seed", "1"]
+
+pytestmark = pytest.mark.timeout(180)  # pytest-timeout (dev extra): no test hangs
+
+
+def _cluster(n_workers: int) -> distributed.LocalCluster:
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=50,
+    )
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[distributed.Client]:
+    """Two workers; a task is given up after its second dying worker (Dask's default: 4)."""
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = _cluster(2)
+        with distributed.Client(cluster) as c:
+            yield c
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def serial() -> object:
+    return result_doc(run_search(X, Y, SETTINGS))
+
+
+def test_search_on_a_cluster_equals_the_serial_search(client, serial) -> None:
+    found = abcd_cli.search((X, Y), executor=client, **_keywords(SETTINGS))
+    assert json.dumps(result_doc(found.search_result)) == json.dumps(serial)
+    assert client.status == "running"  # the caller's client is left open
+
+
+def test_data_goes_to_the_cluster_once_per_search(client) -> None:
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        run_search(X, Y, SETTINGS, executor)
+        # all points and nothing else (no subset below subset_size): X and y, once each
+        assert len(executor._data) == 2
+        data_keys = [k for k in client.who_has() if str(k).startswith("abcd-data-")]
+        assert len(data_keys) == 2
+    finally:
+        executor.shutdown()
+
+
+def test_a_killed_worker_does_not_change_the_result(client, serial, tmp_path: Path) -> None:
+    marker = tmp_path / "died"
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        fit_fn = functools.partial(die_once_fit, marker=str(marker))
+        found = run_search(X, Y, SETTINGS, executor, fit_fn=fit_fn)
+    finally:
+        executor.shutdown()
+    assert marker.exists()  # a worker did die mid-search
+    assert json.dumps(result_doc(found)) == json.dumps(serial)
+
+
+def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
+    summary = DataSummary.from_data(X, Y)
+    structures = ["SE", "Lin", VICTIM, "C"]
+    tasks = [
+        FitTask(parse_kernel(s), X[:, None], Y, summary, summary, i, 1, 10, (0, i))
+        for i, s in enumerate(structures)
+    ]
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        results = list(executor.map(echo_or_die, tasks))
+    finally:
+        executor.shutdown()
+    assert executor.lost == 1
+    assert [r.status for r in results] == ["ok", "ok", "failed", "ok"]
+    assert results[2].message == lost_candidate(tasks[2]).message
+    assert [r.nll for i, r in enumerate(results) if i != 2] == [0.0, 1.0, 3.0]
+
+
+def test_whole_series_on_the_cluster_equal_their_serial_searches(client, tmp_path: Path) -> None:
+    settings = SearchSettings(depth=1, restarts=2, seed=2)
+    files = [write_csv(tmp_path / f"s{i}.csv", *series(40, seed=i)) for i in range(2)]
+    checkpoints = [str(tmp_path / f".s{i}.ckpt.json") for i in range(2)]
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        got = list(search_many(files, settings, executor, checkpoints))
+    finally:
+        executor.shutdown()
+    for (path, found), i in zip(got, range(2), strict=True):
+        assert path == files[i]
+        alone = run_search(*series(40, seed=i), settings)
+        assert json.dumps(result_doc(found.search_result)) == json.dumps(result_doc(alone))
+
+
+def test_a_worker_with_other_code_is_refused(client, monkeypatch) -> None:
+    monkeypatch.setattr(abcd_dask, "code_fingerprint", lambda: "0.0.1+other")
+    with pytest.raises(ClusterError, match="runs other abcd code"):
+        DaskExecutor(client)
+
+
+def test_a_task_refuses_to_run_with_other_code() -> None:
+    with pytest.raises(ClusterError, match="other abcd code"):
+        run_task(len, [1, 2], "0.0.1+other", {})
+
+
+def test_a_lost_cluster_keeps_the_checkpoint_and_resume_finishes(serial, tmp_path: Path) -> None:
+    cluster = _cluster(1)
+    checkpoint = tmp_path / "search.ckpt.json"
+
+    def close_after_level(line: str) -> None:
+        if line.startswith("level 0"):
+            cluster.close()
+
+    try:
+        with distributed.Client(cluster) as c, pytest.raises(ClusterError) as err:
+            abcd_cli.search(
+                (X, Y),
+                executor=c,
+                progress=close_after_level,
+                checkpoint=checkpoint,
+                **_keywords(SETTINGS),
+            )
+    finally:
+        cluster.close()
+    message = str(err.value)
+    assert "\n" not in message and "--resume" in message and str(checkpoint) in message
+    assert checkpoint.exists()
+    resumed = abcd_cli.search((X, Y), checkpoint=checkpoint, resume=True, **_keywords(SETTINGS))
+    assert json.dumps(result_doc(resumed.search_result)) == json.dumps(serial)
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def test_cli_search_on_a_local_cluster_equals_jobs_1(tmp_path: Path) -> None:
+    data = write_csv(tmp_path / "data.csv", X, Y)
+    docs = []
+    for where in (["--jobs", "1"], ["--jobs", "2", "--scheduler", "local"]):
+        out = tmp_path / f"{len(docs)}.json"
+        result = CliRunner().invoke(
+            main, ["search", str(data), "--json", str(out), "--quiet", *SMALL, *where]
+        )
+        assert result.exit_code == 0, result.output
+        docs.append(json_doc(out))
+    assert json.dumps(docs[0]) == json.dumps(docs[1])
+
+
+def test_missing_distributed_is_one_line_naming_the_install(tmp_path, monkeypatch) -> None:
+    data = write_csv(tmp_path / "data.csv", X, Y)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    result = CliRunner().invoke(main, ["search", str(data), *SMALL, "--scheduler", "local"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: running on a Dask cluster needs the distributed package:"
+        " pip install 'abcd-cli[dask]'"
+    ]
+    with pytest.raises(InputError, match="pip install"):
+        abcd_cli.search((X, Y), scheduler="local")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "text"),
+    [
+        (["--scheduler", "nowhere"], 2, "--scheduler takes 'local' or a scheduler's address"),
+        (["--scheduler", "tcp://127.0.0.1:9"], 1, "cannot reach the Dask scheduler"),
+    ],
+    ids=["malformed", "unreachable"],
+)
+def test_bad_scheduler_is_one_line(tmp_path, monkeypatch, args, code, text) -> None:
+    monkeypatch.setattr(abcd_dask, "CONNECT_TIMEOUT", 1.0)
+    data = write_csv(tmp_path / "data.csv", X, Y)
+    result = CliRunner().invoke(main, ["search", str(data), *SMALL, *args])
+    assert result.exit_code == code, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and text in lines[0]
+
+
+def test_distribute_series_needs_a_scheduler(tmp_path: Path) -> None:
+    write_csv(tmp_path / "a.csv", X, Y)
+    result = CliRunner().invoke(
+        main, ["benchmark", str(tmp_path), "-o", str(tmp_path / "out"), "--distribute", "series"]
+    )
+    assert result.exit_code == 2
+    assert "needs --scheduler" in result.output
+
+
+def _keywords(settings: SearchSettings) -> dict[str, object]:
+    return {
+        "depth": settings.depth,
+        "restarts": settings.restarts,
+        "seed": settings.seed,
+        "patience": settings.patience,
+    }
