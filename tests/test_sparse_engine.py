@@ -190,11 +190,11 @@ def test_the_posterior_at_m_equal_n_is_the_exact_one(constant_mean):
     np.testing.assert_allclose(sparse.covariance(a, Xs=XS), exact.covariance(a, Xs=XS), atol=1e-6)
     with pytest.raises(NotImplementedError):
         sparse.covariance(a)
-    mean_s, var_s = sparse.predict(XS, noise=True)
-    mean_e, var_f_exact = exact.predict(XS, noise=False)
-    np.testing.assert_allclose(mean_s, mean_e, atol=1e-6)
-    # y's variance: the noise-free part plus the noise at the new inputs, once
-    np.testing.assert_allclose(var_s, var_f_exact, atol=1e-6)
+    for noise in (False, True):  # f alone, and y with the noise at the new inputs once
+        mean_s, var_s = sparse.predict(XS, noise=noise)
+        mean_e, var_e = exact.predict(XS, noise=noise)
+        np.testing.assert_allclose(mean_s, mean_e, atol=1e-6)
+        np.testing.assert_allclose(var_s, var_e, atol=1e-6)
     np.testing.assert_allclose(sparse.standardised_errors(), exact.standardised_errors(), atol=1e-5)
     train = np.arange(0, N, 3)
     part = sum_of_products(kernel)[0]
