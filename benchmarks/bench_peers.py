@@ -18,7 +18,8 @@ to ``OUT/results.csv``, and runs already there are skipped (a failed run too: de
 retry). Then ``OUT/RESULTS.md`` is written from all the rows; notes written by hand in
 ``OUT/NOTES.md`` are copied in at its end. Options: ``--methods``, ``--series``, ``--tasks``,
 ``--jobs N`` (peer runs side by side; ``abcd`` always runs alone afterwards, with one worker
-process per core), ``--report-only`` (rewrite RESULTS.md, run nothing).
+process per core), ``--time-limit S`` (a peer's run still going after S seconds, default 600,
+is stopped and recorded as a timeout), ``--report-only`` (rewrite RESULTS.md, run nothing).
 
 The parts: ``peers/`` (one module per tool, the time axis, the scores, the runs and the tables).
 """
@@ -133,6 +134,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--series", nargs="+", default=None, metavar="NAME")
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
     p.add_argument("--jobs", type=int, default=1, help="peer runs side by side (abcd: alone)")
+    p.add_argument(
+        "--time-limit",
+        type=int,
+        default=600,
+        help="seconds after which a peer's run is stopped and recorded as a timeout (0: none;"
+        " abcd has no limit)",
+    )
     p.add_argument("--out-dir", type=Path, default=OUT_DIR)
     p.add_argument("--report-only", action="store_true", help="rewrite RESULTS.md only")
     return p.parse_args(argv)
@@ -150,10 +158,14 @@ def main(argv: list[str] | None = None) -> None:
     keys = [(s, t, m) for m in args.methods for t in args.tasks for s in series]
     read_rows(csv_path)  # refuse a file of another layout before running anything
     interrupted = False
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
     try:
         with sigterm_as_interrupt():  # kill -TERM stops it as Ctrl-C does, rows kept
             if not args.report_only:
-                run_all(keys, csv_path, args.jobs, lambda line: print(line, flush=True))
+                run_all(keys, csv_path, args.jobs, say, args.time_limit)
     except KeyboardInterrupt:
         interrupted = True
         print("interrupted: finished runs are kept; run the same command to continue", flush=True)

@@ -135,6 +135,19 @@ def test_exponential_smoothing(make):
     assert "season 12" in forecast.detail
 
 
+def test_a_test_point_sharing_a_training_cell_is_predicted_as_a_new_observation():
+    from benchmarks.peers import ets_peer
+
+    x, y = monthly_series()
+    train = np.arange(0, 72, 2)
+    test = np.array([1, 3, 4, 10])  # x[4] and x[10] are also training points
+    split = Split(SYNTHETIC, "interp", x[train], y[train], x[test], y[test] + 0.5)
+    forecast = ets_peer.forecast(split)
+    check_forecast(forecast, split)
+    assert (forecast.sd > 0.1).all()
+    assert "2 test points share a cell" in forecast.detail
+
+
 @pytest.mark.parametrize("make", [extrap_split, interp_split])
 def test_arima(make):
     from benchmarks.peers import arima_peer
@@ -206,3 +219,19 @@ def test_runs_append_resume_and_report(tmp_path, monkeypatch):
     text = bench_peers.markdown(runs.read_rows(path), "cmd", bench_peers.METHODS, tmp_path)
     assert "`abcd` not yet run on 25 splits" in text
     assert "### Summary on the 0 series where every method ran" in text
+
+
+def test_a_peer_past_its_time_limit_is_recorded_as_a_timeout(monkeypatch):
+    import time
+
+    def slow_forecaster(method):
+        def forecast(split):
+            time.sleep(5)
+
+        return forecast
+
+    split = Split("01-airline", "extrap", np.arange(4.0), np.arange(4.0), np.ones(1), np.ones(1))
+    monkeypatch.setattr(runs, "forecaster", slow_forecaster)
+    monkeypatch.setattr(runs, "load_split", lambda series, task: split)
+    row = runs.run_one(("01-airline", "extrap", "arima"), time_limit=1)
+    assert row["status"] == "timeout" and float(str(row["seconds"])) < 3

@@ -14,6 +14,7 @@ smoother). Both give a Gaussian predictive."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def is_regular_forecast(grid: Grid, endog: np.ndarray) -> bool:
     return bool(not np.isnan(endog[: last + 1]).any() and grid.test.min() > last)
 
 
-def order_search(y: np.ndarray, period: int | None) -> object:
+def order_search(y: np.ndarray, period: int | None) -> Any:
     """``auto_arima`` with its defaults and the seasonal period."""
     import pmdarima
 
@@ -60,10 +61,10 @@ def direct_forecast(y: np.ndarray, grid: Grid, period: int | None) -> Forecast:
     """``auto_arima`` on the complete training values; its forecasts at the test cells."""
     model = order_search(y, period)
     steps = grid.test - (y.size - 1)  # 1 = the cell after the last training value
-    mean, interval = model.predict(n_periods=int(steps.max()), return_conf_int=True, alpha=0.05)  # type: ignore[attr-defined]
+    mean, interval = model.predict(n_periods=int(steps.max()), return_conf_int=True, alpha=0.05)
     mean, interval = np.asarray(mean)[steps - 1], np.asarray(interval)[steps - 1]
     sd = (interval[:, 1] - interval[:, 0]) / (2 * Z95)
-    return gaussian_forecast(mean, sd, f"{model}; direct; " + describe(grid.kind, period, y))
+    return gaussian_forecast(mean, sd, f"{name(model)}; direct; " + describe(grid.kind, period, y))
 
 
 def gap_forecast(endog: np.ndarray, grid: Grid, period: int | None) -> Forecast:
@@ -71,8 +72,13 @@ def gap_forecast(endog: np.ndarray, grid: Grid, period: int | None) -> Forecast:
     gaps, smoothed predictions at the test cells."""
     first, last = int(grid.train.min()), int(grid.train.max())
     chosen = order_search(filled(endog[first : last + 1]), period)
-    spec = chosen.arima_res_.model  # type: ignore[attr-defined]
+    spec = chosen.arima_res_.model
     model = spec.clone(endog)
-    result = model.fit(start_params=chosen.arima_res_.params, disp=False)  # type: ignore[attr-defined]
-    detail = f"{chosen}; state space with gaps; " + describe(grid.kind, period, endog)
-    return smoothed_prediction(result, grid.test, detail)
+    result = model.fit(start_params=chosen.arima_res_.params, disp=False)
+    detail = f"{name(chosen)}; state space with gaps; " + describe(grid.kind, period, endog)
+    return smoothed_prediction(result, endog, grid.test, detail)
+
+
+def name(model: Any) -> str:
+    """The chosen model as pmdarima names it, e.g. ``ARIMA(2,0,3)(1,1,2)[12] intercept``."""
+    return " ".join(str(model).split())

@@ -11,6 +11,7 @@ forecast. The predictive is Gaussian, its variance including the observation err
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -34,14 +35,25 @@ def forecast(split: Split) -> Forecast:
         # its own starting values need every cell: take them from the gap-filled values
         start = model(filled(endog)).start_params
         result = model(endog).fit(start_params=start, disp=False)
-    return smoothed_prediction(result, grid.test, describe(grid.kind, period, endog))
+    return smoothed_prediction(result, endog, grid.test, describe(grid.kind, period, endog))
 
 
-def smoothed_prediction(result: object, cells: np.ndarray, detail: str) -> Forecast:
-    """The Gaussian predictive of y at grid ``cells`` of a fitted state-space model, given every
-    observation (smoothed: forecasts past the data, interpolations inside it)."""
-    n = int(result.model.nobs)  # type: ignore[attr-defined]
-    pred = result.get_prediction(start=0, end=n - 1, information_set="smoothed")  # type: ignore[attr-defined]
+def smoothed_prediction(result: Any, endog: np.ndarray, cells: np.ndarray, detail: str) -> Forecast:
+    """The Gaussian predictive of a new y at grid ``cells`` of a fitted state-space model, given
+    every observation (smoothed: forecasts past the data, interpolations inside it).
+
+    A cell holds one observation: where a test point shares its cell with a training point (two
+    x on the same hour), the model's prediction there would be that observation itself, with no
+    error; such cells are left out of the smoothing (the same parameters, the cell missing), so
+    that the test point is predicted as a new observation."""
+    shared = ~np.isnan(endog[cells])
+    if shared.any():
+        masked = endog.copy()
+        masked[cells] = np.nan
+        result = result.apply(masked)
+        detail += f"; {int(shared.sum())} test points share a cell with a training point"
+    n = int(result.model.nobs)
+    pred = result.get_prediction(start=0, end=n - 1, information_set="smoothed")
     mean = np.asarray(pred.predicted_mean)[cells]
     var = np.asarray(pred.var_pred_mean)[cells]
     return gaussian_forecast(mean, np.sqrt(np.maximum(var, 0.0)), detail)

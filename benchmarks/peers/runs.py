@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import signal
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -80,9 +81,18 @@ def _num(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
-def run_one(key: Key) -> dict[str, object]:
+class RunTimeout(Exception):
+    """A peer ran past its time limit."""
+
+
+def _time_out(signum: int, frame: object) -> None:
+    raise RunTimeout
+
+
+def run_one(key: Key, time_limit: int = 0) -> dict[str, object]:
     """Fit ``method`` on the split's training points and score it on its test points; a
-    failure is recorded in the row, not raised."""
+    failure, or a run past ``time_limit`` seconds (0: none), is recorded in the row, not
+    raised."""
     series, task, method = key
     split = load_split(series, task)
     row: dict[str, object] = dict.fromkeys(FIELDS, "")
@@ -97,9 +107,13 @@ def run_one(key: Key) -> dict[str, object]:
         commit=code_commit(),
     )
     start = time.perf_counter()
+    previous = signal.signal(signal.SIGALRM, _time_out) if time_limit else None
+    signal.alarm(time_limit)
     try:
         result = forecaster(method)(split)
         s = score(result, split.y_test)
+    except RunTimeout:
+        row.update(status="timeout", note=f"stopped after the time limit of {time_limit} s")
     except Exception as exc:  # noqa: BLE001 - one failed tool must not end the benchmark
         row.update(status="failed", note=f"{type(exc).__name__}: {exc}"[:300])
     else:
@@ -115,6 +129,10 @@ def run_one(key: Key) -> dict[str, object]:
             detail=result.detail,
             note="" if ok else "non-finite test RMSE",
         )
+    finally:
+        signal.alarm(0)
+        if previous is not None:
+            signal.signal(signal.SIGALRM, previous)
     row["seconds"] = f"{time.perf_counter() - start:.2f}"
     row["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return row
@@ -131,18 +149,28 @@ def run_line(row: dict[str, object]) -> str:
     )
 
 
-def _single_thread() -> None:
-    """Worker start-up: one BLAS thread per worker, so that workers do not oversubscribe."""
+def _worker_start() -> None:
+    """Worker start-up: one BLAS thread per worker, so that workers do not oversubscribe;
+    SIGTERM ends the worker (not the parent's handler, which turns it into an interrupt that
+    the pool would pass back as a result), Ctrl-C is left to the parent."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_all(
-    keys: Iterable[Key], path: Path, jobs: int = 1, say: Callable[[str], None] = print
+    keys: Iterable[Key],
+    path: Path,
+    jobs: int = 1,
+    say: Callable[[str], None] = print,
+    time_limit: int = 0,
 ) -> None:
-    """Run every key not yet in ``path``: the peers first (``jobs`` at a time), then abcd one
-    split at a time; each row is appended as soon as its run ends."""
+    """Run every key not yet in ``path``: the peers first (``jobs`` at a time, each stopped
+    after ``time_limit`` seconds; 0: no limit), then abcd one split at a time, without a
+    limit; each row is appended as soon as its run ends. An interrupt cancels the runs not yet
+    started."""
     done = read_rows(path)
     keys = list(keys)
     todo = [k for k in keys if k not in done]
@@ -150,14 +178,21 @@ def run_all(
     peers = [k for k in todo if k[2] not in SERIAL_METHODS]
     serial = [k for k in todo if k[2] in SERIAL_METHODS]
     if jobs > 1 and peers:
-        with ProcessPoolExecutor(jobs, initializer=_single_thread) as pool:
-            for future in as_completed([pool.submit(run_one, k) for k in peers]):
+        pool = ProcessPoolExecutor(jobs, initializer=_worker_start)
+        try:
+            futures = [pool.submit(run_one, k, time_limit) for k in peers]
+            for future in as_completed(futures):
                 row = future.result()
                 append_row(path, row)
                 say(run_line(row))
-    else:
-        serial = peers + serial
-    for key in serial:
-        row = run_one(key)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+            raise
+        pool.shutdown()
+        peers = []
+    for key in peers + serial:
+        row = run_one(key, time_limit if key[2] not in SERIAL_METHODS else 0)
         append_row(path, row)
         say(run_line(row))

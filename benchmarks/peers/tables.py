@@ -88,11 +88,15 @@ def per_split_table(
     methods: list[str],
     cell: Callable[[dict[str, str]], str],
 ) -> list[str]:
-    """A series × method table of ``cell(row)``; "—" where the run is missing or failed."""
+    """A series × method table of ``cell(row)``; "—" where the run is missing, its status
+    (``failed``, ``timeout``) where it did not finish."""
     cells = ok_cells(rows, task)
     lines = ["| series | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     for s in series:
-        values = [cell(cells[s, m]) if (s, m) in cells else "—" for m in methods]
+        values = [
+            cell(cells[s, m]) if (s, m) in cells else rows.get((s, task, m), {}).get("status", "—")
+            for m in methods
+        ]
         lines.append(f"| {s} | " + " | ".join(values) + " |")
     return lines
 
