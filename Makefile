@@ -4,12 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo benchmark snapshots bench-gp bench-search bench-accuracy clean
+.PHONY: install test lint demo benchmark snapshots bench-gp bench-search bench-accuracy bench-peers clean
 
+# dev: the test and lint tools; dask: the cluster that tests/test_dask.py starts; bench: the
+# peer tools that tests/test_peers.py runs
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,dask]'
+	$(BIN)/pip install --quiet -e '.[dev,dask,bench]'
 	mkdir -p results
 	touch $(STAMP)
 
@@ -46,6 +48,11 @@ bench-search: $(STAMP)
 # Extrapolation and interpolation RMSE of every method on the fixed splits (hours; resumable).
 bench-accuracy: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_accuracy --jobs 0 --out-dir benchmarks/accuracy
+
+# The same splits beside Prophet, exponential smoothing, ARIMA and scikit-learn's GP, with abcd
+# at its defaults (the peers minutes, abcd 1.5-2 hours; resumable).
+bench-peers: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_peers --jobs 2 --out-dir benchmarks/accuracy/peers
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
