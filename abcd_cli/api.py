@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.found import EXTRAPOLATE, FoundModel, read_model
-from abcd_cli.kernel_search.loop import SearchSettings
+from abcd_cli.kernel_search.settings import SearchSettings
 
 if TYPE_CHECKING:  # pandas and the CSV reader are imported when data are loaded
     import pandas as pd
@@ -143,7 +143,9 @@ def search(
     after the search (see :meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
     :class:`SearchInterrupted` naming them.
     """
-    from abcd_cli.kernel_search.loop import checkpoint_paths, prior_mean_warning, run_search
+    from abcd_cli.kernel_search.checkpoint import checkpoint_paths
+    from abcd_cli.kernel_search.loop import run_search
+    from abcd_cli.kernel_search.settings import prior_mean_warning
 
     options = search_settings(dict(settings, depth=depth, seed=seed))
     series = load(data, x=x, y=y)
@@ -196,7 +198,7 @@ def search_settings(values: dict[str, Any]) -> SearchSettings:
 
 def _own_executor(jobs: int | None, scheduler: str | None = None) -> Executor:
     from abcd_cli.execution.pool import make_executor
-    from abcd_cli.kernel_search.loop import lost_candidate
+    from abcd_cli.kernel_search.candidate import lost_candidate
 
     return make_executor(jobs, on_lost=lost_candidate, scheduler=scheduler)
 
@@ -204,7 +206,7 @@ def _own_executor(jobs: int | None, scheduler: str | None = None) -> Executor:
 def _as_executor(executor: Any) -> Executor:
     """A ``distributed.Client`` made an executor of results; any other executor as it is."""
     from abcd_cli.execution.dask import as_executor
-    from abcd_cli.kernel_search.loop import lost_candidate
+    from abcd_cli.kernel_search.candidate import lost_candidate
 
     return as_executor(executor, on_lost=lost_candidate)
 

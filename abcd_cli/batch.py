@@ -19,7 +19,9 @@ import numpy as np
 
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.found import FoundModel
-from abcd_cli.kernel_search.loop import SearchResult, SearchSettings, checkpoint_paths, run_search
+from abcd_cli.kernel_search.checkpoint import checkpoint_paths
+from abcd_cli.kernel_search.loop import SearchResult, run_search
+from abcd_cli.kernel_search.settings import SearchSettings
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 from abcd_cli.data.reader import Series, load_series
 from abcd_cli.errors import InputError
 from abcd_cli.files import atomic_write
-from abcd_cli.kernel_search.loop import prior_mean_units
+from abcd_cli.kernel_search.settings import prior_mean_units
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from benchmarks.accuracy_runs import Key, split_files, test_scores

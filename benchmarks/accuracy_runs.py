@@ -26,7 +26,9 @@ from abcd_cli.data.reader import load_series
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.files import atomic_write
-from abcd_cli.kernel_search.loop import SearchSettings, lost_candidate, run_search
+from abcd_cli.kernel_search.candidate import lost_candidate
+from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.prediction import predictive_table
 from benchmarks.common import DATASETS, ROOT
 

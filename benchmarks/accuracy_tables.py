@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 
 from abcd_cli.kernel_search.grammar import LANGUAGES
-from abcd_cli.kernel_search.loop import SearchSettings
+from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.accuracy_runs import COUNTERPART, METHODS, SETTING_FIELDS, TASKS, Key
 from benchmarks.reference import PUBLISHED_MEDIANS, REFERENCE_METHODS, positive
 

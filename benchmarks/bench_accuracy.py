@@ -47,7 +47,7 @@ import sys
 from pathlib import Path
 
 from abcd_cli.files import atomic_write
-from abcd_cli.kernel_search.loop import PRIOR_MEANS, SearchSettings
+from abcd_cli.kernel_search.settings import PRIOR_MEANS, SearchSettings
 from benchmarks.accuracy_figures import (
     FORECASTS_PNG,
     bias_section,

@@ -28,7 +28,9 @@ import numpy as np
 
 from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import make_executor
-from abcd_cli.kernel_search.loop import Search, SearchSettings, lost_candidate, run_search
+from abcd_cli.kernel_search.candidate import lost_candidate
+from abcd_cli.kernel_search.loop import Search, run_search
+from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.common import BENCHMARKS, DATASETS, python_command
 from benchmarks.reference import reference_bics
 

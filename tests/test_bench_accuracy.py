@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from abcd_cli.data.reader import load_series
-from abcd_cli.kernel_search.loop import SearchSettings
+from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks import (
     accuracy_figures,
     accuracy_runs,

@@ -23,18 +23,10 @@ import abcd_cli.kernel_search.candidate
 from abcd_cli.cli.main import main
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool
-from abcd_cli.kernel_search.init import DataSummary
-from abcd_cli.kernel_search.loop import (
-    Candidate,
-    FitTask,
-    Search,
-    SearchResult,
-    SearchSettings,
-    fit_candidate,
-    invalid_reason,
-    lost_candidate,
-    run_search,
-)
+from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate, lost_candidate
+from abcd_cli.kernel_search.init import DataSummary, invalid_reason
+from abcd_cli.kernel_search.loop import Search, SearchResult, run_search
+from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
 

@@ -18,7 +18,8 @@ from abcd_cli.kernel_search.init import (
     invalid_reason,
     theta_bounds,
 )
-from abcd_cli.kernel_search.loop import SearchSettings, run_search
+from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import CP, SE, WN, Lin
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model

@@ -8,7 +8,7 @@ import click
 
 from abcd_cli.api import DEFAULTS
 from abcd_cli.kernel_search.grammar import LANGUAGES
-from abcd_cli.kernel_search.loop import PRIOR_MEANS
+from abcd_cli.kernel_search.settings import PRIOR_MEANS
 
 LANGUAGE_NAMES = tuple(LANGUAGES)
 #: The options that become SearchSettings fields, under the same names.

@@ -72,7 +72,7 @@ def shared_executor(opts: dict[str, Any]) -> Iterator[Executor | None]:
         yield None
         return
     from abcd_cli.execution.pool import make_executor
-    from abcd_cli.kernel_search.loop import lost_candidate
+    from abcd_cli.kernel_search.candidate import lost_candidate
 
     executor = make_executor(opts["jobs"], lost_candidate, opts["scheduler"])
     finished = False

@@ -17,6 +17,7 @@ A failed evaluation is a value (``FAILED_NLL``, zero gradient), never an excepti
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -24,6 +25,8 @@ import numpy as np
 
 from abcd_cli.kernels import Kernel
 
+#: log 2π, the Gaussian density's constant.
+LOG_2PI = math.log(2.0 * math.pi)
 #: The objective's value when the covariance cannot be factorised or the numbers break.
 FAILED_NLL = 1e20
 
@@ -83,11 +86,20 @@ class Posterior(ABC):
     def mean(self, part: Kernel, Xs: np.ndarray | None = None) -> np.ndarray:
         """Posterior mean of the additive component with kernel ``part``."""
 
-    @abstractmethod
     def component(
         self, part: Kernel, Xs: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and pointwise variance of the additive component ``part``."""
+        """Posterior mean and pointwise variance of the additive component ``part``: its
+        variance given the level plus the level's share c² (``_moments``)."""
+        mean, var, c = self._moments(part, Xs)
+        return mean, np.maximum(var if c is None else var + c * c, 0.0)
+
+    @abstractmethod
+    def _moments(
+        self, part: Kernel, Xs: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Mean, variance given the level, and the level coupling c (None without a level) of
+        the additive component ``part`` at ``Xs`` (None: at the data)."""
 
     @abstractmethod
     def covariance(

@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.linalg import LinAlgError
 
-from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
+from abcd_cli.engines.base import FAILED_NLL, LOG_2PI, Cost, Engine, NLLBounds
 from abcd_cli.engines.cholesky import (
     Level,
     cholesky_factor,
@@ -48,7 +48,6 @@ keep_temporaries_on_heap()
 
 __all__ = ["FAILED_NLL", "ExactEngine", "negative_log_likelihood", "nll_and_grad"]
 
-_LOG_2PI = math.log(2.0 * math.pi)
 #: Largest memory one exact fit on all the data may need (per worker process).
 MAX_EXACT_BYTES = 4 * 2**30
 #: N×N float64 matrices alive during one likelihood-and-gradient evaluation of a ~12-parameter
@@ -63,7 +62,7 @@ def _nll(quadratic: float, L: np.ndarray, level: Level | None) -> float:
     """½ rᵀK⁻¹r + Σ log L_ii (+ ½ log a) + (n_free/2) log 2π; n_free = n (- 1 with a level)."""
     n_free = L.shape[0] - (level is not None)
     extra = 0.0 if level is None else 0.5 * math.log(level.a)
-    return 0.5 * quadratic + float(np.sum(np.log(np.diag(L)))) + extra + 0.5 * n_free * _LOG_2PI
+    return 0.5 * quadratic + float(np.sum(np.log(np.diag(L)))) + extra + 0.5 * n_free * LOG_2PI
 
 
 def nll_and_grad(

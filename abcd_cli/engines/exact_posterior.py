@@ -65,13 +65,6 @@ class ExactPosterior(Posterior):
         """Posterior mean of the additive component with kernel ``part``: K_i(X*, X) K⁻¹ y."""
         return self._cross(part, Xs) @ self.alpha
 
-    def component(
-        self, part: Kernel, Xs: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and pointwise variance of the additive component with kernel ``part``."""
-        mean, var, c = self._moments(part, Xs)
-        return mean, np.maximum(var if c is None else var + c * c, 0.0)
-
     def _moments(
         self, part: Kernel, Xs: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.linalg import LinAlgError
 
-from abcd_cli.engines.base import FAILED_NLL
+from abcd_cli.engines.base import FAILED_NLL, LOG_2PI
 from abcd_cli.engines.nystrom import (
     Fit,
     InducingFactor,
@@ -40,8 +40,6 @@ from abcd_cli.engines.nystrom import (
 )
 from abcd_cli.kernels import Kernel
 
-_LOG_2PI = math.log(2.0 * math.pi)
-
 
 def negative_bound(
     w: Whitened, fit: Fit, c: np.ndarray, d: np.ndarray, constant_mean: bool
@@ -50,7 +48,7 @@ def negative_bound(
     n_free = d.size - (1 if constant_mean else 0)
     trace = float(np.sum(c / d)) - float(np.trace(w.AAt))  # tr(D⁻¹(K - Q))
     logdet = float(np.sum(np.log(d))) + w.logdet_B  # log|Q + D|
-    return 0.5 * (n_free * _LOG_2PI + logdet + fit.log_a + fit.quad + trace)
+    return 0.5 * (n_free * LOG_2PI + logdet + fit.log_a + fit.quad + trace)
 
 
 def _finite(value: float, grad: np.ndarray | None = None) -> bool:

@@ -105,13 +105,6 @@ class SparsePosterior(Posterior):
         data, plus its white-noise share (D_i / D)(r - f̂)."""
         return self._moments(part, Xs)[0]
 
-    def component(
-        self, part: Kernel, Xs: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and pointwise variance of the additive component ``part``."""
-        mean, var, c = self._moments(part, Xs)
-        return mean, np.maximum(var if c is None else var + c * c, 0.0)
-
     def _moments(
         self, part: Kernel, Xs: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

@@ -21,11 +21,11 @@ No prior on the kernel's parameters enters any bound.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from abcd_cli.engines.base import LOG_2PI
 from abcd_cli.engines.nystrom import (
     Fit,
     Whitened,
@@ -37,7 +37,6 @@ from abcd_cli.engines.nystrom import (
 from abcd_cli.engines.pcg import pcg
 from abcd_cli.kernels import Kernel
 
-_LOG_2PI = math.log(2.0 * math.pi)
 #: PCG restarts with tighter column tolerances before a constant-mean run gives up.
 _LEVEL_ROUNDS = 4
 
@@ -97,7 +96,7 @@ def cheap_upper_bound(
     t = max(float(np.sum(ny.c)) - ny.w.trace_q, 0.0)
     shifted = whitened_pass(kernel, X, Z, ny.factor, ny.d + t, ny.Y)
     quad = Fit.from_gram(shifted.gram_inverse()).quad
-    return ny.logdet_term() - 0.5 * quad - 0.5 * ny.n_free * _LOG_2PI
+    return ny.logdet_term() - 0.5 * quad - 0.5 * ny.n_free * LOG_2PI
 
 
 def kernel_matvec(kernel: Kernel, X: np.ndarray, d: np.ndarray):
@@ -141,7 +140,7 @@ def upper_bound(
         cert, products, converged = float(sol.certificate[0]), sol.products, sol.converged
     quadratic = -0.5 * float(alpha @ (y + r))
     logdet = ny.logdet_term()
-    value = logdet + quadratic - 0.5 * ny.n_free * _LOG_2PI
+    value = logdet + quadratic - 0.5 * ny.n_free * LOG_2PI
     return UpperBound(value, logdet, quadratic, cert, products, converged)
 
 

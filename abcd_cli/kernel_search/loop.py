@@ -42,8 +42,6 @@ from abcd_cli.kernel_search.candidate import (
     entropy,
     fit_candidate,
     graft,
-    invalid_reason,
-    lost_candidate,
 )
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
@@ -51,34 +49,12 @@ from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
 from abcd_cli.kernel_search.init import InputSummaries
 from abcd_cli.kernel_search.scoring import Scored, Scorer, best_per_family
 from abcd_cli.kernel_search.settings import (
-    PRIOR_MEANS,
     SearchSettings,
     prior_mean_units,
-    prior_mean_warning,
 )
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.model import Model
-
-# The names other modules import from here (they live in the modules named above).
-__all__ = [
-    "PRIOR_MEANS",
-    "Candidate",
-    "FitTask",
-    "Progress",
-    "Search",
-    "SearchResult",
-    "SearchSettings",
-    "check_size",
-    "checkpoint_paths",
-    "fit_candidate",
-    "invalid_reason",
-    "lost_candidate",
-    "prior_mean_units",
-    "prior_mean_warning",
-    "run_search",
-    "summary_line",
-]
 
 Progress = Callable[[str], None]
 

@@ -29,7 +29,8 @@ def time_one(series: str, kernel_text: str) -> float:
     from abcd_cli.data.reader import load_series
     from abcd_cli.engines.exact import nll_and_grad  # importing the engine raises the thresholds
     from abcd_cli.kernel_search.init import initial_values
-    from abcd_cli.kernel_search.loop import Search, SearchSettings
+    from abcd_cli.kernel_search.loop import Search
+    from abcd_cli.kernel_search.settings import SearchSettings
     from abcd_cli.kernels.text import parse_kernel
 
     data = load_series(DATASETS / f"{series}.csv")
