@@ -79,7 +79,7 @@ def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None =
         return source
     if isinstance(source, str | os.PathLike):
         series = reader.load_series(source, x=_column(x), y=_column(y))
-        return series if name is None else _renamed(series, name)
+        return series if name is None else replace(series, source=name)
     if isinstance(source, pd.DataFrame | pd.Series):
         return series_from_frame(source, _column(x), _column(y), source=name or "DataFrame")
     if isinstance(source, tuple | list) and len(source) == 2 and x is None and y is None:
@@ -101,10 +101,6 @@ def _column(key: Any) -> str | None:
     if isinstance(key, int):
         return str(key)
     raise TypeError("with a CSV file or DataFrame, x and y name columns (a name or a number)")
-
-
-def _renamed(series: Series, name: str) -> Series:
-    return replace(series, source=name)
 
 
 # ----------------------------------------------------------------------------- search
@@ -145,21 +141,16 @@ def search(
     """
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths
     from abcd_cli.kernel_search.loop import run_search
-    from abcd_cli.kernel_search.settings import prior_mean_warning
 
     options = search_settings(dict(settings, depth=depth, seed=seed))
-    series = load(data, x=x, y=y)
-    for text in series.warnings:
-        warnings.warn(text, AbcdWarning, stacklevel=2)
-    if far := prior_mean_warning(series.y, options):
-        warnings.warn(far, AbcdWarning, stacklevel=2)
+    series = load_warned(data, options, x=x, y=y)
     paths: list[Path] = []
     if checkpoint is not None:
         check_writable(str(checkpoint))
         paths = checkpoint_paths(checkpoint, options)
     if executor is not None and (jobs != 1 or scheduler):
         raise TypeError("search() takes jobs and scheduler, or an executor, not both")
-    owned = _own_executor(jobs, scheduler) if executor is None else None
+    owned = own_executor(jobs, scheduler) if executor is None else None
     used = owned or _as_executor(executor)  # a Client's wrapper: cancels, never closes it
     interrupted = False
     try:
@@ -183,6 +174,20 @@ def search(
     return FoundModel.from_search(series, result, tuple(paths))
 
 
+def load_warned(
+    data: Any, settings: SearchSettings, x: Any = None, y: Any = None, prefix: str = ""
+) -> Series:
+    """``load(data)``, issuing as :class:`AbcdWarning` (each behind ``prefix``) what was fixed
+    in the data and a prior mean far from them."""
+    from abcd_cli.kernel_search.settings import prior_mean_warning
+
+    series = load(data, x=x, y=y)
+    far = prior_mean_warning(series.y, settings)
+    for text in [*series.warnings, *([far] if far else [])]:
+        warnings.warn(prefix + text, AbcdWarning, stacklevel=3)
+    return series
+
+
 def search_settings(values: dict[str, Any]) -> SearchSettings:
     """SearchSettings from keywords; a TypeError names an unknown one."""
     known = {f.name for f in fields(SearchSettings)}
@@ -196,7 +201,7 @@ def search_settings(values: dict[str, Any]) -> SearchSettings:
     return SearchSettings(**values)
 
 
-def _own_executor(jobs: int | None, scheduler: str | None = None) -> Executor:
+def own_executor(jobs: int | None, scheduler: str | None = None) -> Executor:
     from abcd_cli.execution.pool import make_executor
     from abcd_cli.kernel_search.candidate import lost_candidate
 
@@ -266,11 +271,10 @@ def predict(
         values = pd.to_numeric(pd.Series(shown), errors="raise").to_numpy(dtype=float)
     models, weights, text = [found.model], None, ""
     if average_seeds:
-        if len(found.seed_models) < 2:
-            raise InputError(
-                "the model comes from one search; average_seeds needs a search with seeds > 1"
-            )
-        models, weights, text = found.mixture(seed_weights)
+        models, weights, text = found.mixture(
+            seed_weights,
+            "the model comes from one search; average_seeds needs a search with seeds > 1",
+        )
     table = predictive_table(models, values, weights)
     frame = pd.DataFrame({found.x_name: shown, **table})
     frame.attrs["mixture"] = text

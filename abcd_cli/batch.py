@@ -9,7 +9,6 @@ over). A series whose workers keep dying is skipped with a note; the others go o
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,14 +56,9 @@ def search_many(
 ) -> Iterator[tuple[Path, FoundModel | None]]:
     """Each file's model (None when its workers kept dying), in the files' order, as soon as
     it and those before it are done; every search is sent to ``executor`` at once."""
-    from abcd_cli.api import AbcdWarning, load
+    from abcd_cli.api import load_warned
 
-    loaded = []
-    for path in files:
-        series = load(str(path))
-        for text in series.warnings:
-            warnings.warn(f"{path.stem}: {text}", AbcdWarning, stacklevel=2)
-        loaded.append(series)
+    loaded = [load_warned(str(path), settings, prefix=f"{path.stem}: ") for path in files]
     jobs = [
         SeriesJob(path.stem, s.x, s.y, settings, str(Path(ckpt).resolve()))
         for path, s, ckpt in zip(files, loaded, checkpoints, strict=True)

@@ -190,10 +190,11 @@ class FoundModel:
 
     @property
     def components(self) -> list[Component]:
-        """The additive components in report order (computed on first use)."""
+        """The additive components in report order (computed on first use; any decomposition
+        already made serves, as the components do not depend on its grid or checks' seed)."""
         from abcd_cli.reporting.describe import noun_phrase
 
-        dec = self.decomposition()
+        dec = next(iter(self._decompositions.values()), None) or self.decomposition()
         return [
             Component(
                 index=c.index,
@@ -210,29 +211,32 @@ class FoundModel:
 
     # ------------------------------------------------------------------ prediction
 
-    def mixture(self, weighting: str = "evidence") -> tuple[list[Model], np.ndarray | None, str]:
+    def mixture(
+        self, weighting: str, one_search: str
+    ) -> tuple[list[Model], np.ndarray | None, str]:
         """The models of every seed, their weights and a description for ``predict``'s
         message: weights ∝ exp(−BIC/2) ("evidence") or None for equal ones ("equal").
-        Fewer than two seeds' models give just this model and no description."""
-        from abcd_cli.prediction import describe_weights, evidence_weights
+        A model of one search raises ``InputError(one_search)``: there is nothing to mix."""
+        from abcd_cli.prediction import evidence_weights
+        from abcd_cli.reporting.forecast import seed_shares
 
         if weighting not in SEED_WEIGHTS:
             raise InputError(f"unknown seed weighting {weighting!r}: choose evidence or equal")
         by_seed = self.seed_models
         if len(by_seed) < 2:
-            return [self.model], None, ""
+            raise InputError(one_search)
         models = list(by_seed.values())
         text = f"the mixture of {len(models)} seeds' models"
         if weighting == "equal":
             return models, None, text + ", equally weighted"
         weights = evidence_weights([m.bic for m in models])
-        text += f" weighted by evidence: {describe_weights(list(by_seed), weights)}"
+        text += f" weighted by evidence: {seed_shares(list(by_seed), weights)}"
         return models, weights, text
 
     def check_x_kind(self, kind: str, what: str) -> None:
         """Refuse new x of another kind (dates or years vs plain numbers) than the data's;
         ``what`` names them in the message (e.g. "X.csv: column 'date'")."""
-        trained = self.x_kind
+        trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
         if (trained == "number") != (kind == "number"):
             kinds = {True: "plain numbers", False: "dates or years"}
             raise InputError(

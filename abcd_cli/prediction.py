@@ -106,11 +106,6 @@ def mixture_quantile(
     return 0.5 * (lo + hi)
 
 
-def describe_weights(seeds: Sequence[int], weights: Sequence[float]) -> str:
-    """Each seed's share of the mixture to two decimals: "seed 0 0.62, seed 1 0.38"."""
-    return ", ".join(f"seed {k} {w:.2f}" for k, w in zip(seeds, weights, strict=True))
-
-
 def to_csv(x_name: str, x_cells: list[str], table: dict[str, np.ndarray]) -> str:
     """CSV text: the x column as the user wrote it, then one column per statistic."""
     out = io.StringIO()

@@ -61,12 +61,6 @@ def handle_errors(debug: bool = False) -> Iterator[None]:
         raise _fail(f"unexpected failure: {detail}{hint}", 1, debug) from None
 
 
-def debug_enabled(ctx: click.Context | None = None) -> bool:
-    """Whether the global ``--debug`` flag is on for the current invocation."""
-    ctx = ctx or click.get_current_context(silent=True)
-    return bool(ctx and ctx.find_root().params.get("debug"))
-
-
 @contextmanager
 def warnings_to_stderr() -> Iterator[None]:
     """Show every library warning issued inside the block at once, as ``Warning: ...``."""

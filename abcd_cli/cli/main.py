@@ -15,11 +15,11 @@ import click
 from abcd_cli import __version__
 from abcd_cli.cli.benchmark_cmd import benchmark
 from abcd_cli.cli.data_cmd import describe_data
-from abcd_cli.cli.errors import EXIT_INTERRUPTED, debug_enabled, handle_errors, warnings_to_stderr
+from abcd_cli.cli.errors import EXIT_INTERRUPTED, handle_errors, warnings_to_stderr
 from abcd_cli.cli.predict_cmd import predict
 from abcd_cli.cli.search_cmd import report, search
 
-__all__ = ["EXIT_INTERRUPTED", "AbcdGroup", "debug_enabled", "handle_errors", "main"]
+__all__ = ["EXIT_INTERRUPTED", "AbcdGroup", "handle_errors", "main"]
 
 
 class AbcdGroup(click.Group):

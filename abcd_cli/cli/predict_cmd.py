@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from abcd_cli.found import SEED_WEIGHTS
+
 
 @click.command(short_help="Predict y at new x from a saved model.")
 @click.argument("model_file", metavar="MODEL.json")
@@ -18,7 +20,7 @@ import click
 )
 @click.option(
     "--seed-weights",
-    type=click.Choice(["evidence", "equal"]),
+    type=click.Choice(SEED_WEIGHTS),
     help="With --average-seeds: weigh each model by its evidence exp(-BIC/2) (the default), or"
     " all equally.",
 )
@@ -45,12 +47,11 @@ def predict(
     found = read_model(model_file)
     models, weights, mixed = [found.model], None, ""
     if average_seeds:
-        if len(found.seed_models) < 2:
-            raise InputError(
-                f"{model_file} holds one search's model; --average-seeds needs a file from"
-                " 'abcd search --seeds K --json' with K > 1"
-            )
-        models, weights, mixed = found.mixture(seed_weights or "evidence")
+        models, weights, mixed = found.mixture(
+            seed_weights or "evidence",
+            f"{model_file} holds one search's model; --average-seeds needs a file from"
+            " 'abcd search --seeds K --json' with K > 1",
+        )
         mixed = f"; {mixed}"
     values, cells, name, kind = load_inputs(inputs, x)
     found.check_x_kind(kind, f"{inputs}: column {name!r}")

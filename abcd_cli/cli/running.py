@@ -71,10 +71,9 @@ def shared_executor(opts: dict[str, Any]) -> Iterator[Executor | None]:
     if not opts.get("scheduler"):
         yield None
         return
-    from abcd_cli.execution.pool import make_executor
-    from abcd_cli.kernel_search.candidate import lost_candidate
+    from abcd_cli.api import own_executor
 
-    executor = make_executor(opts["jobs"], lost_candidate, opts["scheduler"])
+    executor = own_executor(opts["jobs"], opts["scheduler"])
     finished = False
     try:
         yield executor

@@ -60,7 +60,6 @@ class Factors:
 
 
 #: The roles of base kernels, each the name of the :class:`Factors` list that holds them.
-ROLES = ("periodic", "smooth", "noise", "const", "lin", "gates")
 
 
 #: The ``Factors`` field for each role a base kernel declares (``BaseKernel.role``).
@@ -72,6 +71,8 @@ _FIELD_OF_ROLE = {
     "linear": "lin",
     "gate": "gates",
 }
+#: The ``Factors`` fields, in the order of the roles above.
+ROLES = tuple(_FIELD_OF_ROLE.values())
 
 
 def role_of(base: BaseKernel) -> str | None:
