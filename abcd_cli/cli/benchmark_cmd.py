@@ -93,13 +93,19 @@ def _checkpoint(out: Path, path: Path) -> str:
 
 def _one_series(path: Path, out: Path, executor: Any, opts: dict[str, Any]) -> None:
     """One series searched here, its candidate fits on ``executor`` (or --jobs processes)."""
-    from abcd_cli.api import write_reports
     from abcd_cli.cli.running import run_search_command
 
     checkpoint = _checkpoint(out, path)
     one = dict(opts, data=str(path), x=None, y=None, checkpoint=checkpoint, resume=True)
-    found = run_search_command(one, checkpoint, executor)
-    write_reports(found, _outputs(out, path), seed=opts["seed"], source=str(path))
+    _finish(path, out, run_search_command(one, checkpoint, executor))
+
+
+def _finish(path: Path, out: Path, found: Any) -> None:
+    """Write one series' reports (seed and source are the search's own), drop its
+    checkpoints, and say what was found."""
+    from abcd_cli.api import write_reports
+
+    write_reports(found, _outputs(out, path))
     found.discard_checkpoints()
     click.echo(
         f"{path.stem}: {found.structure}  BIC {found.bic:.2f}  ({found.elapsed_seconds:.0f} s)"
@@ -108,7 +114,7 @@ def _one_series(path: Path, out: Path, executor: Any, opts: dict[str, Any]) -> N
 
 def _whole_series(todo: list[Path], out: Path, executor: Any, opts: dict[str, Any]) -> None:
     """Every series' whole search on the cluster at once; reports written here, in order."""
-    from abcd_cli.api import search_settings, write_reports
+    from abcd_cli.api import search_settings
     from abcd_cli.batch import search_many
     from abcd_cli.cli.options import settings_of
 
@@ -122,8 +128,4 @@ def _whole_series(todo: list[Path], out: Path, executor: Any, opts: dict[str, An
         if found is None:
             click.echo(f"{path.stem}: skipped, the workers searching it kept dying")
             continue
-        write_reports(found, _outputs(out, path), seed=opts["seed"], source=str(path))
-        found.discard_checkpoints()
-        click.echo(
-            f"{path.stem}: {found.structure}  BIC {found.bic:.2f}  ({found.elapsed_seconds:.0f} s)"
-        )
+        _finish(path, out, found)
