@@ -99,14 +99,14 @@ def split_files(series: str, task: str) -> tuple[Path, Path]:
     return folder / f"{series}-train.csv", folder / f"{series}-test.csv"
 
 
-def code_commit() -> str:
-    """The project's git commit, with "+changes" when abcd_cli/ differs from it."""
+def code_commit(paths: tuple[str, ...] = ("abcd_cli",)) -> str:
+    """The project's git commit, with "+changes" when ``paths`` differ from it."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
         ).stdout.strip()
         changed = subprocess.run(
-            ["git", "status", "--porcelain", "abcd_cli"], cwd=ROOT, capture_output=True, text=True
+            ["git", "status", "--porcelain", *paths], cwd=ROOT, capture_output=True, text=True
         ).stdout.strip()
     except OSError:
         return "unknown"
@@ -114,24 +114,26 @@ def code_commit() -> str:
 
 
 def read_results(
-    path: Path, key: tuple[str, ...] = RUN_KEY
+    path: Path, key: tuple[str, ...] = RUN_KEY, fields: list[str] = FIELDS
 ) -> dict[tuple[str, ...], dict[str, str]]:
-    """Rows already in ``results.csv`` (or ``other_seeds.csv``), by their ``key`` fields."""
+    """Rows already in ``results.csv`` (or ``other_seeds.csv``), by their ``key`` fields;
+    the file must have the columns ``fields``."""
     if not path.exists():
         return {}
     with path.open(newline="") as f:
         reader = csv.DictReader(f)
-        if reader.fieldnames != FIELDS:
+        if reader.fieldnames != fields:
             raise SystemExit(
                 f"{path} has other columns than this script writes; use another --out-dir"
             )
         return {tuple(r[k] for k in key): r for r in reader}
 
 
-def append_row(path: Path, row: dict[str, object]) -> None:
+def append_row(path: Path, row: dict[str, object], fields: list[str] = FIELDS) -> None:
+    """One row at the end of ``path`` (with the header when the file is new), synced."""
     new = not path.exists()
     with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
+        writer = csv.DictWriter(f, fields)
         if new:
             writer.writeheader()
         writer.writerow(row)

@@ -22,7 +22,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 
-def _init_worker() -> None:
+def init_worker() -> None:
     """One BLAS thread; leave Ctrl-C to the parent, and die quietly when terminated (a forked
     worker would otherwise inherit the command's SIGTERM handler and print tracebacks)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -51,7 +51,7 @@ class ResilientPool(Executor):
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker)
+        return ProcessPoolExecutor(max_workers=self.jobs, initializer=init_worker)
 
     def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
         items = list(zip(*iterables, strict=True))

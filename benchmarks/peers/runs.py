@@ -3,7 +3,6 @@ run finishes; runs already in the file are skipped, so an interrupted benchmark 
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 import signal
@@ -14,7 +13,9 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from benchmarks.accuracy_runs import code_commit
+from abcd_cli.execution.pool import init_worker
+from benchmarks.accuracy_runs import RUN_KEY, code_commit, read_results
+from benchmarks.accuracy_runs import append_row as accuracy_append_row
 from benchmarks.peers import PEERS, forecaster
 from benchmarks.peers.scores import score
 from benchmarks.peers.split import load_split
@@ -43,6 +44,8 @@ FIELDS = [
 Key = tuple[str, str, str]
 #: methods run one split at a time in this process, after the peers (abcd has its own workers)
 SERIAL_METHODS = ("abcd",)
+#: The code a peer row depends on: the package and the peers' own scripts.
+CODE_PATHS = ("abcd_cli", "benchmarks")
 
 
 def tool_version(method: str) -> str:
@@ -56,25 +59,12 @@ def tool_version(method: str) -> str:
 
 def read_rows(path: Path) -> dict[Key, dict[str, str]]:
     """The rows already in ``path`` by (series, task, method)."""
-    if not path.exists():
-        return {}
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != FIELDS:
-            raise SystemExit(f"{path} has other columns than this script writes")
-        return {(r["series"], r["task"], r["method"]): r for r in reader}
+    return read_results(path, RUN_KEY, FIELDS)  # type: ignore[return-value]
 
 
 def append_row(path: Path, row: dict[str, object]) -> None:
-    """One row at the end of ``path`` (with the header when the file is new), synced."""
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, FIELDS)
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-        f.flush()
-        os.fsync(f.fileno())
+    """One row at the end of ``path``, synced."""
+    accuracy_append_row(path, row, FIELDS)
 
 
 def _num(value: float | None) -> str:
@@ -89,10 +79,10 @@ def _time_out(signum: int, frame: object) -> None:
     raise RunTimeout
 
 
-def run_one(key: Key, time_limit: int = 0) -> dict[str, object]:
+def run_one(key: Key, time_limit: int = 0, commit: str = "") -> dict[str, object]:
     """Fit ``method`` on the split's training points and score it on its test points; a
     failure, or a run past ``time_limit`` seconds (0: none), is recorded in the row, not
-    raised."""
+    raised. ``commit``: the code the run uses (default: as it is now)."""
     series, task, method = key
     split = load_split(series, task)
     row: dict[str, object] = dict.fromkeys(FIELDS, "")
@@ -104,7 +94,7 @@ def run_one(key: Key, time_limit: int = 0) -> dict[str, object]:
         n_test=split.x_test.size,
         tool_version=tool_version(method),
         load_avg=f"{os.getloadavg()[0]:.2f}",
-        commit=code_commit(),
+        commit=commit or code_commit(CODE_PATHS),
     )
     start = time.perf_counter()
     previous = signal.signal(signal.SIGALRM, _time_out) if time_limit else None
@@ -149,17 +139,6 @@ def run_line(row: dict[str, object]) -> str:
     )
 
 
-def _worker_start() -> None:
-    """Worker start-up: one BLAS thread per worker, so that workers do not oversubscribe;
-    SIGTERM ends the worker (not the parent's handler, which turns it into an interrupt that
-    the pool would pass back as a result), Ctrl-C is left to the parent."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def run_all(
     keys: Iterable[Key],
     path: Path,
@@ -171,6 +150,7 @@ def run_all(
     after ``time_limit`` seconds; 0: no limit), then abcd one split at a time, without a
     limit; each row is appended as soon as its run ends. An interrupt cancels the runs not yet
     started."""
+    commit = code_commit(CODE_PATHS)  # the code as loaded now, once for every run
     done = read_rows(path)
     keys = list(keys)
     todo = [k for k in keys if k not in done]
@@ -178,21 +158,22 @@ def run_all(
     peers = [k for k in todo if k[2] not in SERIAL_METHODS]
     serial = [k for k in todo if k[2] in SERIAL_METHODS]
     if jobs > 1 and peers:
-        pool = ProcessPoolExecutor(jobs, initializer=_worker_start)
+        pool = ProcessPoolExecutor(jobs, initializer=init_worker)
         try:
-            futures = [pool.submit(run_one, k, time_limit) for k in peers]
+            futures = [pool.submit(run_one, k, time_limit, commit) for k in peers]
             for future in as_completed(futures):
                 row = future.result()
                 append_row(path, row)
                 say(run_line(row))
         except KeyboardInterrupt:
+            workers = list((pool._processes or {}).values())  # shutdown forgets them
             pool.shutdown(wait=False, cancel_futures=True)
-            for process in list(getattr(pool, "_processes", {}).values()):
+            for process in workers:
                 process.terminate()
             raise
         pool.shutdown()
         peers = []
     for key in peers + serial:
-        row = run_one(key, time_limit if key[2] not in SERIAL_METHODS else 0)
+        row = run_one(key, time_limit if key[2] not in SERIAL_METHODS else 0, commit)
         append_row(path, row)
         say(run_line(row))

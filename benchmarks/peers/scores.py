@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binomtest, norm
+from scipy.stats import binomtest
 
-from benchmarks.accuracy_runs import rmse
+from benchmarks.accuracy_runs import rmse, test_scores
 from benchmarks.peers.split import Forecast
 
 STATED = 0.95
@@ -38,11 +38,11 @@ def score(forecast: Forecast, y: np.ndarray) -> Scores:
     y = np.asarray(y, dtype=float)
     mean = np.asarray(forecast.mean, dtype=float)
     inside = (y >= forecast.lower) & (y <= forecast.upper)
-    mlpd = None
+    error, mlpd = rmse(mean, y), None
     if forecast.sd is not None:
-        mlpd = float(np.mean(norm.logpdf(y, loc=mean, scale=forecast.sd)))
+        error, mlpd = test_scores(y, mean, np.asarray(forecast.sd, dtype=float))
     return Scores(
-        rmse=rmse(mean, y),
+        rmse=error,
         mae=float(np.mean(np.abs(y - mean))),
         covered=int(inside.sum()),
         n=int(y.size),

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 
+from benchmarks.accuracy_tables import standardise
 from benchmarks.peers.runs import Key
 from benchmarks.peers.scores import coverage_verdict
 
@@ -34,13 +35,13 @@ def complete_series(rows: Rows, task: str, series: list[str], methods: list[str]
 def standardised(rows: Rows, task: str, series: list[str], methods: list[str]) -> dict:
     """RMSE / the lowest RMSE among ``methods`` on the series, by (series, method)."""
     cells = ok_cells(rows, task)
-    out = {}
-    for s in series:
-        values = {m: float(cells[s, m]["rmse"]) for m in methods if (s, m) in cells}
-        if values:
-            best = min(values.values())
-            out.update({(s, m): v / best for m, v in values.items()})
-    return out
+    grid = {s: {m: float(cells[s, m]["rmse"]) for m in methods if (s, m) in cells} for s in series}
+    return {
+        (s, m): value
+        for s, by_method in standardise(grid).items()
+        for m, value in by_method.items()
+        if value is not None
+    }
 
 
 def summary_table(rows: Rows, task: str, series: list[str], methods: list[str]) -> list[str]:
