@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import platform
 import sys
 import time
@@ -34,6 +35,7 @@ from typing import Any
 from abcd_cli.data.reader import load_series
 from abcd_cli.execution.dask import DaskExecutor
 from abcd_cli.execution.pool import ResilientPool
+from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.candidate import FitTask, entropy, lost_candidate
 from abcd_cli.kernel_search.init import InputSummaries
 from abcd_cli.kernel_search.loop import run_search
@@ -198,15 +200,18 @@ def markdown(measured: dict[str, Any], settings: SearchSettings, args: list[str]
 
 
 def write_fit_times(path: Path, runs: dict[str, dict[str, Run]]) -> None:
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["series", "run", "level", "stage", "candidate", "seconds"])
-        for name, both in runs.items():
-            for how, run in both.items():
-                for level, stages in enumerate(run.levels):
-                    for stage, times in enumerate(stages):
-                        for i, t in enumerate(times):
-                            writer.writerow([name, how, level, stage, i, f"{t:.4f}"])
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["series", "run", "level", "stage", "candidate", "seconds"])
+    writer.writerows(
+        [name, how, level, stage, i, f"{t:.4f}"]
+        for name, both in runs.items()
+        for how, run in both.items()
+        for level, stages in enumerate(run.levels)
+        for stage, times in enumerate(stages)
+        for i, t in enumerate(times)
+    )
+    atomic_write(path, text.getvalue())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -227,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     text = markdown(measured, settings, sys.argv[1:] if argv is None else argv)
     print(text)
     if args.out:
-        args.out.write_text(text)
+        atomic_write(args.out, text)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import os
 import platform
@@ -28,6 +29,7 @@ import numpy as np
 
 from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import make_executor
+from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.candidate import lost_candidate
 from abcd_cli.kernel_search.loop import Search, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -83,7 +85,7 @@ def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]
         )
         models = csv_path.parent / "models"
         models.mkdir(exist_ok=True)
-        (models / f"{name}.json").write_text(json.dumps(doc))
+        atomic_write(models / f"{name}.json", json.dumps(doc))
         ref = refs.get(name, {})
         done[name] = {
             "dataset": name,
@@ -101,10 +103,11 @@ def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]
             f" {seconds:.0f} s",
             flush=True,
         )
-        with csv_path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, FIELDS)
-            writer.writeheader()
-            writer.writerows(done[k] for k in sorted(done))
+        text = io.StringIO()
+        writer = csv.DictWriter(text, FIELDS)
+        writer.writeheader()
+        writer.writerows(done[k] for k in sorted(done))
+        atomic_write(csv_path, text.getvalue())
     return [done[k] for k in sorted(done)]
 
 
@@ -129,12 +132,13 @@ def level_scaling(name: str, sizes: list[int], jobs: int) -> list[tuple[int, int
 
 def save_scaling(name: str, scaling: list[tuple[int, int, float]]) -> None:
     measured = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    with SCALING.open("w", newline="") as f:
-        writer = csv.DictWriter(f, SCALING_FIELDS)
-        writer.writeheader()
-        for n, c, s in scaling:
-            row = {"series": name, "n": n, "candidates": c, "seconds": f"{s:.1f}"}
-            writer.writerow(dict(row, measured=measured))
+    text = io.StringIO()
+    writer = csv.DictWriter(text, SCALING_FIELDS)
+    writer.writeheader()
+    for n, c, s in scaling:
+        row = {"series": name, "n": n, "candidates": c, "seconds": f"{s:.1f}"}
+        writer.writerow(dict(row, measured=measured))
+    atomic_write(SCALING, text.getvalue())
 
 
 def load_scaling() -> tuple[list[tuple[int, int, float]], str]:
@@ -212,7 +216,7 @@ def main() -> None:
         save_scaling(args.scaling, level_scaling(args.scaling, args.sizes, args.jobs))
     scaling, scaling_note = load_scaling()
     command = python_command("benchmarks.bench_search", sys.argv[1:])
-    args.out.write_text(markdown(rows, scaling, command, settings, scaling_note))
+    atomic_write(args.out, markdown(rows, scaling, command, settings, scaling_note))
     print(args.out.read_text())
 
 

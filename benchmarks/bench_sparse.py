@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.engines.sparse import SparseEngine
+from abcd_cli.files import atomic_write
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import python_command
 
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    args.out.write_text(text)
+    atomic_write(args.out, text)
     print(text)
 
 

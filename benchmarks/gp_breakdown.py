@@ -38,10 +38,11 @@ class Breakdown:
 def step_times(
     kernel: Kernel, theta: np.ndarray, X: np.ndarray, Y: np.ndarray, repeats: int
 ) -> list[tuple[str, float]]:
-    """Median time of each step of ``nll_and_grad``, re-done here step by step.
-
-    Mirrors gp.nll_and_grad: gram_grad = the kernel recursion (``_eval``) plus ``np.stack`` of
-    the derivative slices; the inverse = LAPACK dpotri plus the symmetrising ``tril`` copies.
+    """Median time of each step of a likelihood-and-gradient evaluation, re-done here step by
+    step on the forward-mode route: gram_grad = the kernel recursion (``_eval``) plus
+    ``np.stack`` of the derivative slices, then the dK·W contraction; the inverse = LAPACK
+    dpotri plus the symmetrising ``tril`` copies. ``engines.exact.nll_and_grad`` itself takes
+    the reverse-mode route (``Kernel.vjp``), which builds no derivative slices.
     """
     k = kernel.with_theta(theta)
     K, dK_list = k._eval(Inputs(X), grad=True)
@@ -84,7 +85,7 @@ def operand_times(
     operands: list[tuple[str, float]] = []
     if k.operands:
         cached = Inputs(X)
-        cached.diff(0)  # shared by the terms; computed once per call in gp.nll_and_grad
+        cached.diff(0)  # shared by the terms; computed once per Gram evaluation
         for term in k.operands:
             operands.append(
                 (f"`{term.structure}`", median_time(lambda t=term: t._eval(cached, True), repeats))

@@ -164,8 +164,9 @@ def breakdown_lines(bd: Breakdown, big: Row, repeats: int) -> list[str]:
     out = [
         f"## Where one `nll_and_grad` spends its time ({big.name}, N={big.n})",
         "",
-        f"Each step of `gp.nll_and_grad` re-run alone, median of {repeats} after a "
-        "warm-up; shares are of the whole call timed the same way.",
+        f"Each step of the forward-mode evaluation re-run alone, median of {repeats} after a "
+        "warm-up; shares are of the whole call timed the same way (the engine's "
+        "`nll_and_grad` takes the reverse-mode route through `Kernel.vjp` instead).",
         "",
         "| step | ms | share |",
         "|---|---|---|",

@@ -1,6 +1,6 @@
 """How a 10-start fit could spend fewer likelihood evaluations, and what each way costs in optimum.
 
-The engine's full fit (``gp.fit``, ``polish=None``) runs L-BFGS-B to convergence from each of its
+The engine's full fit (``kernel_search.fit.fit``, ``polish=None``) runs L-BFGS-B to convergence from each of its
 ten starts. This script compares, on the kernel and data sets of ``benchmarks/bench_gp.py`` and
 with the same ten starting points per seed, four ways of using those starts:
 
@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.fit import _minimise
 from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:
-        args.out.write_text(text)
+        atomic_write(args.out, text)
     return 0
 
 
