@@ -1,8 +1,9 @@
 """How a 10-start fit could spend fewer likelihood evaluations, and what each way costs in optimum.
 
-The engine's full fit (``kernel_search.fit.fit``, ``polish=None``) runs L-BFGS-B to convergence from each of its
-ten starts. This script compares, on the kernel and data sets of ``benchmarks/bench_gp.py`` and
-with the same ten starting points per seed, four ways of using those starts:
+The search's full fit (``kernel_search.fit.fit``, ``polish=None``) runs L-BFGS-B to
+convergence from each of its ten starts. This script compares, on the kernel and data sets
+of ``benchmarks/bench_gp.py`` and with the same ten starting points per seed, four ways of
+using those starts:
 
 - ``all``: every start to convergence (what ``fit`` does), scipy's default ``ftol`` (2.2e-9);
 - ``all, ftol 1e-7``: the same with a looser stopping rule;
