@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from abcd_cli.data.reader import load_series
+from abcd_cli.data.summary import InputSummaries
 from abcd_cli.execution.dask import DaskExecutor
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.candidate import FitTask, entropy, lost_candidate
-from abcd_cli.kernel_search.init import InputSummaries
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel

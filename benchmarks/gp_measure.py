@@ -11,9 +11,10 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky
 
 from abcd_cli.data.scaling import Scaling
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.engines.exact import nll_and_grad
 from abcd_cli.kernel_search.fit import FitResult, fit
-from abcd_cli.kernel_search.init import DataSummary, initial_values
+from abcd_cli.kernel_search.init import initial_values
 from abcd_cli.kernels import Kernel
 from benchmarks.gp_common import load, log, median_time, scaled_data
 from benchmarks.gp_sklearn import sklearn_run

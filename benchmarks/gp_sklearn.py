@@ -19,7 +19,8 @@ from sklearn.gaussian_process.kernels import (
 from sklearn.gaussian_process.kernels import Kernel as SkKernel
 
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.kernel_search.init import DataSummary, value_bounds
+from abcd_cli.data.summary import DataSummary
+from abcd_cli.kernel_search.init import value_bounds
 from benchmarks.gp_common import log, median_time
 
 # Variance bounds for sklearn's ConstantKernel and WhiteKernel: the square of the engine's sd

@@ -23,11 +23,11 @@ from click.testing import CliRunner
 import abcd_cli
 from abcd_cli.batch import search_many
 from abcd_cli.cli.main import main
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError
 from abcd_cli.execution import dask as abcd_dask
 from abcd_cli.execution.dask import ClusterError, DaskExecutor, run_task
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
-from abcd_cli.kernel_search.init import DataSummary
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel

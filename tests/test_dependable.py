@@ -21,10 +21,11 @@ from click.testing import CliRunner, Result
 
 import abcd_cli.kernel_search.candidate
 from abcd_cli.cli.main import main
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate, lost_candidate
-from abcd_cli.kernel_search.init import DataSummary, invalid_reason
+from abcd_cli.kernel_search.init import invalid_reason
 from abcd_cli.kernel_search.loop import Search, SearchResult, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel

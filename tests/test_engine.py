@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.engines import engine_names, get_engine
 from abcd_cli.engines.base import Engine, NLLBounds, PosteriorError
 from abcd_cli.engines.exact import ExactEngine, negative_log_likelihood
 from abcd_cli.engines.exact_posterior import noise_variance
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
-from abcd_cli.kernel_search.init import DataSummary
 from abcd_cli.kernel_search.loop import check_size
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import SE

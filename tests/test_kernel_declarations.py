@@ -12,9 +12,9 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.kernel_search.grammar import BASES, DEFAULT_BASES, LANGUAGES, expand
 from abcd_cli.kernel_search.init import (
-    DataSummary,
     initial_values,
     invalid_reason,
     period_limits,

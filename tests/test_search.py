@@ -13,9 +13,10 @@ from click.testing import CliRunner
 
 from abcd_cli.cli.main import main
 from abcd_cli.data.scaling import Scaling
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand
-from abcd_cli.kernel_search.init import DataSummary, invalid_reason, value_bounds
+from abcd_cli.kernel_search.init import invalid_reason, value_bounds
 from abcd_cli.kernel_search.loop import Search, _subset, run_search
 from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_warning
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per

@@ -296,8 +296,8 @@ def test_pcg_solves_and_its_certificate_bounds_the_gap():
 def test_a_candidate_fits_through_the_sparse_engine():
     """The search's candidate fit runs unchanged on the sparse engine: its interval holds the
     exact -log p(y) at the parameters it found."""
+    from abcd_cli.data.summary import DataSummary
     from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
-    from abcd_cli.kernel_search.init import DataSummary
 
     s = DataSummary.from_data(X[:, 0], Y)
     task = FitTask(parse_kernel("SE + WN"), X, Y, s, s, 2, 1, 30, (0,), engine=SparseEngine(m=20))

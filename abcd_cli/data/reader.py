@@ -55,45 +55,15 @@ from pathlib import Path
 
 import numpy as np
 
-from abcd_cli.data.cells import MISSING_TOKENS, is_missing
-from abcd_cli.data.checks import (
-    MAX_MAGNITUDE,
-    MIN_MAGNITUDE,
-    MIN_POINTS,
-    MIN_RELATIVE_X_SPREAD,
-    MIN_RELATIVE_Y_SPREAD,
-)
-from abcd_cli.data.columns import TIME_NAMES, default_x, find_column
-from abcd_cli.data.series import X_KINDS, Series, series_from_table
-from abcd_cli.data.table import DELIMITERS, MAX_FILE_BYTES, read_table
-from abcd_cli.data.values import (
-    NEUTRAL_TIME_NAMES,
-    YEAR_RANGE,
-    YEAR_WORDS,
-    is_year_column,
-    x_values,
-)
+from abcd_cli.data.cells import is_missing
+from abcd_cli.data.checks import MIN_POINTS
+from abcd_cli.data.columns import default_x, find_column
+from abcd_cli.data.series import Series, series_from_table
+from abcd_cli.data.table import read_table
+from abcd_cli.data.values import x_values
 from abcd_cli.errors import InputError
 
-__all__ = [
-    "DELIMITERS",
-    "MAX_FILE_BYTES",
-    "MAX_MAGNITUDE",
-    "MIN_MAGNITUDE",
-    "MIN_POINTS",
-    "MIN_RELATIVE_X_SPREAD",
-    "MIN_RELATIVE_Y_SPREAD",
-    "MISSING_TOKENS",
-    "NEUTRAL_TIME_NAMES",
-    "TIME_NAMES",
-    "X_KINDS",
-    "YEAR_RANGE",
-    "YEAR_WORDS",
-    "Series",
-    "is_year_column",
-    "load_inputs",
-    "load_series",
-]
+__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_series"]
 
 
 def load_series(path: str | Path, x: str | None = None, y: str | None = None) -> Series:

@@ -118,9 +118,7 @@ class Scaling:
     @classmethod
     def from_dict(cls, d: dict) -> Scaling:
         """Inverse of ``to_dict``; TypeError/ValueError/KeyError on a malformed entry."""
-        return cls(
-            _per_dim(d["x_shift"]), _per_dim(d["x_scale"]), float(d["y_shift"]), float(d["y_scale"])
-        )
+        return cls(d["x_shift"], d["x_scale"], d["y_shift"], d["y_scale"])
 
 
 def _transform(

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from abcd_cli.data.summary import Summary
 from abcd_cli.engines.base import FAILED_NLL, Engine, NLLBounds
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE, fit
-from abcd_cli.kernel_search.init import Summary, invalid_reason
+from abcd_cli.kernel_search.init import invalid_reason
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 

@@ -15,9 +15,10 @@ import numpy as np
 from scipy.linalg import LinAlgError
 from scipy.optimize import minimize
 
+from abcd_cli.data.summary import InputSummaries, Summary
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import FAILED_NLL, Engine
-from abcd_cli.kernel_search.init import InputSummaries, Summary, initial_values, theta_bounds
+from abcd_cli.kernel_search.init import initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 
 #: The engine a search uses unless told otherwise: the exact GP.

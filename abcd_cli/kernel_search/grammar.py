@@ -55,7 +55,10 @@ class _SearchableBases(Mapping[str, type[BaseKernel]]):
         return {name: cls for name, cls in BASE_KERNELS.items() if cls.searchable}
 
     def __getitem__(self, name: str) -> type[BaseKernel]:
-        return self._live()[name]
+        cls = BASE_KERNELS[name]
+        if not cls.searchable:
+            raise KeyError(name)
+        return cls
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._live())
@@ -173,7 +176,9 @@ LANGUAGES: dict[str, Language] = {
 X_FREE_ROLES = ("constant", "noise")
 
 
-def _reads_x(node: Kernel) -> bool:
+def _reads_x(node: Kernel | type[Kernel]) -> bool:
+    """Whether a node (or kernel class) acts on one input: it has a dimension and its value
+    depends on x."""
     return hasattr(node, "dim") and getattr(node, "role", None) not in X_FREE_ROLES
 
 
@@ -210,10 +215,7 @@ def expand(
     if language.grow is None:
         return []
     fresh = [
-        _fresh(name, d)
-        for d in range(n_dims)
-        for name in bases
-        if d == 0 or BASES[name].role not in X_FREE_ROLES
+        _fresh(name, d) for d in range(n_dims) for name in bases if d == 0 or _reads_x(BASES[name])
     ]
     seen = {structure_key(kernel)}
     out: list[Kernel] = []

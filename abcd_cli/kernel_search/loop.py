@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from abcd_cli import __version__
+from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
@@ -46,7 +47,6 @@ from abcd_cli.kernel_search.candidate import (
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
-from abcd_cli.kernel_search.init import InputSummaries
 from abcd_cli.kernel_search.scoring import Scored, Scorer, best_per_family
 from abcd_cli.kernel_search.settings import (
     SearchSettings,

@@ -176,10 +176,6 @@ def _stationary_variance(kernel: Kernel) -> float:
     return kernel.param("sd") ** 2
 
 
-def _has_sd(kernel: Kernel) -> bool:
-    return not kernel.operands and "sd" in kernel.own_names
-
-
 def _simplify_sum(terms: list[Kernel]) -> Kernel:
     """Merge several WN (and several C) of the same dimension into one."""
     out: list[Kernel] = []

@@ -115,13 +115,10 @@ class Kernel:
         for k in self.operands:
             yield from k.nodes()
 
-    def param_specs(self) -> list[Param]:
-        """The spec of every entry of theta, in theta order."""
-        return [p for k in self.nodes() for p in k.specs]
-
-    def param_dims(self) -> list[int]:
-        """The input dimension of the node each entry of theta belongs to, in theta order."""
-        return [getattr(k, "dim", 0) for k in self.nodes() for _ in k.specs]
+    def param_specs(self) -> list[tuple[Param, int]]:
+        """The spec of every entry of theta, in theta order, with the input dimension of the
+        node it belongs to."""
+        return [(p, getattr(k, "dim", 0)) for k in self.nodes() for p in k.specs]
 
     @property
     def n_params(self) -> int:
@@ -337,11 +334,12 @@ class Declared:
     def with_own_values(self, values: Sequence[float]) -> Kernel:
         return copy_with(self, params=tuple(float(v) for v in values))  # type: ignore[arg-type]
 
+    @property
+    def head(self) -> str:
+        return self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"  # type: ignore[attr-defined]
+
     def param(self, name: str) -> float:
         return self.params[self.names.index(name)]
-
-    def spec(self, name: str) -> Param:
-        return self.specs[self.names.index(name)]
 
 
 @dataclass(frozen=True)
@@ -364,10 +362,6 @@ class BaseKernel(Declared, Kernel):
         super().__init_subclass__(**kwargs)
         if "symbol" in cls.__dict__:
             BASE_KERNELS[cls.symbol] = cls
-
-    @property
-    def head(self) -> str:
-        return self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"
 
     def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
         """k(x_i, x_i) and its derivative in each own theta entry, N-vectors, in O(N).

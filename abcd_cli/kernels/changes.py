@@ -157,32 +157,26 @@ class ChangeOperator(Declared, Kernel):
             + self.second._diag_backward(cache2, gc * h2, gn * h2)
         )
 
-    def _forward(self, inp: Inputs) -> tuple[np.ndarray, Any]:
-        if not inp.same:
-            return self._forward_cross(inp)
-        g, dg = self.gate(inp.col(self.dim))
-        K1, c1 = self.first._forward(inp)
-        K2, c2 = self.second._forward(inp)
-        w_first, w_second = np.outer(g, g), np.outer(1.0 - g, 1.0 - g)
-        return w_first * K1 + w_second * K2, (g, dg, K1, c1, K2, c2, w_first, w_second)
-
-    def _backward(self, cache: Any, G: np.ndarray) -> list[float]:
-        if isinstance(cache, _CrossCache):
-            return self._backward_cross(cache, G)
-        # Σ G ∘ (dg gᵀ + g dgᵀ) ∘ K1 = 2 dgᵀ (G ∘ K1) g for symmetric G and K1.
-        g, dg, K1, c1, K2, c2, w_first, w_second = cache
-        H1, H2 = (G * K1) @ g, (G * K2) @ (1.0 - g)
-        own = [2.0 * float(d @ H1) - 2.0 * float(d @ H2) for d in dg]
-        return own + self.first._backward(c1, G * w_first) + self.second._backward(c2, G * w_second)
-
-    def _forward_cross(self, inp: Inputs) -> tuple[np.ndarray, _CrossCache]:
+    def _forward(self, inp: Inputs) -> tuple[np.ndarray, _CrossCache]:
         g1, dg1 = self.gate(inp.col(self.dim))
-        g2, dg2 = self.gate(inp.col2(self.dim))
+        g2, dg2 = (g1, dg1) if inp.same else self.gate(inp.col2(self.dim))
         K1, c1 = self.first._forward(inp)
         K2, c2 = self.second._forward(inp)
         w_first, w_second = np.outer(g1, g2), np.outer(1.0 - g1, 1.0 - g2)
         K = w_first * K1 + w_second * K2
         return K, _CrossCache(g1, dg1, g2, dg2, K1, c1, K2, c2, w_first, w_second)
+
+    def _backward(self, c: _CrossCache, G: np.ndarray) -> list[float]:
+        if c.g2 is not c.g1:
+            return self._backward_cross(c, G)
+        # Σ G ∘ (dg gᵀ + g dgᵀ) ∘ K1 = 2 dgᵀ (G ∘ K1) g for symmetric G and K1.
+        H1, H2 = (G * c.K1) @ c.g1, (G * c.K2) @ (1.0 - c.g1)
+        own = [2.0 * float(d @ H1) - 2.0 * float(d @ H2) for d in c.dg1]
+        return (
+            own
+            + self.first._backward(c.c1, G * c.w_first)
+            + self.second._backward(c.c2, G * c.w_second)
+        )
 
     def _backward_cross(self, c: _CrossCache, G: np.ndarray) -> list[float]:
         """Σ G ∘ (dg1 g2ᵀ + g1 dg2ᵀ) ∘ K1 = dg1ᵀ (G ∘ K1) g2 + g1ᵀ (G ∘ K1) dg2, and the same
@@ -199,7 +193,7 @@ class ChangeOperator(Declared, Kernel):
         )
 
     def to_text(self, params: bool = True, digits: int | None = None) -> str:
-        head = self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"
+        head = self.head
         args = [self.first.to_text(params, digits), self.second.to_text(params, digits)]
         if params:
             args.append(own_text(self, digits))
@@ -258,10 +252,6 @@ class Gate(BaseKernel):
     def _weight(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         g, dg = OPERATORS[self.operator].weight_of_first(x, self.params)
         return (g, dg) if self.first_side else (1.0 - g, -dg)
-
-    def weight(self, x: np.ndarray) -> np.ndarray:
-        """g(x): how strongly the factor is switched on at x (0 to 1)."""
-        return self._weight(np.asarray(x, dtype=float))[0]
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         g1, dg1 = self._weight(inp.col(self.dim))

@@ -136,12 +136,12 @@ class Product(Combination):
         n ← n·f_j + c·n_j, c ← c·c_j (f = c + n): sums of non-negative products, so a small
         noise part is not lost to cancellation."""
         parts = [k._diag_forward(X) for k in self.terms]
-        c, n, _ = parts[0]
-        for cj, nj, _ in parts[1:]:
-            n = n * (cj + nj) + c * nj
-            c = c * cj
         cs = [p[0] for p in parts]
         fs = [p[0] + p[1] for p in parts]
+        c, n, _ = parts[0]
+        for (cj, nj, _), fj in zip(parts[1:], fs[1:], strict=True):
+            n = n * fj + c * nj
+            c = c * cj
         return c, n, (cs, fs, [p[2] for p in parts])
 
     def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:

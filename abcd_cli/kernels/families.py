@@ -79,10 +79,6 @@ class C(BaseKernel):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[0] ** 2)
 
-    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
-        d = self._diag(X)
-        return d, [2.0 * d]
-
 
 @dataclass(frozen=True)
 class Lin(BaseKernel):
@@ -140,10 +136,6 @@ class SE(BaseKernel):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[1] ** 2)
 
-    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
-        d = self._diag(X)  # sd² whatever the lengthscale
-        return d, [np.zeros_like(d), 2.0 * d]
-
 
 @dataclass(frozen=True)
 class RQ(BaseKernel):
@@ -167,7 +159,3 @@ class RQ(BaseKernel):
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[1] ** 2)
-
-    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
-        d = self._diag(X)  # sd² whatever the lengthscale and alpha
-        return d, [np.zeros_like(d), 2.0 * d, np.zeros_like(d)]

@@ -15,7 +15,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from abcd_cli.data.summary import DataSummary as DataScales
 
 import numpy as np
 
@@ -30,26 +33,9 @@ PER_SMOOTHNESS_RANGE = (1e-2, 1e4)  # the periodic kernel's unitless lengthscale
 PERIOD_SLACK = 1e-9  # relative tolerance of the period check (the optimiser stops at a bound)
 
 
-class DataScales(Protocol):
-    """The scales of the data a parameter's start and bounds are read from
-    (``kernel_search.init.DataSummary`` provides them)."""
-
-    x_min: float
-    x_max: float
-    spacing: float  # median positive gap between consecutive x
-    min_spacing: float  # smallest positive gap
-    short_spacing: float  # 10th percentile of the positive gaps
-    y_sd: float
-    periods: tuple[float, ...]  # strongest periodogram peaks, strongest first
-    y_level: float  # |mean of y|
-
-    @property
-    def x_range(self) -> float: ...
-
-
-Start = Callable[[DataScales, np.random.Generator], float]
-Bounds = Callable[[DataScales], tuple[float, float]]
-Check = Callable[[float, DataScales], str]
+Start = Callable[["DataScales", np.random.Generator], float]
+Bounds = Callable[["DataScales"], tuple[float, float]]
+Check = Callable[[float, "DataScales"], str]
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,3 @@ class Cos(BaseKernel):
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], self.params[1] ** 2)
-
-    def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
-        d = self._diag(X)
-        return d, [np.zeros_like(d), 2.0 * d]

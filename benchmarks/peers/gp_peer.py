@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from abcd_cli.kernel_search.init import DataSummary, initial_values
+from abcd_cli.data.summary import DataSummary
+from abcd_cli.kernel_search.init import initial_values
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.gp_common import KERNEL_TEXT, scaled_data
 from benchmarks.peers.split import Forecast, Split, gaussian_forecast

@@ -30,9 +30,10 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from abcd_cli.data.summary import DataSummary
 from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.fit import _minimise
-from abcd_cli.kernel_search.init import DataSummary, initial_values, theta_bounds
+from abcd_cli.kernel_search.init import initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import python_command
