@@ -315,10 +315,10 @@ def report(
             raise InputError("a report without a path is a dict; give a path for pdf or html")
         import json
 
-        from abcd_cli.reporting.render import render
+        from abcd_cli.reporting.render import render_json
 
-        context = report_context(found, title=title, extrapolate=extrapolate, seed=seed)
-        return json.loads(render(context, "json"))
+        context = report_context(found, title, extrapolate, seed, figures=False)
+        return json.loads(render_json(context))
     fmt = report_format(str(path), format, option="format=")
     check_writable(str(path))
     write_reports(found, {fmt: path}, title=title, extrapolate=extrapolate, seed=seed)
@@ -337,7 +337,8 @@ def write_reports(
     """Decompose the model once and write its report in each format ({format: path})."""
     from abcd_cli.reporting.render import write_report
 
-    context = report_context(found, title, extrapolate, seed, source)
+    figures = any(fmt != "json" for fmt in outputs)  # the JSON report holds no figure
+    context = report_context(found, title, extrapolate, seed, source, figures)
     for fmt, path in outputs.items():
         write_report(context, path, fmt)
 
@@ -348,15 +349,17 @@ def report_context(
     extrapolate: float = EXTRAPOLATE,
     seed: int | None = None,
     source: str | None = None,
+    figures: bool = True,
 ) -> dict[str, Any]:
-    """The report's plain context (figures included), titled "Analysis of <source>" unless
-    ``title`` is given; ``source`` defaults to the data's."""
+    """The report's plain context (figures drawn unless ``figures`` is False), titled
+    "Analysis of <source>" unless ``title`` is given; ``source`` defaults to the data's."""
     from abcd_cli.reporting.context import build_context
 
     source = source or found.source
     title = title or f"Analysis of {Path(source).stem}"
     dec = found.decomposition(extrapolate, seed)
-    return build_context(dec, title, source, found.document, int(found.data.get("n_dropped", 0)))
+    n_dropped = int(found.data.get("n_dropped", 0))
+    return build_context(dec, title, source, found.document, n_dropped, figures)
 
 
 def report_format(output: str, fmt: str | None, option: str = "--format") -> str:

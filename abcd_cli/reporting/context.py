@@ -21,6 +21,7 @@ from abcd_cli.reporting.sections import (
     checks_section,
     component_sections,
     data_section,
+    frame_of,
     summary_section,
     table_section,
 )
@@ -32,21 +33,24 @@ def build_context(
     source: str,
     search: dict[str, Any],
     n_dropped: int = 0,
+    figures: bool = True,
 ) -> dict[str, Any]:
     """The full report context. ``search`` is the search's JSON (trace, settings, notes, and
-    the models of several seeds when there are some)."""
-    components = component_sections(dec)
+    the models of several seeds when there are some). ``figures=False`` draws none (their
+    entries stay empty): what the JSON report needs."""
+    frame = frame_of(dec, figures)
+    components = component_sections(dec, frame)
     averaged = averaged_forecast(search, dec.x_grid)
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "data": data_section(dec, n_dropped),
+        "data": data_section(dec, n_dropped, frame),
         "summary": summary_section(dec),
         "table": table_section(dec, components),
         "components": components,
-        "forecast": forecast_section(dec, components, averaged),
-        "checks": checks_section(dec),
+        "forecast": forecast_section(dec, components, averaged, frame),
+        "checks": checks_section(dec, frame),
         "appendix": appendix_section(dec, search),
     }
     context["json"] = json_view(context, dec, search, averaged)

@@ -4,22 +4,27 @@ several seeds, their averaged forecast (computed by :mod:`abcd_cli.decompose.ave
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from abcd_cli.decompose.averaged import AveragedForecast
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.numbers import format_number
-from abcd_cli.reporting.sections import frame_of
+from abcd_cli.reporting.sections import Frame, frame_of
 from abcd_cli.reporting.wording import format_position, format_span
 
 
 def forecast_section(
-    dec: Decomposition, components: list[dict[str, Any]], averaged: AveragedForecast | None
+    dec: Decomposition,
+    components: list[dict[str, Any]],
+    averaged: AveragedForecast | None,
+    frame: Frame | None = None,
 ) -> dict[str, Any]:
     """The forecast's sentences and figure, and each component's sentence on extrapolation."""
-    frame = frame_of(dec)
-    figure = plots.forecast_figure(
+    frame = frame or frame_of(dec)
+    figure = partial(
+        plots.forecast_figure,
         frame.x,
         frame.y,
         dec.x_grid,

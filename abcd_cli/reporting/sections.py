@@ -8,7 +8,9 @@ numbers and embedded figures. Nothing is computed about the model here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,7 @@ class Frame:
     axis: Axis
     x: np.ndarray
     y: np.ndarray
+    figures: bool = True  # False: no figure is drawn (the JSON report has none)
 
     @property
     def x_label(self) -> str:
@@ -52,27 +55,31 @@ class Frame:
     def y_label(self) -> str:
         return self.axis.y_name
 
-    def embed(self, fig: Figure, alt: str) -> dict[str, str]:
-        """The figure as the context holds it: SVG, or PNG for long series."""
+    def embed(self, draw: Callable[[], Figure], alt: str) -> dict[str, str]:
+        """The figure ``draw`` makes, as the context holds it: SVG, or PNG for long series;
+        nothing is drawn (an empty entry) when the frame has no figures."""
+        if not self.figures:
+            return {}
         kind = "png" if self.x.size > PNG_ABOVE_POINTS else FIGURE_KIND
-        return plots.embed_figure(fig, alt, kind=kind)
+        return plots.embed_figure(draw(), alt, kind=kind)
 
 
-def frame_of(dec: Decomposition) -> Frame:
+def frame_of(dec: Decomposition, figures: bool = True) -> Frame:
     """The decomposition's data and axis, for its sections' figures."""
-    return Frame(dec.axis, dec.model.x, dec.model.y)
+    return Frame(dec.axis, dec.model.x, dec.model.y, figures)
 
 
 # -- data ------------------------------------------------------------------------------------
 
 
-def data_section(dec: Decomposition, n_dropped: int) -> dict[str, Any]:
+def data_section(dec: Decomposition, n_dropped: int, frame: Frame | None = None) -> dict[str, Any]:
     """The data's description and its figure."""
-    frame = frame_of(dec)
-    figure = plots.data_figure(frame.x, frame.y, frame.x_label, frame.y_label)
+    frame = frame or frame_of(dec)
     return {
         "description": data_description(dec, n_dropped),
-        "figure": frame.embed(figure, "The data"),
+        "figure": frame.embed(
+            partial(plots.data_figure, frame.x, frame.y, frame.x_label, frame.y_label), "The data"
+        ),
     }
 
 
@@ -126,23 +133,27 @@ def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[
 # -- components ------------------------------------------------------------------------------
 
 
-def component_sections(dec: Decomposition) -> list[dict[str, Any]]:
+def component_sections(dec: Decomposition, frame: Frame | None = None) -> list[dict[str, Any]]:
     """One section per component, in the report's order."""
+    frame = frame or frame_of(dec)
     sections = []
     previous_r2 = 0.0
     for k, facts in enumerate(dec.components):
-        sections.append(component_section(dec, k, previous_r2))
+        sections.append(component_section(dec, k, previous_r2, frame))
         previous_r2 = facts.cum_r2
     return sections
 
 
-def component_section(dec: Decomposition, k: int, previous_r2: float) -> dict[str, Any]:
+def component_section(
+    dec: Decomposition, k: int, previous_r2: float, frame: Frame | None = None
+) -> dict[str, Any]:
     """The ``k``-th component (0-based): its phrase, paragraph, statistics and two figures;
     ``previous_r2`` is the share of variance the components before it explain."""
     c: ComponentFacts = dec.components[k]
-    frame = frame_of(dec)
+    frame = frame or frame_of(dec)
     phrase = describe.noun_phrase(c.kernel, dec.axis, x_data=frame.x)
-    alone = plots.component_figure(
+    alone = partial(
+        plots.component_figure,
         c.x_grid,
         c.mean,
         c.sd,
@@ -151,7 +162,8 @@ def component_section(dec: Decomposition, k: int, previous_r2: float) -> dict[st
         frame.y_label,
         f"Component {c.index}",
     )
-    so_far = plots.cumulative_figure(
+    so_far = partial(
+        plots.cumulative_figure,
         dec.x_grid,
         dec.cumulative_mean[k],
         dec.cumulative_sd[k],
@@ -186,9 +198,9 @@ def component_section(dec: Decomposition, k: int, previous_r2: float) -> dict[st
 # -- model checks ----------------------------------------------------------------------------
 
 
-def checks_section(dec: Decomposition) -> dict[str, Any]:
+def checks_section(dec: Decomposition, frame: Frame | None = None) -> dict[str, Any]:
     """The posterior predictive checks: the verdict, one row and one figure per check."""
-    frame = frame_of(dec)
+    frame = frame or frame_of(dec)
     rows = [
         {
             "name": ch.name,
@@ -200,7 +212,8 @@ def checks_section(dec: Decomposition) -> dict[str, Any]:
     ]
     figures = [
         frame.embed(
-            plots.check_figure(
+            partial(
+                plots.check_figure,
                 ch.name,
                 ch.lag_or_freq,
                 ch.observed,
