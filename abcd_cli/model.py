@@ -135,9 +135,9 @@ class Model:
 
 def _data_fit(x: np.ndarray, y: np.ndarray, scaling: Scaling, kernel: Kernel) -> bool:
     """Whether x (N,) or (N, D) and y (N,) belong together, with the scaling's D columns and
-    every kernel node on one of them."""
+    every kernel parameter on one of them."""
     n_dims = 1 if x.ndim == 1 else (x.shape[1] if x.ndim == 2 else 0)
-    dims = [getattr(k, "dim", 0) for k in kernel.nodes()]
+    dims = [dim for _, dim in kernel.param_specs()]
     return (
         y.ndim == 1
         and x.shape[:1] == y.shape

@@ -9,6 +9,7 @@ import click
 from abcd_cli.api import DEFAULTS
 from abcd_cli.kernel_search.grammar import LANGUAGES
 from abcd_cli.kernel_search.settings import PRIOR_MEANS
+from abcd_cli.kernels.additive import MAX_ORDER
 
 LANGUAGE_NAMES = tuple(LANGUAGES)
 #: The options that become SearchSettings fields, under the same names.
@@ -24,6 +25,7 @@ SETTING_NAMES = (
     "subset_size",
     "patience",
     "prior_mean",
+    "max_order",
 )
 
 
@@ -109,6 +111,13 @@ def _strategy_options() -> list[Any]:
             default=DEFAULTS.language,
             show_default=True,
             help="Space of models to search.",
+        ),
+        click.option(
+            "--max-order",
+            type=click.IntRange(1, MAX_ORDER),
+            default=None,
+            help="With --language additive: the highest order of interaction [default: the"
+            f" number of inputs, at most {MAX_ORDER}].",
         ),
         click.option(
             "--interpretable",

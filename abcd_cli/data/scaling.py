@@ -3,7 +3,7 @@
 The fitter works on x_s = (x - x_shift) / x_scale, column by column (each input dimension d has
 its own shift and scale), and y_s = (y - y_shift) / y_scale. A kernel k_s fitted there is the
 user-unit kernel k(x, x') = y_scale² k_s(x_s, x_s'); each parameter converts by its unit kind
-(``Kernel.units``) with the shift and scale of the dimension its kernel acts on. The log
+(``Kernel.own_specs``) with the shift and scale of the input dimension it acts on. The log
 likelihood of y is that of y_s minus n·log(y_scale).
 """
 
@@ -131,10 +131,9 @@ def _transform(
 def _transform_x(kernel: Kernel, shifts: tuple[float, ...], scales: tuple[float, ...]) -> Kernel:
     ops = [_transform_x(k, shifts, scales) for k in kernel.operands]
     if kernel.own_values:
-        dim = getattr(kernel, "dim", 0)
-        shift, scale = shifts[dim], scales[dim]
         values = []
-        for v, unit in zip(kernel.own_values, kernel.units, strict=True):
+        for v, (spec, dim) in zip(kernel.own_values, kernel.own_specs(), strict=True):
+            unit, shift, scale = spec.unit, shifts[dim], scales[dim]
             if unit == "length":
                 v = v * scale
             elif unit == "location":

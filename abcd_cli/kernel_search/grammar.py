@@ -11,8 +11,8 @@ New base kernels come with unknown (NaN) parameters; everything copied from the 
 its fitted values. Candidates are simplified, put in canonical form and deduplicated.
 
 A ``Language`` names its start kernels and the operators it allows, so the papers' baselines
-(a single SE, linear regression, MKL, TCI, spectral mixtures, changepoints) run on the same
-machinery as the full search.
+(a single SE, linear regression, MKL, TCI, spectral mixtures, changepoints, the additive GP of
+every order up to R) run on the same machinery as the full search.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from abcd_cli.kernels import (
     CW,
     SE,
     WN,
+    Additive,
     BaseKernel,
     C,
     Combination,
@@ -36,6 +37,7 @@ from abcd_cli.kernels import (
     Sum,
     total,
 )
+from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.algebra import (
     canonical,
     carries_scale,
@@ -138,10 +140,24 @@ class Language:
     description: str
     start: tuple[str, ...]  # text forms of the start kernels
     grow: Callable[[Kernel, list[BaseKernel]], Iterator[Kernel]] | None
+    #: start kernels built from the number of inputs and the maximum order (None: the
+    #: language's default), instead of ``start`` placed on each input
+    build_start: Callable[[int, int | None], list[Kernel]] | None = None
 
     @property
     def searches(self) -> bool:
         return self.grow is not None
+
+
+def additive_order(n_dims: int, max_order: int | None) -> int:
+    """The additive language's order R: ``max_order``, by default the number of inputs, never
+    more than the number of inputs nor ``MAX_ORDER`` (10)."""
+    return min(n_dims, MAX_ORDER, max_order or n_dims)
+
+
+def _additive_start(n_dims: int, max_order: int | None) -> list[Kernel]:
+    """The additive kernel of every order up to R over every input (SE bases), plus noise."""
+    return [Sum((Additive.on_inputs(n_dims, additive_order(n_dims, max_order)), WN()))]
 
 
 LANGUAGES: dict[str, Language] = {
@@ -169,6 +185,14 @@ LANGUAGES: dict[str, Language] = {
         ("SE + WN",),
         _expand_changepoints,
     ),
+    "additive": Language(
+        "additive",
+        "the additive GP: every order of interaction of the inputs up to --max-order, one"
+        " variance per order, plus noise (fitted, not searched)",
+        (),
+        None,
+        _additive_start,
+    ),
 }
 
 
@@ -190,8 +214,13 @@ def on_dim(kernel: Kernel, dim: int) -> Kernel:
     return copy_with(node, dim=dim) if _reads_x(node) else node
 
 
-def start_kernels(language: Language, n_dims: int = 1) -> list[Kernel]:
-    """The language's start kernels on every input dimension (each structure once)."""
+def start_kernels(
+    language: Language, n_dims: int = 1, max_order: int | None = None
+) -> list[Kernel]:
+    """The language's start kernels on every input dimension (each structure once); the
+    additive language's from the number of inputs and ``max_order``."""
+    if language.build_start is not None:
+        return language.build_start(n_dims, max_order)
     out: dict[str, Kernel] = {}
     for text in language.start:
         for d in range(n_dims):

@@ -76,8 +76,8 @@ def invalid_reason(kernel: Kernel, s: Summary) -> str:
     the range), then operators (changes must happen inside the data)."""
     operators = [k for k in kernel.nodes() if not isinstance(k, BaseKernel)]
     for node in [*kernel.bases(), *operators]:
-        for spec, value in zip(node.specs, node.own_values, strict=True):
-            reason = spec.reason(value, s.for_dim(getattr(node, "dim", 0)))
+        for (spec, dim), value in zip(node.own_specs(), node.own_values, strict=True):
+            reason = spec.reason(value, s.for_dim(dim))
             if reason:
                 return reason
     return ""

@@ -235,7 +235,7 @@ class Search:
     def _candidates(self) -> list[list[Kernel]]:
         """The new structures of this level: one family per kept model, none seen before."""
         if self.level < 0:
-            return [start_kernels(self.language, self.X.shape[1])]
+            return [start_kernels(self.language, self.X.shape[1], self.settings.max_order)]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []

@@ -9,6 +9,7 @@ import numpy as np
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import DEFAULT_BASES, LANGUAGES
+from abcd_cli.kernels.additive import MAX_ORDER
 
 #: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
 #: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
@@ -41,6 +42,7 @@ class SearchSettings:
     screen_iter: int = 25  # L-BFGS-B iterations every candidate gets
     max_iter: int = 150  # iterations for finalists
     refine_iter: int = 40  # iterations on all the data (long series)
+    max_order: int | None = None  # language "additive": highest order (None: every input's)
 
     def __post_init__(self) -> None:
         checks = {
@@ -58,6 +60,12 @@ class SearchSettings:
             "polish": self.polish >= 1,
             "max_iter": self.max_iter >= 1,
         }
+        if self.max_order is not None:
+            checks["max_order"] = (
+                not isinstance(self.max_order, bool)
+                and isinstance(self.max_order, int)
+                and 1 <= self.max_order <= MAX_ORDER
+            )
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
             raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
@@ -83,8 +91,12 @@ class SearchSettings:
         return self.refine * self.beam * self.refine_iter
 
     def to_dict(self) -> dict[str, object]:
+        """The settings as JSON; ``max_order`` only when it was given (the other languages
+        ignore it, and the files of earlier versions, checkpoints among them, lack it)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
+        if self.max_order is None:
+            del d["max_order"]
         return d
 
 

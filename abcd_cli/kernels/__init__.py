@@ -6,6 +6,7 @@ Modules, one job each:
   ``families``      WN, C, Lin, SE, RQ          ``periodic``  Per, Cos
   ``changes``       CP, CW and their gates (Before, After, Outside, Inside)
   ``combinations``  Sum, Product                ``text``      parser     ``algebra``  rewriting
+  ``additive``      the additive kernel of every order up to R (Newton-Girard), a ``Composite``
 
 Adding a base kernel is one class: subclass ``BaseKernel`` with ``@dataclass(frozen=True)``,
 give it a ``symbol``, its ``specs`` (one ``params.Param`` per parameter, in theta order), its
@@ -17,16 +18,26 @@ unit scaling and the grammar then pick it up with no other change.
 
 # Modules register their classes as they are defined: this order is the registries' order.
 # isort: off
-from abcd_cli.kernels.base import BASE_KERNELS, OPERATORS, BaseKernel, Inputs, Kernel
+from abcd_cli.kernels.base import (
+    BASE_KERNELS,
+    COMPOSITES,
+    OPERATORS,
+    BaseKernel,
+    Composite,
+    Inputs,
+    Kernel,
+)
 from abcd_cli.kernels.families import RQ, SE, WN, C, Lin
 from abcd_cli.kernels.periodic import Cos, Per
 from abcd_cli.kernels.changes import CP, CW, After, Before, ChangeOperator, Gate, Inside, Outside
 from abcd_cli.kernels.combinations import Combination, Product, Sum, product, total
+from abcd_cli.kernels.additive import Additive
 from abcd_cli.kernels.params import Param
 # isort: on
 
 __all__ = [
     "BASE_KERNELS",
+    "COMPOSITES",
     "OPERATORS",
     "Inputs",
     "CP",
@@ -34,11 +45,13 @@ __all__ = [
     "RQ",
     "SE",
     "WN",
+    "Additive",
     "After",
     "BaseKernel",
     "Before",
     "C",
     "ChangeOperator",
+    "Composite",
     "Combination",
     "Cos",
     "Gate",

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from abcd_cli.kernels import (
     SE,
     WN,
+    Additive,
     After,
     Before,
     C,
@@ -95,12 +96,13 @@ def structure_key(kernel: Kernel) -> str:
 
 
 def carries_scale(kernel: Kernel) -> bool:
-    """Whether multiplying the kernel by a constant can be done through its ``sd`` parameters."""
+    """Whether multiplying the kernel by a constant can be done through its ``sd`` parameters
+    (``Kernel.scale_params``: a base kernel's ``sd``, the additive kernel's order sds)."""
     if isinstance(kernel, Product):
         return any(carries_scale(k) for k in kernel.operands)
     if kernel.operands:
         return all(carries_scale(k) for k in kernel.operands)
-    return "sd" in kernel.own_names
+    return bool(kernel.scale_params())
 
 
 def scale_kernel(kernel: Kernel, factor: float) -> Kernel:
@@ -118,8 +120,8 @@ def scale_kernel(kernel: Kernel, factor: float) -> Kernel:
     if kernel.operands:
         return kernel.with_operands([scale_kernel(k, factor) for k in kernel.operands])
     values = list(kernel.own_values)
-    i = kernel.own_names.index("sd")
-    values[i] = _times(values[i], math.sqrt(factor))
+    for i in kernel.scale_params():
+        values[i] = _times(values[i], math.sqrt(factor))
     return kernel.with_own_values(values)
 
 
@@ -173,6 +175,8 @@ def _stationary_variance(kernel: Kernel) -> float:
         return sum(_stationary_variance(k) for k in kernel.operands)
     if isinstance(kernel, Product):
         return math.prod(_stationary_variance(k) for k in kernel.operands)
+    if isinstance(kernel, Additive):
+        return kernel.variance()
     return kernel.param("sd") ** 2
 
 

@@ -115,10 +115,22 @@ class Kernel:
         for k in self.operands:
             yield from k.nodes()
 
+    def own_specs(self) -> list[tuple[Param, int]]:
+        """The spec of each own parameter with the input dimension it acts on: the node's
+        ``dim`` (0 for a node without one); a node whose parameters act on several inputs (the
+        additive kernel) gives each its own."""
+        dim = getattr(self, "dim", 0)
+        return [(p, dim) for p in self.specs]
+
     def param_specs(self) -> list[tuple[Param, int]]:
-        """The spec of every entry of theta, in theta order, with the input dimension of the
-        node it belongs to."""
-        return [(p, getattr(k, "dim", 0)) for k in self.nodes() for p in k.specs]
+        """The spec of every entry of theta, in theta order, with the input dimension it acts
+        on."""
+        return [spec for k in self.nodes() for spec in k.own_specs()]
+
+    def scale_params(self) -> tuple[int, ...]:
+        """Positions of the own parameters that carry this node's scale: multiplying K by c
+        multiplies each of them by √c (a base kernel's ``sd``)."""
+        return tuple(i for i, name in enumerate(self.own_names) if name == "sd")
 
     @property
     def n_params(self) -> int:
@@ -292,6 +304,35 @@ def own_text(kernel: Kernel, digits: int | None) -> str:
 # form, the starting values, the bounds and the grammar all read these.
 BASE_KERNELS: dict[str, type[BaseKernel]] = {}
 OPERATORS: dict[str, type[ChangeOperator]] = {}
+COMPOSITES: dict[str, type[Composite]] = {}
+
+
+@dataclass(frozen=True)
+class Composite(Kernel):
+    """A kernel built from one base kernel per input, with a text form of its own::
+
+        NAME(key=value, ...; member, member, ...)
+        member := BASE ['@' DIM] ['(' name=value, ... ')']
+
+    A subclass declares ``symbol`` and ``from_text``; defining it registers it in
+    ``COMPOSITES``, where the parser finds it (the additive kernel is one).
+    """
+
+    symbol: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "symbol" in cls.__dict__:
+            COMPOSITES[cls.symbol] = cls
+
+    @classmethod
+    def from_text(
+        cls, header: dict[str, float], members: list[tuple[str, int, dict[str, float]]]
+    ) -> Kernel:
+        """The kernel from its parsed text: the ``key=value`` pairs before ``;`` and each
+        member's symbol, input dimension and ``name=value`` pairs. ValueError if they do not
+        make one."""
+        raise NotImplementedError
 
 
 class Declared:

@@ -4,12 +4,15 @@ Grammar (``*`` binds tighter than ``+``; ``×`` is accepted for ``*``)::
 
     expr   := term ('+' term)*
     term   := factor ('*' factor)*
-    factor := '(' expr ')' | NAME ['@' INT] ['(' args ')']
+    factor := '(' expr ')' | NAME ['@' INT] ['(' args ')'] | NAME '(' values ';' members ')'
     args   := arg (',' arg)*          arg := NAME '=' NUMBER | expr
+    values := [NAME '=' NUMBER (',' NAME '=' NUMBER)*]
+    members := member (',' member)*   member := NAME ['@' INT] ['(' values ')']
 
 Base kernels take only ``name=value`` arguments (all or none); CP and CW take two kernels
-followed by their own ``name=value`` arguments. Parentheses are kept: ``(A + B) + C`` reads as a
-sum nested in a sum, exactly as printed.
+followed by their own ``name=value`` arguments; a composite kernel (``kernels.base.Composite``,
+e.g. ``Additive(R=2; SE, SE@1)``) takes its own values, then after ``;`` one base kernel per
+input. Parentheses are kept: ``(A + B) + C`` reads as a sum nested in a sum, exactly as printed.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from __future__ import annotations
 import re
 
 from abcd_cli.errors import InputError
-from abcd_cli.kernels import BASE_KERNELS, OPERATORS, Kernel, Product, Sum
+from abcd_cli.kernels import BASE_KERNELS, COMPOSITES, OPERATORS, Kernel, Product, Sum
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan))(?![\w.])"
-    r"|(?P<name>[A-Za-z_]\w*)|(?P<op>[()+*,=@×]))"
+    r"|(?P<name>[A-Za-z_]\w*)|(?P<op>[()+*,=@×;]))"
 )
 
 
@@ -86,15 +89,66 @@ class _Parser:
             self.take(")")
             return inner
         kind, name = self.take()
+        if kind == "name" and name in COMPOSITES:
+            return self.composite(name)
         if kind != "name" or (name not in BASE_KERNELS and name not in OPERATORS):
-            known = ", ".join([*BASE_KERNELS, *OPERATORS])
+            known = ", ".join([*BASE_KERNELS, *OPERATORS, *COMPOSITES])
             raise InputError(f"kernel text: unknown kernel {name!r} (known: {known})")
-        dim = 0
-        if self.peek() == "@":
-            self.take()
-            dim = int(self.take()[1])
+        dim = self.dim()
         kernels, values = self.args() if self.peek() == "(" else ([], {})
         return self.build(name, dim, kernels, values)
+
+    def dim(self) -> int:
+        """The input after ``@`` (0 when there is none)."""
+        if self.peek() != "@":
+            return 0
+        self.take()
+        kind, value = self.take()
+        if kind != "num" or not value.isdigit():
+            raise InputError(f"kernel text: @ needs an input number, found {value!r}")
+        return int(value)
+
+    def values(self, end: str) -> dict[str, float]:
+        """``name=value`` pairs up to (not including) ``end``."""
+        values: dict[str, float] = {}
+        while self.peek() != end:
+            key = self.take()[1]
+            self.take("=")
+            kind, num = self.take()
+            if kind != "num":
+                raise InputError(f"kernel text: {key}= needs a number, found {num!r}")
+            if key in values:
+                raise InputError(f"kernel text: {key} given twice")
+            values[key] = float(num)
+            if self.peek() == ",":
+                self.take()
+        return values
+
+    def composite(self, name: str) -> Kernel:
+        """``NAME(values; member, ...)``: a kernel built from one base kernel per input."""
+        self.take("(")
+        header = self.values(";")
+        self.take(";")
+        members = []
+        while True:
+            kind, symbol = self.take()
+            if kind != "name":
+                raise InputError(f"kernel text: {name} expects base kernels, found {symbol!r}")
+            dim = self.dim()
+            values: dict[str, float] = {}
+            if self.peek() == "(":
+                self.take("(")
+                values = self.values(")")
+                self.take(")")
+            members.append((symbol, dim, values))
+            if self.peek() != ",":
+                break
+            self.take()
+        self.take(")")
+        try:
+            return COMPOSITES[name].from_text(header, members)
+        except ValueError as exc:
+            raise InputError(f"kernel text: {exc}") from None
 
     def args(self) -> tuple[list[Kernel], dict[str, float]]:
         self.take("(")
