@@ -14,8 +14,9 @@ after ``--args`` (last on the line: ``--args --engine skc --inducing 320``), as 
 its outputs and a timed log go to ``results/long_series/runs/LABEL/``. The row of a finished
 run is appended at once to the CSV beside ``--out`` (``long_series.csv``, levels in
 ``long_series_levels.csv``); a series already there with the same options is skipped (delete
-its row to run it again). Then ``--out`` is written from all the rows, with notes written by
-hand in ``long_series_notes.md`` copied in at its end; ``--report-only`` only rewrites it.
+its row to run it again; a failed run is tried again). Then ``--out`` is written from all the
+rows, with notes written by hand in ``long_series_notes.md`` copied in at its end;
+``--report-only`` only rewrites it.
 ``--head K`` runs the first K points of each series instead (a smoke test: ``NAME-headK``).
 """
 
@@ -45,6 +46,8 @@ from benchmarks.long_series.tables import markdown
 from benchmarks.long_series.truth import Truth
 
 OUT = BENCHMARKS / "long_series.md"
+#: rows that are kept on a new run; a failed run is tried again (its new row replaces it)
+FINISHED = ("ok", "timeout")
 WORK = ROOT / "results" / "long_series"
 
 
@@ -147,7 +150,7 @@ def run_all(series: list[Prepared], args: argparse.Namespace, results: Path, lev
     folder = args.work / "runs" / label(args.args)
     for prepared in series:
         key = (prepared.name, shlex.join(args.args))
-        if key in done:
+        if key in done and done[key]["status"] in FINISHED:
             print(f"{prepared.name}: already in {results.name}, skipped", flush=True)
             continue
         print(f"{prepared.name}: {prepared.n:,} points ...", flush=True)

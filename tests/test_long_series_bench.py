@@ -193,3 +193,18 @@ def test_driver_runs_resumes_and_writes(tmp_path, capsys):
     assert "already in" in capsys.readouterr().out
     assert len(runs.read_rows(results)) == 1
     assert np.isfinite(float(row["bic"]))
+
+
+def test_driver_records_a_failed_run_and_tries_it_again(tmp_path, capsys):
+    out = tmp_path / "long.md"
+    argv = ["--series", "hourly-10k", "--head", "60", "--work", str(tmp_path / "work")]
+    argv += ["--out", str(out), "--args", "--no-such-option"]
+    bench_long.main(argv)
+    results, _ = bench_long.csv_paths(out)
+    (row,) = runs.read_rows(results).values()
+    assert row["status"] == "failed" and "exit code 2" in row["note"]
+    assert row["time_ok"] == "no" and row["periods_ok"] == "no"  # no model: targets missed
+    assert "failed, no model" in out.read_text()
+    bench_long.main(argv)  # a failed run is not kept as finished: it runs again
+    assert "already in" not in capsys.readouterr().out
+    assert len(runs.read_rows(results)) == 1  # the new row replaces the old one

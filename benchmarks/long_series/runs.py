@@ -167,13 +167,16 @@ def run_series(
     _split_times(row, measured)
     target = time_target(prepared.n, even)
     row["time_target"] = "" if target is None else f"{target:.0f}"
-    if measured.timed_out:
-        row.update(status="timeout", note=f"stopped after the time limit of {time_limit:.0f} s")
+    if measured.timed_out or measured.returncode != 0 or not model.exists():
+        # no model: the targets that apply are missed
         row["time_ok"] = _verdict(False if target is not None else None)
-        return Outcome(row, [])
-    if measured.returncode != 0 or not model.exists():
-        tail = " | ".join(line for _, line in measured.lines[-3:])
-        row.update(status="failed", note=f"exit code {measured.returncode}: {tail}"[:400])
+        row["periods_ok"] = _verdict(False if prepared.truth.periods else None)
+        if measured.timed_out:
+            row.update(status="timeout", note=f"stopped after the time limit of {time_limit:.0f} s")
+        else:
+            said = [line.strip() for _, line in measured.lines if line.strip()]
+            tail = " | ".join(said[-3:])
+            row.update(status="failed", note=f"exit code {measured.returncode}: {tail}"[:400])
         return Outcome(row, [])
     row["status"] = "ok"
     document = trace.read(model)

@@ -120,15 +120,18 @@ def markdown(
         lines += ["", f"## `{shown_command(shlex.split(args))}`", ""]
         lines += table(group, SUMMARY, minutes=True)
         lines += ["", "What the chosen kernels found (nearest value in the series' unit):", ""]
-        lines += [f"- {r['series']}: {r['found'] or 'nothing to check'}" for r in group]
-        failed = [r for r in group if r["status"] != "ok"]
-        lines += [f"- {r['series']} {r['status']}: {r['note']}" for r in failed]
+        for r in group:
+            if r["status"] == "ok":
+                lines.append(f"- {r['series']}: {r['found'] or 'nothing to check'}")
+            else:
+                lines.append(f"- {r['series']}: {r['status']}, no model: {r['note']}")
         for r in group:
             mine = [lv for lv in levels if lv["series"] == r["series"] and lv["args"] == args]
             if mine:
                 lines += ["", f"### {r['series']}: levels", ""] + table(mine, LEVELS)
+    shown = {r["series"] for r in rows}
     lines += ["", "## Known structure of each series", ""]
-    lines += [f"- **{name}**: {text}" for name, text in truths.items()]
+    lines += [f"- **{name}**: {text}" for name, text in truths.items() if name in shown]
     if unavailable:
         lines += ["", "Not available on this machine:", ""]
         lines += [f"- {name}: {why}" for name, why in unavailable.items()]
