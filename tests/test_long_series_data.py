@@ -74,14 +74,18 @@ def test_synthetic_truth_names_periods_and_change():
     assert len(frame) == 2400
 
 
-def test_prepare_writes_once_and_truncates(tmp_path):
+def test_prepare_writes_what_changed_and_truncates(tmp_path):
     p = data.prepare("hourly-10k", tmp_path, head=300)
     assert p.name == "hourly-10k-head300" and p.n == 300
     assert p.truth.changes == ()  # the change at 60% of 10⁴ hours lies past the head
     assert p.truth.last == pytest.approx(299 / 24)
     written = p.csv.stat().st_mtime_ns
     again = data.prepare("hourly-10k", tmp_path, head=300)
-    assert again.csv.stat().st_mtime_ns == written and again.truth == p.truth
+    assert again.csv.stat().st_mtime_ns == written and again.truth == p.truth  # unchanged: kept
+    good = p.csv.read_text()
+    p.csv.write_text("time,value\n2015-01-05 00:00,0\n")  # a stale file from older code
+    data.prepare("hourly-10k", tmp_path, head=300)
+    assert p.csv.read_text() == good
     with pytest.raises(KeyError):
         data.prepare("no-such-series", tmp_path)
 

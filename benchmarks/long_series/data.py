@@ -11,14 +11,13 @@ Write them all (or some) from the project folder::
 
     .venv/bin/python -m benchmarks.long_series.data [--series NAME ...] [--folder DIR]
 
-A file already there is kept; ``--no-fetch`` forbids the one download (the sktime wheel for
-ElectricDevices when neither sktime nor aeon is installed).
+A file already there is kept when it is what the code makes now; ``--no-fetch`` forbids the
+one download (the sktime wheel for ElectricDevices when neither sktime nor aeon is installed).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import pandas as pd
 from abcd_cli.files import atomic_write
 from benchmarks.common import ROOT
 from benchmarks.long_series import synthetic
-from benchmarks.long_series.bundled import BUNDLED, Unavailable
+from benchmarks.long_series.bundled import BUNDLED, Builder, Unavailable
 from benchmarks.long_series.truth import Change, Period, Truth
 
 FOLDER = ROOT / "results" / "long_series" / "data"
@@ -39,6 +38,7 @@ def synthetic_series(n: int, irregular: bool = False) -> tuple[pd.DataFrame, Tru
     """The synthetic series of ``n`` hours as its CSV frame and truth (unit: days)."""
     s = synthetic.hourly_series(n, irregular=irregular)
     span_days = s.span_hours / 24.0
+    change_time = (synthetic.START + pd.Timedelta(hours=s.change_hours)).strftime("%Y-%m-%d %H:%M")
     truth = Truth(
         unit="day",
         first=float(s.hours[0]) / 24.0,
@@ -48,15 +48,14 @@ def synthetic_series(n: int, irregular: bool = False) -> tuple[pd.DataFrame, Tru
         description=f"synthetic, {n:,} consecutive hours"
         + (f" with {synthetic.DROPPED:.0%} removed at random" if irregular else "")
         + ": linear trend + (slowly modulated, drifting) daily cycle + weekly cycle + noise;"
-        f" the daily amplitude doubles at day {s.change_hours / 24.0:g}. Checked: periods"
+        f" the daily amplitude doubles at day {s.change_hours / 24.0:g} ({change_time})."
+        " Checked: periods"
         " 1 day and 7 days (within 2%), the change (within 1% of the span,"
         f" {CHANGE_TOLERANCE * span_days:.1f} days)",
         source={"generator": "benchmarks.long_series.synthetic", "seed": str(synthetic.SEED)},
     )
     return s.frame(), truth
 
-
-Builder = Callable[[Path, bool], tuple[pd.DataFrame, Truth]]
 
 SYNTHETIC: dict[str, Builder] = {
     "hourly-10k": lambda cache, fetch: synthetic_series(10_000),
@@ -100,23 +99,24 @@ def elapsed(column: pd.Series) -> np.ndarray:
 def prepare(
     name: str, folder: Path = FOLDER, fetch: bool = True, head: int | None = None
 ) -> Prepared:
-    """``folder/NAME.csv`` and ``NAME.truth.json`` (``NAME-headK`` with ``head``), written once;
-    Unavailable when the package that holds a real series is missing."""
+    """``folder/NAME.csv`` and ``NAME.truth.json`` (``NAME-headK`` with ``head``), made afresh
+    (a second or two at 10⁵ points) and written only when they differ from the files there, so
+    a changed generator never leaves stale data behind; Unavailable when the package that holds
+    a real series is missing."""
     if name not in SERIES:
         raise KeyError(f"unknown series {name!r}; known: {', '.join(SERIES)}")
     stem = f"{name}-head{head}" if head else name
-    csv, truth_path = folder / f"{stem}.csv", folder / f"{stem}.truth.json"
-    if csv.exists() and truth_path.exists():
-        truth = Truth.read(truth_path)
-        with csv.open() as f:
-            n = sum(1 for _ in f) - 1
-        return Prepared(stem, csv, truth, n)
     frame, truth = SERIES[name](folder.parent, fetch)
     if head:
         frame, truth = truncated(frame, truth, head)
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write(csv, frame.to_csv(index=False))
-    atomic_write(truth_path, truth.to_json() + "\n")
+    csv = folder / f"{stem}.csv"
+    for path, text in (
+        (csv, frame.to_csv(index=False)),
+        (folder / f"{stem}.truth.json", truth.to_json() + "\n"),
+    ):
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            atomic_write(path, text)
     return Prepared(stem, csv, truth, len(frame))
 
 
