@@ -105,7 +105,7 @@ def test_trace_reader_on_a_real_search(depth_one):
 def test_trace_reader_takes_the_fields_the_skc_search_adds():
     document = {
         "kernel": "SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)",
-        "engine": {"name": "skc", "m": 320},
+        "engine": {"name": "skc", "m": 320, "seed": 0, "inducing_x": [0.5, 1.5]},
         "bic_interval": [100.0, 104.0],
         "trace": [
             {"level": 0, "wall_seconds": 2.5, "evaluations": 40, "bic_interval": [9.0, 12.0]},
@@ -118,14 +118,29 @@ def test_trace_reader_takes_the_fields_the_skc_search_adds():
                 "best_interval": {"low": 5.0, "high": 5.5},
                 "candidates_pruned": 7,
             },
+            {  # as the SKC search's branch writes a level
+                "level": 2,
+                "bic": 105.0,
+                "bic_low": 101.0,
+                "bic_width": 4.0,
+                "kept": 3,
+                "pruned": 5,
+                "evaluations": 800,
+                "full_data_evaluations": 120,
+                "elapsed_seconds": 40.0,
+            },
         ],
     }
-    first, second = trace.levels(document)
+    first, second, third = trace.levels(document)
     assert first.seconds == 2.5 and first.width == 3.0 and first.pcg is None
     assert second.seconds == 30.0 and second.evaluations == 900 and second.pcg == 14
     assert second.interval == (5.0, 5.5) and second.width == 0.5 and second.pruned == 7
+    assert third.seconds == 7.5 and third.interval == (101.0, 105.0) and third.width == 4.0
+    assert (third.kept, third.pruned, third.evaluations, third.full_evaluations) == (3, 5, 800, 120)
     chosen = trace.chosen(document)
     assert (chosen.engine, chosen.inducing, chosen.interval) == ("skc", 320, (100.0, 104.0))
+    no_m = trace.chosen({"kernel": "WN(sd=1.0)", "engine": {"name": "skc", "inducing_x": [1, 2]}})
+    assert no_m.inducing == 2
     flat = trace.chosen(
         {"kernel": "WN(sd=1.0)", "settings": {"engine": "skc", "inducing": [0.1, 0.2, 0.3]}}
     )

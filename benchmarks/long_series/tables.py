@@ -49,7 +49,9 @@ LEVELS = (
     ("seconds", "seconds"),
     ("candidates", "candidates"),
     ("evaluations", "evaluations"),
+    ("on all the data", "full_evaluations"),
     ("PCG iterations", "pcg"),
+    ("kept", "kept"),
     ("pruned", "pruned"),
     ("peak memory (MiB)", "memory_mib"),
 )

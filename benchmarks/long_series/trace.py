@@ -5,11 +5,13 @@ data under ``data``) and the JSON report (``abcd report -o OUT.json``: the model
 ``model``, without its data) are read. The reader is defensive: each number is looked up under
 the names below and left None when the file has none of them.
 
-Fields today (per level): ``level``, ``candidates``, ``failed``, ``rejected``, ``structure``,
-``kernel``, ``bic``, ``elapsed_seconds`` (cumulative: a level's time is the difference).
-Expected from the SKC search (issue 30): per level its wall time, evaluations, PCG
-iterations, the best candidate's BIC interval and width, candidates pruned; per model the
-engine, the number of inducing inputs m and the chosen model's BIC interval. The names tried
+Fields on main today (per level): ``level``, ``candidates``, ``failed``, ``rejected``,
+``structure``, ``kernel``, ``bic``, ``elapsed_seconds`` (cumulative: a level's time is the
+difference). Expected from the SKC search (issue 30), as its branches wrote them when this was
+written: per level ``bic_low`` (the interval is [bic_low, bic]), ``bic_width``, ``kept``,
+``pruned``, ``evaluations`` and ``full_data_evaluations`` (of that level); per model
+``bic_interval`` and ``engine`` = {"name", "m", ..., "inducing_x"}. Not recorded there yet,
+but read if they come: per-level wall time, PCG iterations and peak memory. The names tried
 for each are in ``LEVEL_FIELDS`` and ``MODEL_FIELDS``.
 """
 
@@ -27,6 +29,8 @@ LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
     "elapsed": ("elapsed_seconds", "elapsed"),
     "candidates": ("candidates", "n_candidates"),
     "evaluations": ("evaluations", "n_evaluations", "evals", "function_evaluations"),
+    "full_evaluations": ("full_data_evaluations", "full_evaluations"),
+    "kept": ("kept", "buffer"),
     "pcg": ("pcg_iterations", "pcg_products", "pcg_iters", "pcg"),
     "interval": ("bic_interval", "best_interval", "interval"),
     "width": ("interval_width", "best_width", "bic_width", "width"),
@@ -36,7 +40,7 @@ LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
 }
 MODEL_FIELDS: dict[str, tuple[str, ...]] = {
     "engine": ("engine",),
-    "inducing": ("inducing", "m", "n_inducing", "inducing_points"),
+    "inducing": ("inducing", "m", "n_inducing", "inducing_points", "inducing_x"),
     "interval": ("bic_interval", "interval"),
 }
 
@@ -51,6 +55,8 @@ class Level:
     seconds: float | None
     candidates: int | None
     evaluations: int | None
+    full_evaluations: int | None
+    kept: int | None
     pcg: int | None
     interval: tuple[float, float] | None
     width: float | None
@@ -128,8 +134,8 @@ def levels(document: Mapping[str, Any]) -> list[Level]:
         if elapsed is not None:
             previous = elapsed
         interval = _interval(_first(row, LEVEL_FIELDS["interval"]))
-        if interval is None and "bic_low" in row:
-            interval = _interval((row.get("bic_low"), row.get("bic_high")))
+        if interval is None and "bic_low" in row:  # the upper end under bic_high, else bic
+            interval = _interval((row.get("bic_low"), _first(row, ("bic_high", "bic"))))
         width = _number(_first(row, LEVEL_FIELDS["width"]))
         if width is None and interval is not None:
             width = interval[1] - interval[0]
@@ -141,6 +147,8 @@ def levels(document: Mapping[str, Any]) -> list[Level]:
                 seconds=seconds,
                 candidates=_count(_first(row, LEVEL_FIELDS["candidates"])),
                 evaluations=_count(_first(row, LEVEL_FIELDS["evaluations"])),
+                full_evaluations=_count(_first(row, LEVEL_FIELDS["full_evaluations"])),
+                kept=_count(_first(row, LEVEL_FIELDS["kept"])),
                 pcg=_count(_first(row, LEVEL_FIELDS["pcg"])),
                 interval=interval,
                 width=width,
