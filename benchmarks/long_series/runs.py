@@ -225,7 +225,7 @@ def _model_fields(
         memory_ok=_verdict(measured.largest_mib < MEMORY_TARGET_MIB if memory_applies else None),
         pdf_ok=_verdict(None if pdf_mib is None else pdf_mib < PDF_TARGET_MIB),
         pdf_mib=_num(pdf_mib, 3),
-        note=" ".join(chosen.notes)[:400],
+        note=" | ".join(chosen.notes)[:600],
     )
 
 

@@ -32,6 +32,8 @@ SUMMARY = (
     ("engine", "engine"),
     ("m", "inducing"),
     ("chosen structure", "structure"),
+    ("BIC", "bic"),
+    ("BIC interval", "model_interval"),
     ("periods found", "periods_found"),
     ("changes found", "changes_found"),
     ("time target (min)", "time_target"),
@@ -57,12 +59,17 @@ LEVELS = (
 )
 MINUTES = {"seconds", "search_seconds", "report_seconds", "time_target"}
 VERDICTS = {"time_ok", "periods_ok", "memory_ok", "pdf_ok"}
+#: the columns that join two fields into [low, high]
+INTERVALS = {
+    "interval": ("interval_low", "interval_high"),
+    "model_interval": ("bic_low", "bic_high"),
+}
 
 
 def _cell(row: Row, field: str, minutes: bool) -> str:
     value = row.get(field, "")
-    if field == "interval":
-        low, high = row.get("interval_low", ""), row.get("interval_high", "")
+    if field in INTERVALS:
+        low, high = (row.get(name, "") for name in INTERVALS[field])
         return f"[{float(low):.1f}, {float(high):.1f}]" if low and high else ""
     if not value:
         return ""
@@ -70,8 +77,10 @@ def _cell(row: Row, field: str, minutes: bool) -> str:
         return f"{float(value) / 60.0:.1f}"
     if field in VERDICTS:
         return "pass" if value == "yes" else "FAIL"
-    if field in ("bic",):
+    if field in ("bic", "seconds"):  # a level's seconds (the summary's are in minutes above)
         return f"{float(value):.1f}"
+    if field == "width":
+        return f"{float(value):.2f}"
     if field == "structure":
         return f"`{value}`"
     if field == "n":
