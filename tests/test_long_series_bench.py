@@ -196,7 +196,7 @@ def test_driver_runs_resumes_and_writes(tmp_path, capsys):
     assert row["series"] == "hourly-10k-head120" and row["args"] == "--depth 0 --jobs 1"
     assert row["structure"] == "WN" and row["periods_found"] == "0/2"
     assert row["periods_ok"] == "no" and row["time_target"] == "900"
-    assert float(row["largest_mib"]) > 0 and float(row["pdf_mib"]) > 0
+    assert float(row["largest_mib"]) > 0 and float(row["pdf_mb"]) > 0
     assert float(row["search_seconds"]) + float(row["report_seconds"]) == pytest.approx(
         float(row["seconds"]), abs=0.2
     )

@@ -38,7 +38,7 @@ FIELDS = [
     "report_seconds",
     "largest_mib",
     "tree_mib",
-    "pdf_mib",
+    "pdf_mb",
     "levels",
     "structure",
     "kernel",
@@ -85,7 +85,7 @@ TIME_10K = 900.0
 TIME_100K = 3600.0
 MEMORY_TARGET_MIB = 2048.0
 MEMORY_TARGET_FROM_N = 95_000
-PDF_TARGET_MIB = 5.0
+PDF_TARGET_MB = 5.0  # 10⁶ bytes
 #: The line ``abcd report`` prints when the search is over and the report begins.
 REPORT_STARTS = "decomposing the model"
 
@@ -207,7 +207,7 @@ def _model_fields(
     chosen = trace.chosen(document)
     found = check(chosen.kernel, prepared.truth, chosen.x_first, chosen.x_last)
     low, high = chosen.interval or (None, None)
-    pdf_mib = pdf.stat().st_size / 2**20 if pdf.exists() else None
+    pdf_mb = pdf.stat().st_size / 1e6 if pdf.exists() else None
     memory_applies = prepared.n >= MEMORY_TARGET_FROM_N
     row.update(
         structure=chosen.structure or "",
@@ -223,8 +223,8 @@ def _model_fields(
         time_ok=_verdict(None if target is None else measured.seconds <= target),
         periods_ok=_verdict(found.all_periods if found.periods else None),
         memory_ok=_verdict(measured.largest_mib < MEMORY_TARGET_MIB if memory_applies else None),
-        pdf_ok=_verdict(None if pdf_mib is None else pdf_mib < PDF_TARGET_MIB),
-        pdf_mib=_num(pdf_mib, 3),
+        pdf_ok=_verdict(None if pdf_mb is None else pdf_mb < PDF_TARGET_MB),
+        pdf_mb=_num(pdf_mb, 3),
         note=" | ".join(chosen.notes)[:600],
     )
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from benchmarks.long_series.runs import (
     MEMORY_TARGET_FROM_N,
     MEMORY_TARGET_MIB,
-    PDF_TARGET_MIB,
+    PDF_TARGET_MB,
     TIME_10K,
     TIME_100K,
     shown_command,
@@ -27,7 +27,7 @@ SUMMARY = (
     ("report (min)", "report_seconds"),
     ("largest process (MiB)", "largest_mib"),
     ("process tree (MiB)", "tree_mib"),
-    ("PDF (MiB)", "pdf_mib"),
+    ("PDF (MB)", "pdf_mb"),
     ("levels", "levels"),
     ("engine", "engine"),
     ("m", "inducing"),
@@ -117,7 +117,7 @@ def markdown(
         f" N = 10⁵ evenly spaced within {TIME_100K / 60:.0f} minutes (the time column; no"
         " target at other sizes); the known periods found at every N (periods); peak memory of"
         f" the largest process under {MEMORY_TARGET_MIB / 1024:.0f} GiB from"
-        f" {MEMORY_TARGET_FROM_N:,} points on (memory); a PDF under {PDF_TARGET_MIB:.0f} MB"
+        f" {MEMORY_TARGET_FROM_N:,} points on (memory); a PDF under {PDF_TARGET_MB:.0f} MB"
         " (PDF). *Largest process*: the peak resident set of the largest single process of the"
         " command's tree (exact); *process tree*: the largest sum over the tree, sampled twice"
         " a second. *Search* ends when the report begins (its progress line).",
