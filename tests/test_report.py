@@ -326,12 +326,15 @@ def test_report_straight_from_data(tmp_path):
     data = tmp_path / "series.csv"
     data.write_text("date,sales\n" + "".join(f"{a},{b}\n" for a, b in zip(x, y, strict=True)))
     out = tmp_path / "r.html"
+    model = tmp_path / "model.json"
     result = _run(
         [
             "report",
             str(data),
             "-o",
             str(out),
+            "--json",
+            str(model),
             "--depth",
             "1",
             "--restarts",
@@ -344,6 +347,10 @@ def test_report_straight_from_data(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Executive summary" in out.read_text()
     assert not list(tmp_path.glob("*.ckpt.json"))
+    saved = json.loads(model.read_text())  # --json: the model file, with its trace and data
+    assert [row["level"] for row in saved["trace"]] == [0, 1]
+    assert len(saved["data"]["y"]) == y.size
+    assert f"wrote {model}" in result.output
 
 
 @pytest.mark.parametrize(

@@ -54,12 +54,19 @@ def search(json_out: str | None, **opts: Any) -> None:
     help="Report on a saved search (abcd search --json) without searching again.",
 )
 @click.option("--title", help="Title of the report.")
+@click.option(
+    "--json",
+    "json_out",
+    metavar="OUT.json",
+    help="Also write the model and its search trace here (as abcd search --json).",
+)
 def report(
     output: str,
     fmt: str | None,
     extrapolate: float,
     from_model: str | None,
     title: str | None,
+    json_out: str | None,
     **opts: Any,
 ) -> None:
     """Analyse DATA.csv and write an automatic report to REPORT.
@@ -73,6 +80,8 @@ def report(
 
     fmt = report_format(output, fmt)
     check_writable(output)
+    if json_out:
+        check_writable(json_out)
     if from_model:
         found = read_model(from_model)
     else:
@@ -91,4 +100,7 @@ def report(
         source=source,
     )
     click.echo(f"wrote {output}")
+    if json_out:
+        found.save(json_out)
+        click.echo(f"wrote {json_out}")
     found.discard_checkpoints()
