@@ -563,6 +563,28 @@ def test_description_of_plain_numbers(tmp_path: Path) -> None:
     assert "from 1 to 5 (plain numbers, no time unit), median spacing 1," in text
 
 
+@pytest.mark.parametrize(
+    ("name", "step", "unit", "spacing"),
+    [
+        ("hours", 1.0, "hour", "median spacing 1 hour,"),
+        ("t_s", 0.01, "second", "median spacing 0.01 seconds,"),
+        ("Time (s)", 3600.0, "second", "median spacing 3600 seconds (about 1 hour),"),
+        ("days", 7.0, "day", "median spacing 7 days (about 1 week),"),
+        ("dose", 1.0, None, "(plain numbers, no time unit), median spacing 1,"),
+    ],
+)
+def test_description_of_numbers_in_a_unit_the_name_gives(
+    tmp_path: Path, name: str, step: float, unit: str | None, spacing: str
+) -> None:
+    body = f"{name},y\n" + "".join(f"{i * step},{i * 7 % 5}\n" for i in range(10))
+    series = load_text(tmp_path, body)
+    assert series.x_kind == "number" and series.x_unit == unit
+    text = series.description()
+    assert spacing in text
+    if unit:
+        assert f"({unit}s, from the column's name)" in text
+
+
 # ----------------------------------------------------------------------------- bundled
 
 

@@ -110,22 +110,19 @@ def name_words(name: str) -> list[str]:
 def unit_of_name(name: str) -> str | None:
     """The unit of time a column's name says its numbers count, or None.
 
-    In order: a name with ``per`` in it names a rate, not a unit (None); a last word that is a
-    unit word or an abbreviation (``s``, ``h``, ``d`` only after another word) names it
-    (``t_s``, ``time_hours``, ``Time [min]``); a unit word followed by ``of`` names it
-    (``hour_of_day``); otherwise a single unit among the other words (``days_since_onset``).
-    Letters inside a word never count (``mass``, ``times``), nor do several units at once.
+    A name with ``per`` in it names a rate, not a unit. A word right after ``of`` names what
+    is counted within, not the unit (``hour_of_day`` counts hours, ``day_of_week`` days). Of
+    the other words: two different units give none; else a last word that is a unit word or
+    an abbreviation names it (``t_s``, ``time_hours``, ``Time [min]``; the one-letter ``s``,
+    ``h``, ``d`` only after another word), else the single unit word among them
+    (``days_since_onset``). Letters inside a word never count (``mass``, ``times``).
     """
     words = name_words(name)
-    if not words or "per" in words:
+    if "per" in words:
         return None
-    last = words[-1]
-    if last in UNIT_WORDS:
-        return UNIT_WORDS[last]
-    if last in UNIT_ABBREVIATIONS and (len(words) > 1 or last not in _ONE_LETTER):
-        return UNIT_ABBREVIATIONS[last]
-    for word, following in zip(words, words[1:], strict=False):
-        if following == "of" and word in UNIT_WORDS:
-            return UNIT_WORDS[word]
-    found = {UNIT_WORDS[w] for w in words if w in UNIT_WORDS}
+    kept = [w for i, w in enumerate(words) if i == 0 or words[i - 1] != "of"]
+    found = {UNIT_WORDS[w] for w in kept if w in UNIT_WORDS}
+    last = kept[-1] if kept else ""
+    if last in UNIT_ABBREVIATIONS and (len(kept) > 1 or last not in _ONE_LETTER):
+        found.add(UNIT_ABBREVIATIONS[last])
     return found.pop() if len(found) == 1 else None
