@@ -225,6 +225,19 @@ def test_ambiguous_columns_ask_for_options(tmp_path: Path) -> None:
     assert "pass --x and --y" in message
 
 
+def test_a_column_named_with_a_unit_of_time_is_x_when_none_is_named_like_time(
+    tmp_path: Path,
+) -> None:
+    body = "ppg,t_s,y\n" + "".join(f"{i % 3},{i * 0.01},{i * 2}\n" for i in range(6))
+    series = load_text(tmp_path, body)
+    assert (series.x_name, series.y_name, series.x_unit) == ("t_s", "y", "second")
+    # a name like a time comes first; two names with units are ambiguous
+    named = "hours,time,y\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
+    assert load_text(tmp_path, named).x_name == "time"
+    two = "hours,t_s,y\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
+    assert "pass --x and --y" in input_error(tmp_path, two)
+
+
 def test_several_numeric_candidates_for_y(tmp_path: Path) -> None:
     body = "time,a,b\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
     assert "pass --x and --y" in input_error(tmp_path, body)

@@ -20,7 +20,8 @@ Rules, in the order they are applied:
 * **Columns.** ``x`` and ``y`` pick columns by name (exact, then case-insensitive) or by
   1-based number. By default: one column -> it is y and x is the row
   position 0..n-1 (named ``index``); two columns -> x then y; more -> x is the single column
-  named like a time (``x``, ``t``, ``time``, ``date``, ``year``, ...) and y is the column named
+  named like a time (``x``, ``t``, ``time``, ``date``, ``year``, ...), failing that the single
+  column whose name gives a unit of time (``t_s``, ``hours``), and y is the column named
   ``y``, or else the single other numeric column. Anything else is an error listing the columns.
 * **Values.** Empty cells and ``NA``, ``N/A``, ``NaN``, ``null``, ``None``, ``-``, ``?``, ``.``
   are missing: such rows are dropped and counted. Any other non-number (or, for x, non-date) is
