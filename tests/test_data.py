@@ -225,6 +225,19 @@ def test_ambiguous_columns_ask_for_options(tmp_path: Path) -> None:
     assert "pass --x and --y" in message
 
 
+def test_a_column_named_with_a_unit_of_time_is_x_when_none_is_named_like_time(
+    tmp_path: Path,
+) -> None:
+    body = "ppg,t_s,y\n" + "".join(f"{i % 3},{i * 0.01},{i * 2}\n" for i in range(6))
+    series = load_text(tmp_path, body)
+    assert (series.x_name, series.y_name, series.x_unit) == ("t_s", "y", "second")
+    # a name like a time comes first; two names with units are ambiguous
+    named = "hours,time,y\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
+    assert load_text(tmp_path, named).x_name == "time"
+    two = "hours,t_s,y\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
+    assert "pass --x and --y" in input_error(tmp_path, two)
+
+
 def test_several_numeric_candidates_for_y(tmp_path: Path) -> None:
     body = "time,a,b\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
     assert "pass --x and --y" in input_error(tmp_path, body)
@@ -561,6 +574,28 @@ def test_description_of_dates(tmp_path: Path) -> None:
 def test_description_of_plain_numbers(tmp_path: Path) -> None:
     text = load_text(tmp_path, GOOD).description()
     assert "from 1 to 5 (plain numbers, no time unit), median spacing 1," in text
+
+
+@pytest.mark.parametrize(
+    ("name", "step", "unit", "spacing"),
+    [
+        ("hours", 1.0, "hour", "median spacing 1 hour,"),
+        ("t_s", 0.01, "second", "median spacing 0.01 seconds,"),
+        ("Time (s)", 3600.0, "second", "median spacing 3600 seconds (about 1 hour),"),
+        ("days", 7.0, "day", "median spacing 7 days (about 1 week),"),
+        ("dose", 1.0, None, "(plain numbers, no time unit), median spacing 1,"),
+    ],
+)
+def test_description_of_numbers_in_a_unit_the_name_gives(
+    tmp_path: Path, name: str, step: float, unit: str | None, spacing: str
+) -> None:
+    body = f"{name},y\n" + "".join(f"{i * step},{i * 7 % 5}\n" for i in range(10))
+    series = load_text(tmp_path, body)
+    assert series.x_kind == "number" and series.x_unit == unit
+    text = series.description()
+    assert spacing in text
+    if unit:
+        assert f"({unit}s, from the column's name)" in text
 
 
 # ----------------------------------------------------------------------------- bundled

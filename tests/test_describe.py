@@ -466,3 +466,29 @@ def test_noise_that_dips_but_ends_far_higher_is_increasing_overall():
     # sd ∝ |x - 2000.1|·|x - 2006|: rises, falls to zero at 2006, then rises far higher
     dips = _WN((1.0,)) * _Lin((1.0, 2000.1)) * _Lin((1.0, 2006.0)) + _WN((0.01,))
     assert "standard deviation increasing overall" in noun_phrase(dips, axis, x_data=x)
+
+
+# ------------------------------------------------------------------ units x counts time in
+
+
+def test_a_trend_on_an_hours_axis_is_given_per_the_span_unit() -> None:
+    hours = Axis("number", "hours", "load")
+    grid = np.linspace(0.0, 240.0, 241)
+    facts = make_facts(Lin((1.0, 0.0)), 0.5 * grid, grid=grid)
+    text = component_paragraph(facts, hours, x_data=np.arange(0.0, 200.0))
+    assert "about 84.0 per week" in text  # 0.5 an hour over a span of 1.2 weeks
+    plain = component_paragraph(facts, Axis("number", "x", "y"), x_data=np.arange(0.0, 200.0))
+    assert "about 0.500 per unit of x" in plain
+
+
+def test_a_periodic_component_on_a_seconds_axis_states_its_shape_in_seconds() -> None:
+    axis = Axis("number", "t_s", "ppg")
+    grid = np.linspace(0.0, 3.6, 361)
+    facts = make_facts(prod(Per((0.3, 0.8, 1.0)), SE((30.0, 1.0))), grid=grid)
+    text = component_paragraph(facts, axis, x_data=np.arange(0.0, 3.0, 0.01))
+    assert text.startswith(
+        "This component is an approximately periodic function with a period of 0.8 seconds."
+    )
+    assert "0.038 seconds wide" in text and "over about 30.0 seconds (some 38 periods)" in text
+    assert "every 0.8 seconds" in describe_extrapolation(facts, axis, x_data=grid)
+    assert "unit" not in text

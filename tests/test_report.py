@@ -368,3 +368,40 @@ def test_bad_report_options_fail_cleanly(model_file, tmp_path, args, message):
     assert message in result.output
     assert "Traceback" not in result.output
     assert not any(tmp_path.iterdir())
+
+
+def _texts(value) -> list[str]:
+    """Every string in a JSON document."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def test_an_hourly_series_is_reported_in_days_and_hours(tmp_path):
+    hours = np.arange(5 * 24)
+    rng = np.random.default_rng(1)
+    y = 10.0 + 3.0 * np.sin(2 * np.pi * hours / 24) + 0.3 * rng.standard_normal(hours.size)
+    stamps = np.datetime64("2024-03-01T00:00") + hours * np.timedelta64(1, "h")
+    data = tmp_path / "hourly.csv"
+    rows = (f"{str(s).replace('T', ' ')},{v}\n" for s, v in zip(stamps, y, strict=True))
+    data.write_text("time,load\n" + "".join(rows))
+    out = tmp_path / "r.json"
+    args = ["report", str(data), "-o", str(out), "--depth", "1", "--restarts", "2"]
+    result = _run([*args, "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    description = doc["data"]["description"]
+    assert description.startswith("120 observations of load from 1 March 2024 to 5 March 2024")
+    # 119 hours: 4.9 days in the decimal years of a leap year (see data.dates)
+    assert "(a span of 4.9 days), typically 1.0 hour apart" in description
+    periodic = [c for c in doc["components"] if "period of" in c["phrase"]]
+    assert periodic and periodic[0]["phrase"].endswith("with a period of 1.0 day")
+    assert "every 1.0 day" in periodic[0]["extrapolation"]
+    assert periodic[0]["phrase"] in [row["phrase"] for row in doc["table"]["rows"]]
+    # nothing about a few days of data is worded in years
+    words = [t for key, v in doc.items() if key != "model" for t in _texts(v)]
+    assert not [t for t in words if "year" in t]

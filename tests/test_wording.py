@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from abcd_cli.data.dates import decimal_year
+from abcd_cli.data.reader import load_series
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.kernels import Per
+from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
@@ -13,6 +18,7 @@ from abcd_cli.reporting.wording import (
     number_word,
     ordinal,
     percent,
+    rate_unit,
 )
 from tests.axes import DATE, NUMBER, YEAR
 
@@ -102,3 +108,104 @@ def test_lists_and_percentages_in_prose() -> None:
     assert percent(0.1234) == "12.3%"
     assert percent(0.0012, fine=True) == "0.12%"
     assert percent(0.0012) == "0.1%"
+
+
+# ------------------------------------------------------------------ units x counts time in
+
+HOUR_IN_YEARS = 1.0 / (24 * 365.2425)
+
+
+@pytest.mark.parametrize(
+    ("axis", "period", "spacing", "period_text", "spacing_text"),
+    [
+        # (a) dates sampled hourly over a few weeks, with a daily cycle (x in decimal years)
+        (Axis("date", "time", "load"), 24 * HOUR_IN_YEARS, HOUR_IN_YEARS, "1.0 day", "1.0 hour"),
+        # (b) plain numbers in a column named 'hours', period 24
+        (Axis("number", "hours", "load"), 24.0, 1.0, "1.0 day", "1.0 hour"),
+        # (c) 't_s' sampled at 100 Hz, a heartbeat of 0.8 s
+        (Axis("number", "t_s", "ppg"), 0.8, 0.01, "0.8 seconds", "0.01 seconds"),
+        # (d) 'seconds'
+        (Axis("number", "seconds", "ppg"), 0.8, 0.01, "0.8 seconds", "0.01 seconds"),
+        # (e) 'day' and 'days', a weekly cycle
+        (Axis("number", "day", "visits"), 7.0, 1.0, "1.0 week", "1.0 day"),
+        (Axis("number", "days", "visits"), 7.0, 1.0, "1.0 week", "1.0 day"),
+        # (f) plain x: no unit invented
+        (Axis("number", "x", "y"), 2.5, 0.1, "2.5 units of x", "0.10 units of x"),
+    ],
+)
+def test_periods_and_spacings_in_the_unit_that_fits(
+    axis: Axis, period: float, spacing: float, period_text: str, spacing_text: str
+) -> None:
+    assert format_span(period, axis) == period_text
+    assert format_span(spacing, axis) == spacing_text
+    assert (
+        noun_phrase(Per((1.0, period, 1.0)), axis)
+        == f"a periodic function with a period of {period_text}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("length", "name", "expected"),
+    [
+        (36.0, "hours", "1.5 days"),
+        (90.0, "time_min", "1.5 hours"),
+        (800.0, "t_ms", "0.8 seconds"),
+        (0.0125, "t_s", "0.013 seconds"),
+        (3600.0, "Time (s)", "1.0 hour"),
+        (12.0, "months", "1.0 year"),
+        (28.0, "days", "4.0 weeks"),
+        (365.2425, "days", "1.0 year"),
+        (50.0, "minutes", "50.0 minutes"),
+        (0.0, "seconds", "0 seconds"),
+    ],
+)
+def test_lengths_convert_from_the_unit_the_name_gives(length: float, name: str, expected: str):
+    assert format_span(length, Axis("number", name, "y")) == expected
+
+
+def test_dated_lengths_keep_their_wording() -> None:
+    for axis in (DATE, YEAR):
+        assert format_span(1.0, axis) == "1.0 year"
+        assert format_span(0.4, axis) == "4.8 months"
+        assert format_span(float("inf"), axis) == "∞ years"
+
+
+def test_a_year_of_hourly_dates_is_described_in_hours_and_days(tmp_path) -> None:
+    start = np.datetime64("2023-06-01T00:00")
+    stamps = start + np.arange(24 * 366) * np.timedelta64(1, "h")
+    data = tmp_path / "hourly.csv"
+    data.write_text(
+        "time,temp\n"
+        + "".join(f"{str(s).replace('T', ' ')},{i % 24}\n" for i, s in enumerate(stamps))
+    )
+    series = load_series(data)
+    assert series.x_kind == "date" and series.x_unit == "year"
+    axis = Axis(series.x_kind, series.x_name, series.y_name)
+    steps = np.diff(series.x)
+    # a leap year's hours are a little shorter in decimal years: still "1.0 hour", "1.0 day"
+    assert {format_span(s, axis) for s in steps} == {"1.0 hour"}
+    assert format_span(24 * steps.min(), axis) == format_span(24 * steps.max(), axis) == "1.0 day"
+    assert format_span(series.x[-1] - series.x[0], axis) == "1.0 year"
+    assert "years (about 1 hour), y 'temp'" in series.description()
+    ends = [format_position(series.x[i], axis, 0.25) for i in (0, -1)]
+    assert ends == ["June 2023", "May 2024"]
+
+
+def test_positions_on_a_named_unit_axis_stay_plain_numbers() -> None:
+    assert format_position(238.8, Axis("number", "hours", "y")) == "hours = 238.8"
+
+
+@pytest.mark.parametrize(
+    ("axis", "span", "unit", "size"),
+    [
+        (YEAR, 7.9, "year", 1.0),
+        (DATE, 21 * 24 * HOUR_IN_YEARS, "week", 7 / 365.2425),
+        (Axis("number", "hours", "y"), 200.0, "week", 168.0),
+        (Axis("number", "hours", "y"), 30.0, "day", 24.0),
+        (Axis("number", "t_s", "y"), 3.0, "second", 1.0),
+        (NUMBER, 10.0, "unit of t", 1.0),
+    ],
+)
+def test_a_rate_is_given_per_the_unit_the_span_is_counted_in(axis, span, unit, size) -> None:
+    got_unit, got_size = rate_unit(span, axis)
+    assert got_unit == unit and got_size == pytest.approx(size)

@@ -2,7 +2,8 @@
 
 ``x`` and ``y`` pick columns by name (exact, then case-insensitive) or by 1-based number. By
 default: one column -> it is y and x is the row position; two columns -> x then y; more -> x is
-the single column named like a time and y is the column named ``y``, or else the single other
+the single column named like a time (failing that, the single column whose name gives a unit
+of time, such as ``t_s`` or ``hours``) and y is the column named ``y``, or else the single other
 numeric column. Anything else is an error listing the columns.
 """
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from abcd_cli.data.cells import normalized_name
 from abcd_cli.data.table import Table
+from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.data.values import column_numbers
 from abcd_cli.errors import InputError
 
@@ -61,14 +63,14 @@ def find_column(table: Table, key: str, option: str) -> int:
 
 
 def default_x(table: Table, exclude: int | None) -> int:
-    """The single column named like a time, other than ``exclude``; else an error."""
-    found = [
-        i
-        for i, name in enumerate(table.names)
-        if i != exclude and normalized_name(name) in TIME_NAMES
-    ]
-    if len(found) == 1:
-        return found[0]
+    """The single column named like a time, other than ``exclude``; when none is, the single
+    column whose name gives a unit of time (``t_s``, ``hours``); else an error."""
+    others = [(i, name) for i, name in enumerate(table.names) if i != exclude]
+    named = [i for i, name in others if normalized_name(name) in TIME_NAMES]
+    if not named:
+        named = [i for i, name in others if unit_of_name(name) is not None]
+    if len(named) == 1:
+        return named[0]
     raise _ambiguous(table)
 
 

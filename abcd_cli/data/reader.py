@@ -20,7 +20,8 @@ Rules, in the order they are applied:
 * **Columns.** ``x`` and ``y`` pick columns by name (exact, then case-insensitive) or by
   1-based number. By default: one column -> it is y and x is the row
   position 0..n-1 (named ``index``); two columns -> x then y; more -> x is the single column
-  named like a time (``x``, ``t``, ``time``, ``date``, ``year``, ...) and y is the column named
+  named like a time (``x``, ``t``, ``time``, ``date``, ``year``, ...), failing that the single
+  column whose name gives a unit of time (``t_s``, ``hours``), and y is the column named
   ``y``, or else the single other numeric column. Anything else is an error listing the columns.
 * **Values.** Empty cells and ``NA``, ``N/A``, ``NaN``, ``null``, ``None``, ``-``, ``?``, ``.``
   are missing: such rows are dropped and counted. Any other non-number (or, for x, non-date) is
@@ -38,6 +39,9 @@ Rules, in the order they are applied:
   column is ``"year"`` when its name mentions years (``year``, ``yr``, ``decimal_year``, ...)
   or when all its values lie in [1000, 3000] and its name is a neutral time name (``x``,
   ``t``, ``time``, ``date``, ...) or is missing; else ``"number"``.
+* **Unit of x** (:attr:`Series.x_unit`). ``"year"`` for dates and years; for numbers, the unit
+  of time the column's name gives (``t_s``, ``hours``, ``days_since_onset``:
+  :func:`~abcd_cli.data.time_units.unit_of_name`), else none. The report states lengths from it.
 * **Sanity.** At least :data:`MIN_POINTS` usable rows; neither y nor x constant; magnitudes within
   [1e-150, 1e150]; spreads not lost in rounding (y: 1e-12 of its magnitude, x: 1e-9).
 * **Order.** Rows are sorted by x (stable); repeated x values are kept.

@@ -18,7 +18,7 @@ from abcd_cli.data.checks import check_count, check_x, check_y
 from abcd_cli.data.columns import choose_columns
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
 from abcd_cli.data.table import Table
-from abcd_cli.data.time_units import counted, in_largest_unit
+from abcd_cli.data.time_units import counted, in_largest_unit, unit_of_name
 from abcd_cli.data.values import numeric_values, x_values
 
 X_KINDS = ("date", "year", "number")
@@ -65,9 +65,11 @@ class Series:
         return float(np.median(steps)) if steps.size else 0.0
 
     @property
-    def time_unit(self) -> str:
-        """``"years"`` when x is in decimal years (dates or year numbers), else ``""``."""
-        return "years" if self.x_kind in ("date", "year") else ""
+    def x_unit(self) -> str | None:
+        """The unit of time x counts: ``"year"`` for decimal years (dates or year numbers),
+        else the unit x's column name gives (``t_s``: ``"second"``; see
+        :func:`~abcd_cli.data.time_units.unit_of_name`), else None."""
+        return "year" if self.x_kind in ("date", "year") else unit_of_name(self.x_name)
 
     def description(self) -> str:
         """One line: size, x range in the user's terms, spacing, y range, rows dropped."""
@@ -141,6 +143,8 @@ def _x_range_text(series: Series) -> str:
     if series.x_kind in ("date", "year"):
         decimals = _year_decimals(series)
         return f"from {low:.{decimals}f} to {high:.{decimals}f} (decimal years)"
+    if series.x_unit is not None:
+        return f"from {low:.6g} to {high:.6g} ({series.x_unit}s, from the column's name)"
     return f"from {low:.6g} to {high:.6g} (plain numbers, no time unit)"
 
 
@@ -165,17 +169,23 @@ def _year_decimals(series: Series) -> int:
 
 
 def _spacing_text(series: Series) -> str:
-    step = series.spacing
-    if not series.time_unit or step <= 0:
+    """The median spacing in x's unit, and in the largest unit it fills when that is another
+    (``0.08333 years (about 1 month)``, ``3600 seconds (about 1 hour)``, ``1 hour``)."""
+    step, unit = series.spacing, series.x_unit
+    if unit is None or step <= 0:
         return f"{step:.4g}"
-    unit = "year" if step == 1 else "years"
-    return f"{step:.4g} {unit} ({_human_duration(step)})"
+    text = f"{step:.4g} {unit}" + ("" if step == 1 else "s")
+    human = _human_duration(step, unit)
+    return text if human is None else f"{text} ({human})"
 
 
-def _human_duration(years: float) -> str:
-    """'about 3 months', 'about 1 day', ... for a positive length in years: a whole count
-    when within 5% of one, else three significant digits."""
-    count, unit = in_largest_unit(years)
+def _human_duration(length: float, unit: str) -> str | None:
+    """'about 3 months', 'about 1 day', ... for a positive length counted in ``unit``: a whole
+    count when within 5% of one, else three significant digits; None when the largest unit it
+    fills is ``unit`` itself (other than years, which always get the reading)."""
+    count, name = in_largest_unit(length, unit)
+    if name == unit != "year":
+        return None
     if abs(count - round(count)) <= 0.05 * count:
-        return f"about {counted(str(round(count)), unit)}"
-    return f"about {counted(f'{count:.3g}', unit)}"
+        return f"about {counted(str(round(count)), name)}"
+    return f"about {counted(f'{count:.3g}', name)}"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.kernels import Kernel
 
 
@@ -24,7 +25,14 @@ class Axis:
 
     @property
     def is_time(self) -> bool:
+        """Whether x is a calendar axis (decimal years), whose positions are dates."""
         return self.kind in ("date", "year")
+
+    @property
+    def unit(self) -> str | None:
+        """The unit of time x counts: "year" on a calendar axis, else the one the column's name
+        gives (``t_s``: "second", ``hours``: "hour"; :func:`unit_of_name`), else None."""
+        return "year" if self.is_time else unit_of_name(self.x_name)
 
 
 @dataclass(frozen=True)

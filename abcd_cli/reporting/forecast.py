@@ -12,6 +12,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.sections import Frame, frame_of
+from abcd_cli.reporting.trends import ends_precision
 from abcd_cli.reporting.wording import format_position, format_span
 
 
@@ -46,9 +47,10 @@ def forecast_section(
 def forecast_text(dec: Decomposition) -> str:
     """How far the forecast reaches past the data, and what its band shows."""
     end, last = float(dec.x_grid[-1]), float(dec.model.x.max())
+    precision = ends_precision(dec.model.x) if dec.axis.is_time else None
     return (
         f"The full model's forecast extends {format_span(end - last, dec.axis)}"
-        f" past the last observation, to {format_position(end, dec.axis)}; the band"
+        f" past the last observation, to {format_position(end, dec.axis, precision)}; the band"
         " shows two standard deviations of a new observation, noise included."
     )
 

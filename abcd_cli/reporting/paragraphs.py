@@ -43,6 +43,7 @@ from abcd_cli.reporting.wording import (
     join_words,
     ordinal,
     percent,
+    rate_unit,
 )
 
 #: A periodic factor with a lengthscale above this (unitless) is nearly a sinusoid.
@@ -182,7 +183,8 @@ def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> lis
 def _trend_sentences(
     parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
 ) -> list[str]:
-    """Whether the mean rises or falls over the data, and a single Lin's slope per unit of x."""
+    """Whether the mean rises or falls over the data, and a single Lin's slope per unit of x
+    (per year, day, ... by the data's span when x counts time: :func:`rate_unit`)."""
     x, mean = in_data_range(facts, x_data)
     trend = classify_trend(mean)
     start, end = format_amount(mean[0], axis), format_amount(mean[-1], axis)
@@ -196,8 +198,8 @@ def _trend_sentences(
         return ["It is not monotonic: over the data it goes both up and down."]
     if parts.head == "linear" and len(parts.lin) == 1 and not parts.gates and x[-1] > x[0]:
         slope = (mean[-1] - mean[0]) / (x[-1] - x[0])
-        unit = "year" if axis.is_time else f"unit of {axis.x_name}"
-        text += f", about {format_amount(abs(slope), axis)} per {unit}"
+        unit, size = rate_unit(float(x[-1] - x[0]), axis)
+        text += f", about {format_amount(abs(slope) * size, axis)} per {unit}"
     return [text + "."]
 
 

@@ -22,7 +22,7 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting import describe
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.numbers import format_number
-from abcd_cli.reporting.trends import data_spacing
+from abcd_cli.reporting.trends import data_spacing, ends_precision
 from abcd_cli.reporting.wording import format_amount, format_position, format_span
 
 FIGURE_KIND = "svg"
@@ -91,10 +91,11 @@ def data_description(dec: Decomposition, n_dropped: int) -> str:
     spacing = format_span(step, axis) if step is not None else "none"
     rows = "row" if n_dropped == 1 else "rows"
     dropped = f"{format_number(int(n_dropped))} {rows} with missing values dropped"
+    precision = ends_precision(x) if axis.is_time else None
     return (
         f"{format_number(int(x.size))} observations of {axis.y_name} from"
-        f" {format_position(float(x.min()), axis)}"
-        f" to {format_position(float(x.max()), axis)} (a span of"
+        f" {format_position(float(x.min()), axis, precision)}"
+        f" to {format_position(float(x.max()), axis, precision)} (a span of"
         f" {format_span(float(x.max() - x.min()), axis)}), typically {spacing} apart;"
         f" {dropped if n_dropped else 'no rows dropped'}."
     ) + (level_sentence(dec.level, axis) if dec.level else "")

@@ -42,6 +42,16 @@ def coarse_precision(x_data: np.ndarray | None) -> float | None:
     return max(data_spacing(x_data) or 0.0, 0.05 * (span[1] - span[0])) or None
 
 
+def ends_precision(x_data: np.ndarray | None) -> float | None:
+    """Precision for the data's ends and the forecast's end on a calendar axis: a quarter of
+    the range, never finer than the spacing (a year from a span of two years; the day for a
+    few weeks of hourly data)."""
+    span = data_range(x_data)
+    if span is None:
+        return None
+    return max(data_spacing(x_data) or 0.0, 0.25 * (span[1] - span[0])) or None
+
+
 def classify_trend(values: np.ndarray, tolerance: float = 0.01) -> str:
     """Classify a sequence as "increasing", "decreasing", "flat" or "not monotonic"; a dip (or
     rise) smaller than ``tolerance`` of the total range is ignored."""

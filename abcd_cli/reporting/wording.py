@@ -1,10 +1,11 @@
 """How the report writes numbers, lengths, dates and lists in English.
 
 Every number goes through :func:`abcd_cli.reporting.numbers.format_number`. Amounts of y get
-three significant digits; lengths along a time axis are given in the largest unit that fits
-(years down to seconds, :mod:`abcd_cli.data.time_units`); positions on a time axis are a
-year, a month, a day or an hour, as precise as the data's spacing makes sensible. x on a time
-axis is in decimal years (``abcd_cli.data.dates``).
+three significant digits; lengths along an x that counts time (a calendar axis in decimal
+years, ``abcd_cli.data.dates``, or plain numbers whose column's name gives their unit, such as
+``t_s`` or ``hours``: ``Axis.unit``) are given in the largest unit that fits (years down to
+seconds, :mod:`abcd_cli.data.time_units`); positions on a calendar axis are a year, a month, a
+day or an hour, as precise as the data's spacing makes sensible.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 from collections.abc import Sequence
 
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
-from abcd_cli.data.time_units import MONTH_NAMES, counted, in_largest_unit
+from abcd_cli.data.time_units import MONTH_NAMES, convert, counted, in_largest_unit
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.reporting.numbers import format_number, format_percent
 
@@ -38,6 +39,14 @@ def _unit_count(value: float) -> str:
     return format_number(value, 2)
 
 
+def _time_count(value: float) -> str:
+    """A count of a unit of time: as :func:`_unit_count`, but below one (only seconds go
+    there) two significant digits without trailing zeros, ``0.8`` and ``0.013``."""
+    if abs(value) >= 0.95:
+        return _unit_count(value)
+    return format_number(value, 2, trim=True)
+
+
 def percent(fraction: float, fine: bool = False) -> str:
     """A fraction as a percentage; ``fine`` keeps two decimals below 1% (small MAE changes)."""
     return format_percent(fraction, decimals=2 if fine and abs(100.0 * fraction) < 1 else 1)
@@ -49,14 +58,28 @@ def format_amount(value: float, axis: Axis) -> str:
 
 
 def format_span(length: float, axis: Axis) -> str:
-    """A length along x: in years, months, weeks, days or hours on time axes, else x's units."""
+    """A length along x, in x's units: when x counts time (``axis.unit``), in the largest unit
+    it fills (24 hours: ``1.0 day``; 0.8 seconds: ``0.8 seconds``), else ``units of x``."""
     length = abs(float(length))
-    if not axis.is_time:
+    unit = axis.unit
+    if unit is None:
         return f"{counted(_unit_count(length), 'unit')} of {axis.x_name}"
     if not math.isfinite(length):
-        return counted(format_number(length), "year")
-    count, unit = in_largest_unit(length)
-    return counted(_unit_count(count), unit)
+        return counted(format_number(length), "year" if axis.is_time else unit)
+    count, name = in_largest_unit(length, unit)
+    return counted(_time_count(count), name)
+
+
+def rate_unit(span: float, axis: Axis) -> tuple[str, float]:
+    """The unit a rate of change over x is given per, and that unit's length in x's units: the
+    unit the data's ``span`` is counted in when x counts time (8 years: per year; 3 weeks: per
+    week), else one unit of x (``unit of t``)."""
+    if axis.unit is None:
+        return f"unit of {axis.x_name}", 1.0
+    if not math.isfinite(span) or span <= 0:
+        return axis.unit, 1.0
+    _, name = in_largest_unit(span, axis.unit)
+    return name, convert(1.0, name, axis.unit)
 
 
 def format_position(x: float, axis: Axis, precision: float | None = None) -> str:
