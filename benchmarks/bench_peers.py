@@ -3,7 +3,7 @@ automatically ordered seasonal ARIMA and scikit-learn's GP, with ``abcd`` at its
 the accuracy benchmark's fixed splits (extrapolation 90/10 and interpolation 50/50 of the 13
 series).
 
-Full run, from the project folder (the peers take minutes; ``abcd`` 1.5-2 hours on two cores;
+Full run, from the project folder (the peers take minutes; ``abcd`` about 2 hours on two cores;
 interrupt it at any time, with Ctrl-C or SIGTERM, and run the same command again to
 continue):
 
