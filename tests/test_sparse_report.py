@@ -22,8 +22,10 @@ from abcd_cli.decompose.facts import Axis
 from abcd_cli.engines.base import NLLBounds
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.engines.sparse import SparseEngine
+from abcd_cli.engines.sparse_posterior import SparsePosterior
 from abcd_cli.errors import InputError
 from abcd_cli.found import FoundModel, read_model
+from abcd_cli.kernels import total
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.reporting import figures as plots
@@ -180,6 +182,22 @@ def test_the_sparse_components_at_the_data_match_their_moments():
     post = model.posterior
     for term in _terms(model.kernel):
         np.testing.assert_allclose(post.mean(term), post._moments(term, None)[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+def test_a_fold_downdated_from_the_whole_data_is_the_fold_conditioned_anew(constant_mean):
+    model = sparse_model(constant_mean=constant_mean)
+    post = model.posterior
+    whole = total(_terms(model.kernel))
+    test = np.arange(600, 800)
+    train = np.setdiff1d(np.arange(model.n), test)
+    fold = post.given(train, whole)
+    anew = SparsePosterior(whole, post.X[train], post.residual[train], post.Z, False, post.jitter)
+    for part in _terms(model.kernel):
+        np.testing.assert_allclose(
+            fold.mean(part, post.X[test]), anew.mean(part, post.X[test]), rtol=1e-9, atol=1e-12
+        )
+    np.testing.assert_allclose(fold.predict(post.X[test]), anew.predict(post.X[test]), rtol=1e-9)
 
 
 def test_decomposing_a_long_series_stays_far_from_an_n_by_n_matrix():

@@ -28,6 +28,8 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from abcd_cli.engines.base import Posterior, PosteriorError
 from abcd_cli.engines.nystrom import (
     Fit,
+    InducingFactor,
+    Whitened,
     data_columns,
     factor_inducing,
     row_blocks,
@@ -48,7 +50,10 @@ class SparsePosterior(Posterior):
         Z: np.ndarray,
         constant_mean: bool = False,
         jitter: float = 1e-8,
+        parts: tuple[InducingFactor, Whitened] | None = None,
     ):
+        """``parts``: K_zz's factor and the pass over (X, y) when they are already known
+        (``given``)."""
         self.X, self.Z = as_2d(X), as_2d(Z)
         self.kernel, self.jitter = kernel, jitter
         y = np.asarray(y, dtype=float)
@@ -57,14 +62,7 @@ class SparsePosterior(Posterior):
                 self.c, self.d = kernel.diag_parts(self.X)
                 if not np.all(self.d > 0):
                     raise PosteriorError("the model has no white noise at some data point")
-                factor = factor_inducing(kernel.gram(self.Z, self.Z.copy()), jitter)
-                if factor is None:
-                    raise PosteriorError(
-                        "the inducing covariance of this model cannot be factorised"
-                    )
-                w = whitened_pass(
-                    kernel, self.X, self.Z, factor, self.d, data_columns(y, constant_mean)
-                )
+                factor, w = parts or self._parts(y, constant_mean)
                 fit = Fit.from_gram(w.gram_inverse())
         except (LinAlgError, ValueError) as exc:
             raise PosteriorError(f"this model cannot be conditioned on the data ({exc})") from None
@@ -76,6 +74,14 @@ class SparsePosterior(Posterior):
         self.level_weights = (
             factor.solve_left_t(w.solve_B(w.AY[:, 1:]))[:, 0] if constant_mean else None
         )  # Σ⁻¹ K_zn D⁻¹ 1
+
+    def _parts(self, y: np.ndarray, constant_mean: bool) -> tuple[InducingFactor, Whitened]:
+        """K_zz's factor and one whitened pass over the data columns."""
+        factor = factor_inducing(self.kernel.gram(self.Z, self.Z.copy()), self.jitter)
+        if factor is None:
+            raise PosteriorError("the inducing covariance of this model cannot be factorised")
+        columns = data_columns(y, constant_mean)
+        return factor, whitened_pass(self.kernel, self.X, self.Z, factor, self.d, columns)
 
     # --- the level ----------------------------------------------------------------------
     @property
@@ -233,7 +239,36 @@ class SparsePosterior(Posterior):
         return errors
 
     def given(self, train: np.ndarray, kernel: Kernel | None = None) -> SparsePosterior:
-        """``kernel`` (default: this one's) conditioned on the residual at ``train`` alone,
-        with a zero mean, through the same inducing inputs."""
+        """``kernel`` (default: this one's, the same function) conditioned on the residual at
+        ``train`` alone, with a zero mean, through the same inducing inputs. When fewer points
+        are left out than kept, the fold's sums A Aᵀ, A r̃ and r̃ᵀr̃ are this posterior's minus
+        those of the points left out: O(N_out m²) instead of a pass over the kept points."""
         k = self.kernel if kernel is None else kernel
-        return SparsePosterior(k, self.X[train], self.residual[train], self.Z, False, self.jitter)
+        train = np.asarray(train)
+        out = np.ones(self.X.shape[0], dtype=bool)
+        out[train] = False
+        left = np.flatnonzero(out)
+        X, r = self.X[train], self.residual[train]
+        if np.unique(train).size != train.size or left.size >= train.size:
+            return SparsePosterior(k, X, r, self.Z, False, self.jitter)
+        try:
+            with np.errstate(all="ignore"):
+                parts = (self.factor, self._without(left))
+        except (LinAlgError, ValueError) as exc:
+            raise PosteriorError(f"this model cannot be conditioned on the data ({exc})") from None
+        return SparsePosterior(k, X, r, self.Z, False, self.jitter, parts)
+
+    def _without(self, left: np.ndarray) -> Whitened:
+        """The whitened sums over the residual of every point but ``left``."""
+        r, w = self.residual, self.w
+        gone = whitened_pass(
+            self.kernel, self.X[left], self.Z, self.factor, self.d[left], r[left, None]
+        )
+        isd = 1.0 / np.sqrt(self.d)
+        Ar = w.AY @ (
+            np.ones((1, 1)) if self._level is None else self._level.gradient_columns()[:, :1]
+        )
+        AAt = w.AAt - gone.AAt
+        LB = cholesky(AAt + np.eye(self.factor.m), lower=True, check_finite=False)
+        rr = np.array([[float(np.sum((r * isd) ** 2))]]) - gone.YY
+        return Whitened(self.factor, AAt, Ar - gone.AY, rr, w.trace_q - gone.trace_q, LB)
