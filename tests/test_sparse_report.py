@@ -143,6 +143,14 @@ def test_recorded_inducing_inputs_are_used_whatever_the_engine_would_draw(model)
     assert not np.array_equal(redrawn.predict(xs)[0], model.predict(xs)[0])
 
 
+def test_an_engine_with_fixed_inducing_inputs_records_them_in_the_users_units(model):
+    z = model.x[::100]
+    engine = SparseEngine(m=z.size).with_inducing_inputs(model.scaling.x_in(z))
+    fixed = dataclasses.replace(model, engine=engine, nll_bounds=model.bounds)
+    np.testing.assert_allclose(fixed.to_dict()["engine"]["inducing_x"], z, rtol=1e-12)
+    np.testing.assert_array_equal(fixed.posterior.Z[:, 0], model.scaling.x_in(z))
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
