@@ -2,7 +2,9 @@
 
 ``Model.to_dict`` / ``Model.from_dict`` are the JSON form shared by ``abcd search --json``,
 ``abcd report`` and ``abcd predict``; the data travel with the model so a saved file is enough to
-predict or report again.
+predict or report again. A model of another engine than the exact one also records the engine
+(``engine_record``: name, settings, inducing inputs) and its interval of BIC and log likelihood;
+an exact model's file has neither (zero width), as before engines had them.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from functools import cached_property
 import numpy as np
 
 from abcd_cli.data.scaling import Scaling
+from abcd_cli.engine_record import engine_record, inducing_x, is_default, read_engine
 from abcd_cli.engines import get_engine
-from abcd_cli.engines.base import Engine, Posterior
+from abcd_cli.engines.base import Engine, NLLBounds, Posterior
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
@@ -33,7 +36,10 @@ class Model:
 
     ``constant_mean``: the prior mean is a constant of unknown value (flat prior), integrated
     out; otherwise it is ``scaling.y_shift``. ``engine`` conditions the model on its data
-    (the exact GP unless told otherwise)."""
+    (the exact GP unless told otherwise). ``nll_bounds``: low ≤ −log p(y) ≤ high in the user's
+    units as the search found them (None: see ``bounds``). ``inducing_x``: the inducing inputs
+    a model file recorded, in the user's units; the engine then conditions through them
+    instead of choosing its own."""
 
     kernel: Kernel
     scaling: Scaling
@@ -42,6 +48,8 @@ class Model:
     nll: float  # −log p(y) in the user's units of y
     constant_mean: bool = False
     engine: Engine = field(default_factory=get_engine, compare=False, repr=False)
+    nll_bounds: NLLBounds | None = field(default=None, compare=False)
+    inducing_x: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def n(self) -> int:
@@ -73,9 +81,36 @@ class Model:
         return bic(self.nll, self.n_params, self.n)
 
     @cached_property
+    def bounds(self) -> NLLBounds:
+        """low ≤ −log p(y) ≤ high in the user's units: ``nll_bounds`` when given, zero width
+        at ``nll`` for the exact engine, else the engine's score on the data (the sparse
+        engine's upper bound costs O(N²) time per conjugate-gradient step: a search passes its
+        own)."""
+        if self.nll_bounds is not None:
+            return self.nll_bounds
+        if is_default(self.engine):
+            return NLLBounds.exact(self.nll)
+        sc, n_free = self.scaling, self.n - self.constant_mean
+        b = self._engine.score(self.kernel, sc.x_in(self.x), sc.y_in(self.y), self.constant_mean)
+        return NLLBounds(sc.nll_out(b.low, n_free), sc.nll_out(b.high, n_free))
+
+    @property
+    def bic_interval(self) -> tuple[float, float]:
+        """[2·low + p·log n, 2·high + p·log n] from ``bounds`` (zero width when exact)."""
+        b = self.bounds
+        return bic(b.low, self.n_params, self.n), bic(b.high, self.n_params, self.n)
+
+    @cached_property
+    def _engine(self) -> Engine:
+        """The engine, conditioning through the recorded inducing inputs when there are some."""
+        if self.inducing_x is None:
+            return self.engine
+        return self.engine.with_inducing_inputs(self.scaling.x_in(self.inducing_x))
+
+    @cached_property
     def posterior(self) -> Posterior:
         """The internal-unit kernel conditioned on the internal-unit data."""
-        return self.engine.posterior(
+        return self._engine.posterior(
             self.kernel, self.scaling.x_in(self.x), self.scaling.y_in(self.y), self.constant_mean
         )
 
@@ -107,6 +142,16 @@ class Model:
                 "scaling": self.scaling.to_dict(),
             },
         }
+        if not is_default(self.engine):
+            low, high = self.bic_interval
+            d["bic_interval"] = [low, high]
+            d["log_likelihood_interval"] = [-self.bounds.high, -self.bounds.low]
+            inducing = (
+                self.inducing_x
+                if self.inducing_x is not None
+                else inducing_x(self.engine, self.scaling, self.x)
+            )
+            d["engine"] = engine_record(self.engine, inducing)
         if with_data:
             d["data"] = {"x": self.x.tolist(), "y": self.y.tolist()}
         return d
@@ -122,7 +167,9 @@ class Model:
             y = np.asarray(d["data"]["y"], dtype=float)
             nll = -float(d["log_likelihood"])
             constant_mean = internal.get("constant_mean", False)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            interval = d.get("log_likelihood_interval")  # [low, high] of log p(y)
+            bounds = _nll_bounds(interval)
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
             ) from None
@@ -130,7 +177,18 @@ class Model:
             raise InputError("model file: data or kernel parameters are incomplete")
         if not isinstance(constant_mean, bool):
             raise InputError("model file: constant_mean must be true or false")
-        return cls(kernel, scaling, x, y, nll, constant_mean)
+        engine, inducing = read_engine(d.get("engine"), scaling)
+        return cls(kernel, scaling, x, y, nll, constant_mean, engine, bounds, inducing)
+
+
+def _nll_bounds(interval: object) -> NLLBounds | None:
+    """NLL bounds from a file's [low, high] interval of log p(y) (None when there is none)."""
+    if interval is None:
+        return None
+    low, high = (float(v) for v in interval)  # type: ignore[attr-defined]
+    if not low <= high:
+        raise ValueError("log_likelihood_interval's low end above its high end")
+    return NLLBounds(-high, -low)
 
 
 def _data_fit(x: np.ndarray, y: np.ndarray, scaling: Scaling, kernel: Kernel) -> bool:

@@ -3,7 +3,9 @@
 Components are the terms of the kernel's sum-of-products form (thesis §4.1), white noise merged
 into one. Each one's posterior mean and variance given the data follow thesis eq. 2.5-2.7, from
 the model's engine (``Model.posterior``). Their order comes from ``ordering`` (cross-validated
-MAE), the posterior predictive checks from ``checks``.
+MAE), the posterior predictive checks from ``checks``. Components are shown on a grid of
+``GRID_SIZE`` points, or, for a long series on a sparse engine, on one as fine as the data
+(``grid_size``), so that fast periodic components are not aliased.
 """
 
 from __future__ import annotations
@@ -15,10 +17,26 @@ import numpy as np
 from abcd_cli.decompose.checks import model_checks
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.decompose.ordering import order_by_cv
+from abcd_cli.engine_record import is_default
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import WN, Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
+
+#: Points of the grid the components are shown on.
+GRID_SIZE = 400
+#: A series longer than this, on an engine other than the exact one (whose moments cost N² per
+#: grid point), is shown on a grid as fine as its data, up to ``MAX_GRID`` points over its range.
+LONG_SERIES = 5000
+MAX_GRID = 10_000
+
+
+def grid_size(model: Model, extrapolate: float) -> int:
+    """``GRID_SIZE``; for a long series off the exact engine, min(N, ``MAX_GRID``) points over
+    the data's range and as many per unit beyond it."""
+    if model.n <= LONG_SERIES or is_default(model.engine):
+        return GRID_SIZE
+    return int(round(min(model.n, MAX_GRID) * (1.0 + extrapolate)))
 
 
 @dataclass(frozen=True)
@@ -42,11 +60,12 @@ def decompose(
     model: Model,
     axis: Axis,
     extrapolate: float = 0.2,
-    grid_size: int = 400,
+    points: int | None = None,
     seed: int = 0,
 ) -> Decomposition:
     """Split the model into ordered additive components with their statistics, along its one
-    input (a model of several inputs is refused with an ``InputError``)."""
+    input (a model of several inputs is refused with an ``InputError``), on a grid of
+    ``points`` (default: ``grid_size``)."""
     if model.n_dims != 1:
         raise InputError(
             f"this model has {model.n_dims} inputs; reports describe models of one input"
@@ -54,7 +73,8 @@ def decompose(
     sc = model.scaling
     post = model.posterior
     x_lo, x_hi = float(model.x.min()), float(model.x.max())
-    x_grid = np.linspace(x_lo, x_hi + extrapolate * (x_hi - x_lo), grid_size)
+    points = grid_size(model, extrapolate) if points is None else points
+    x_grid = np.linspace(x_lo, x_hi + extrapolate * (x_hi - x_lo), points)
     G = sc.x_in(x_grid)[:, None]
     terms = _terms(model.kernel)
     y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)

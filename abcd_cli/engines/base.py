@@ -10,7 +10,9 @@ y ~ N(β·1, K) and a flat prior on β integrated out:
   [2·low + p·log n, 2·high + p·log n] (exact: zero width);
 * ``posterior``: the model conditioned on the data, a :class:`Posterior`;
 * ``cost`` and ``check_size``: its own estimate of memory and time, and the refusal of a
-  series too long for it.
+  series too long for it;
+* ``settings``, ``inducing`` and ``with_inducing_inputs``: what a model file records to rebuild
+  the same engine and posterior (an engine without inducing inputs keeps the defaults).
 
 A failed evaluation is a value (``FAILED_NLL``, zero gradient), never an exception.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -177,3 +180,22 @@ class Engine(ABC):
     def check_size(self, n: int, evaluations_per_level: float) -> None:
         """Raise ``InputError`` (one line saying what to do) when ``n`` points are too many;
         ``evaluations_per_level``: full-data evaluations one search level makes."""
+
+    def settings(self) -> dict[str, Any]:
+        """The keywords (JSON numbers) that rebuild this engine: ``get_engine(name, **them)``."""
+        return {}
+
+    def inducing(self, X: np.ndarray) -> np.ndarray | None:
+        """Row indices of X that the posterior on X conditions through; None when it conditions
+        on every point exactly or through inducing inputs of its own (``with_inducing_inputs``)."""
+        return None
+
+    def fixed_inducing_inputs(self) -> np.ndarray | None:
+        """The inducing inputs given with ``with_inducing_inputs`` (None: none were given)."""
+        return None
+
+    def with_inducing_inputs(self, Z: np.ndarray) -> Engine:
+        """The same engine conditioning through the inducing inputs Z (internal units) instead
+        of choosing its own: what a saved model restores. An engine without inducing inputs
+        refuses (ValueError)."""
+        raise ValueError(f"the {self.name} engine has no inducing inputs")

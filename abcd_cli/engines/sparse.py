@@ -12,14 +12,15 @@ The inducing inputs are m of the data's points, one drawn (with ``seed``) from e
 N/m consecutive points in x order (``nystrom.inducing_indices``): the same for every kernel on
 the same data, as a search needs (the bound grows with m, so candidates must share it). The
 kernel must contain white noise everywhere (D > 0): without it the bound is -∞ and the
-objective is ``FAILED_NLL``.
+objective is ``FAILED_NLL``. ``inducing_inputs`` fixes them instead (a saved model's, restored
+by ``with_inducing_inputs``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.linalg import LinAlgError
@@ -55,13 +56,16 @@ class SparseEngine(Engine):
     the lower bound loses 0.01, 0.02 and 0.27 nats at 1e-10, 1e-8 and 1e-6, while the gradient's
     relative rounding on a nearly singular K_zz is about 1e-4, 4e-5 and 2e-6
     (benchmarks/sparse_engine.md). ``pcg_tol``: the certificate, in nats, at which PCG stops;
-    ``pcg_max_products``: its budget of products with K + D."""
+    ``pcg_max_products``: its budget of products with K + D. ``inducing_inputs``: fixed
+    inducing inputs (rows of Z in internal units), used whatever the data instead of the drawn
+    ones; not a setting (engines with the same settings compare equal)."""
 
     m: int = 200
     seed: int = 0
     jitter: float = 1e-8
     pcg_tol: float = 0.01
     pcg_max_products: int = 200
+    inducing_inputs: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     name: ClassVar[str] = "skc"
 
@@ -72,14 +76,39 @@ class SparseEngine(Engine):
             )
         if not (0.0 < self.jitter < 1.0 and self.pcg_tol > 0 and self.pcg_max_products >= 1):
             raise ValueError("jitter in (0, 1), pcg_tol > 0 and pcg_max_products ≥ 1 are required")
+        if self.inducing_inputs is not None:
+            Z = as_2d(self.inducing_inputs)
+            if Z.shape[0] < 1 or not np.all(np.isfinite(Z)):
+                raise ValueError("fixed inducing inputs must be at least one row of finite numbers")
+            object.__setattr__(self, "inducing_inputs", Z)
 
     # --- inducing inputs ------------------------------------------------------------------
-    def inducing(self, X: np.ndarray) -> np.ndarray:
-        """Row indices of X used as inducing inputs (``nystrom.inducing_indices``)."""
+    def settings(self) -> dict[str, Any]:
+        """m, seed, jitter, pcg_tol and pcg_max_products (the fixed inputs are data)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.compare}
+
+    def inducing(self, X: np.ndarray) -> np.ndarray | None:
+        """Row indices of X drawn as inducing inputs (``nystrom.inducing_indices``); None when
+        the inducing inputs are fixed."""
+        if self.inducing_inputs is not None:
+            return None
         return inducing_indices(as_2d(X), self.m, self.seed)
+
+    def fixed_inducing_inputs(self) -> np.ndarray | None:
+        return self.inducing_inputs
+
+    def with_inducing_inputs(self, Z: np.ndarray) -> SparseEngine:
+        return replace(self, inducing_inputs=np.array(Z, dtype=float))
 
     def _inputs(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         X = as_2d(X)
+        if self.inducing_inputs is not None:
+            if self.inducing_inputs.shape[1] != X.shape[1]:
+                raise ValueError(
+                    f"the fixed inducing inputs have {self.inducing_inputs.shape[1]} columns,"
+                    f" the data {X.shape[1]}"
+                )
+            return X, self.inducing_inputs
         return X, X[inducing_indices(X, self.m, self.seed)]
 
     # --- the objective: -LB -----------------------------------------------------------------

@@ -8,6 +8,10 @@ touch ``rcParams``. :func:`figure_to_svg`, :func:`figure_to_png_base64` and
 Style: full-width figures are 6.5 in wide, half-width figures 3.2 in (two fit side by side on an
 A4 page); a quiet grey for data points, one accent colour for means, a translucent band of the
 accent colour for ±2 standard deviations, a light grey shade over the extrapolated range.
+
+Long series (more than ``thinning.THIN_ABOVE`` points) are drawn thinned to each pixel
+column's extremes (:mod:`abcd_cli.reporting.thinning`), their data points lighter and beneath
+the model's curves, so the figure stays light and the curves stay visible.
 """
 
 from __future__ import annotations
@@ -22,12 +26,15 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from abcd_cli.reporting.thinning import COLUMNS_PER_INCH, needs_thinning, thin
+
 FULL_WIDTH = 6.5
 HALF_WIDTH = 3.2
 FULL_HEIGHT = 2.5
 HALF_HEIGHT = 2.35
 
 DATA_COLOUR = "#3a3a3a"
+DENSE_DATA_COLOUR = "#8f8f8f"  # the data of a long series, drawn beneath the model's curves
 ACCENT = "#1f5d99"
 AVERAGE_COLOUR = "#b35806"  # the several searches' averaged forecast
 BAND_ALPHA = 0.22
@@ -99,9 +106,17 @@ def _labels(ax: Axes, x_label: str, y_label: str, title: str | None = None) -> N
         ax.set_title(title, fontsize=TITLE_SIZE, color=TEXT_COLOUR, loc="left", pad=4)
 
 
+def _columns(ax: Axes) -> int:
+    """Pixel columns across the figure at the PNG resolution."""
+    return int(ax.figure.get_figwidth() * COLUMNS_PER_INCH)
+
+
 def _band(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str) -> None:
-    """Posterior mean as a line with a translucent ±2 sd band."""
+    """Posterior mean as a line with a translucent ±2 sd band (a long one thinned)."""
     order = np.argsort(x, kind="stable")
+    if needs_thinning(x.size):
+        sd = np.abs(sd)
+        order = thin(x, _columns(ax), mean - 2 * sd, mean + 2 * sd, mean)
     x, mean, sd = x[order], mean[order], np.abs(sd[order])
     ax.fill_between(
         x,
@@ -129,17 +144,13 @@ def _legend(ax: Axes, loc: str) -> None:
 
 
 def _data_points(ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2) -> None:
-    ax.plot(
-        x,
-        y,
-        linestyle="none",
-        marker="o",
-        markersize=size,
-        markeredgewidth=0,
-        color=DATA_COLOUR,
-        alpha=0.8,
-        label="data",
-    )
+    """The data as dots; a long series thinned, smaller, lighter and beneath the curves."""
+    style: dict[str, Any] = {"markersize": size, "color": DATA_COLOUR, "alpha": 0.8}
+    if needs_thinning(x.size):
+        keep = thin(x, _columns(ax), y)
+        x, y = x[keep], y[keep]
+        style = {"markersize": size * 0.6, "color": DENSE_DATA_COLOUR, "alpha": 0.7, "zorder": 0.9}
+    ax.plot(x, y, linestyle="none", marker="o", markeredgewidth=0, label="data", **style)
 
 
 def _shade_extrapolation(
@@ -176,7 +187,7 @@ def data_figure(x: ArrayLike, y: ArrayLike, x_label: str, y_label: str) -> Figur
     """The raw series: points joined by a faint line, full width."""
     x, y = _arrays(("x", x), ("y", y))
     fig, ax = _new(FULL_WIDTH, FULL_HEIGHT)
-    order = np.argsort(x, kind="stable")
+    order = thin(x, _columns(ax), y) if needs_thinning(x.size) else np.argsort(x, kind="stable")
     ax.plot(x[order], y[order], color=DATA_COLOUR, linewidth=0.6, alpha=0.45)
     _data_points(ax, x, y, size=2.6)
     ax.margins(x=0.01)
