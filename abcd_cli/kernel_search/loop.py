@@ -31,8 +31,10 @@ is asked before anything is fitted whether N points are within its means
 Progress: the search reports ``events.SearchEvent`` s (each stage, each fit, each level's end,
 notes) to ``events``, and the plain line of each finished level and note to ``progress``.
 
-The modules: ``settings`` (what decides the result), ``fit`` (multi-start optimisation through
-the engine), ``candidate`` (one candidate in a worker), ``scoring`` (BIC), ``checkpoint``.
+The modules: ``settings`` (what decides the result), ``engine_choice`` (the engine and m for
+N points), ``fit`` (multi-start optimisation through the engine), ``candidate`` (one candidate
+in a worker), ``scoring`` (BIC and its interval), ``buffer`` (the models expanded next),
+``events`` (what a running search reports), ``checkpoint``.
 """
 
 from __future__ import annotations
