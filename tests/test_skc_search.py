@@ -243,6 +243,11 @@ def test_on_a_terminal_the_level_line_is_rewritten_in_place():
     assert f"{CLEAR}level 1/3: on all the data 2/2  1m05s  best BIC [10.00, 12.50]" in text
     assert text.endswith(f"{CLEAR}level 1/3: ...; 4 pruned\n")
     assert text.count("\n") == 2  # the live line never adds lines
+    show(EVENTS[1])
+    show.close()  # an interrupt mid-level: the live line is kept and ended
+    assert stream.getvalue().endswith(live_text(EVENTS[1]) + "\n")
+    show.close()
+    assert stream.getvalue().count("\n") == 3
 
 
 def test_elsewhere_only_plain_lines_and_quiet_says_nothing():

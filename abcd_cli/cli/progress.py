@@ -57,6 +57,13 @@ class LiveLine:
             self.open = False
         self.stream.flush()
 
+    def close(self) -> None:
+        """End a live line left open (an interrupt or an error mid-level), keeping it."""
+        if self.open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open = False
+
 
 class PlainLines:
     """Events written where nothing can be redrawn: each finished level's line and notes."""

@@ -54,6 +54,7 @@ def run_search_command(
                 **settings_of(opts),
             )
     except abcd_cli.SearchInterrupted as stop:
+        _close(events)
         if stop.saved:
             click.echo(
                 "Interrupted. The search state after the last finished level is in"
@@ -64,6 +65,16 @@ def run_search_command(
         else:
             click.echo("Interrupted before the first level finished; nothing was saved.", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    except Exception:
+        _close(events)  # the error's line comes next
+        raise
+
+
+def _close(events: object) -> None:
+    """End the display's live line, if one is open, before a message of ours."""
+    close = getattr(events, "close", None)
+    if close is not None:
+        close()
 
 
 @contextmanager
