@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pandas and the CSV reader are imported when data are loaded
     import pandas as pd
 
     from abcd_cli.data.reader import Series
+    from abcd_cli.kernel_search.events import SearchEvent
 
 #: The settings a search uses when none are given (those of the command line too).
 DEFAULTS = SearchSettings()
@@ -114,7 +115,10 @@ def search(
     jobs: int | None = 1,
     scheduler: str | None = None,
     executor: Any = None,
+    engine: str = DEFAULTS.engine,
+    inducing: int | None = DEFAULTS.inducing,
     progress: Progress | bool | None = None,
+    on_event: Callable[[SearchEvent], None] | None = None,
     checkpoint: str | Path | None = None,
     resume: bool = False,
     x: Any = None,
@@ -133,8 +137,16 @@ def search(
     scheduler (``"tcp://host:8786"``). Or pass as ``executor`` a ``distributed.Client`` or any
     ``concurrent.futures.Executor`` whose ``map`` returns results; it is used as it is and not
     shut down. A lost cluster raises :class:`~abcd_cli.execution.dask.ClusterError` (a
-    ``RunError``) and keeps the checkpoint. ``progress``: a function called with one line per level
-    (True: print them on stderr). ``checkpoint``: a file where the state is saved after every
+    ``RunError``) and keeps the checkpoint.
+
+    ``engine``: ``"exact"`` (the full GP), ``"skc"`` (bounds on the likelihood through
+    ``inducing`` inputs; None: a number chosen by the series' length) or ``"auto"`` (exact for
+    short series, skc for long ones; see :mod:`abcd_cli.kernel_search.engine_choice`).
+
+    ``progress``: a function called with one line per level
+    (True: print them on stderr); ``on_event``: one called with every
+    :class:`~abcd_cli.kernel_search.events.SearchEvent` (each fit, each level's end), for a
+    display of one's own. ``checkpoint``: a file where the state is saved after every
     level (one per seed with ``seeds`` > 1); ``resume=True`` continues from it. The files stay
     after the search (see :meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
     :class:`SearchInterrupted` naming them.
@@ -142,7 +154,9 @@ def search(
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths
     from abcd_cli.kernel_search.loop import run_search
 
-    options = search_settings(dict(settings, depth=depth, seed=seed))
+    options = search_settings(
+        dict(settings, depth=depth, seed=seed, engine=engine, inducing=inducing)
+    )
     series = load_warned(data, options, x=x, y=y)
     paths: list[Path] = []
     if checkpoint is not None:
@@ -162,6 +176,7 @@ def search(
             _progress(progress),
             checkpoint,
             resume=resume,
+            events=on_event,
         )
     except KeyboardInterrupt:
         interrupted = True

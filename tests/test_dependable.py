@@ -520,13 +520,13 @@ def test_too_long_a_series_is_refused_before_fitting(
     x = np.arange(30000.0)
     y = np.sin(x / 50.0) + 0.01 * x
     with pytest.raises(InputError) as info:
-        run_search(x, y, SearchSettings(depth=1, restarts=2, subset_size=250))
+        run_search(x, y, SearchSettings(depth=1, restarts=2, subset_size=250, engine="exact"))
     message = str(info.value)
     assert "30000 points are too many" in message and "GiB" in message
-    assert "--subset-size" in message and "thin" in message and "\n" not in message
+    assert "--engine skc" in message and "thin" in message and "\n" not in message
 
     data = write_csv(tmp_path / "long.csv", x, y)
     out = tmp_path / "out.json"
-    result = search(str(data), "--json", str(out), *SMALL)
-    assert_one_error_line(result, 2, "30000 points are too many")
+    result = search(str(data), "--json", str(out), *SMALL, "--engine", "exact")
+    assert_one_error_line(result, 2, "30000 points are too many", "--engine skc")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.csv"]

@@ -136,8 +136,8 @@ def test_cost_reproduces_the_refusal_of_a_too_long_series():
     assert str(info.value) == (
         "30000 points are too many for the exact Gaussian-process fit: it would need about"
         " 120.7 GiB of memory per worker (limit 4 GiB) and roughly 360.0 hours per search level;"
-        " thin or aggregate the series to at most 5461 points (--subset-size only limits the"
-        " search stage: every model is still refined on all the data)"
+        " use --engine skc (bounds through inducing inputs, made for long series; --engine auto"
+        " chooses it), or thin or aggregate the series to at most 5461 points"
     )
     with pytest.raises(InputError, match=r"^8000 points .* 8\.6 GiB .* roughly 11\.0 hours"):
         check_size(8000, SearchSettings(refine=5, beam=1, refine_iter=77))

@@ -7,8 +7,10 @@ from typing import Any
 import click
 
 from abcd_cli.api import DEFAULTS
+from abcd_cli.errors import InputError
+from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import LANGUAGES
-from abcd_cli.kernel_search.settings import PRIOR_MEANS
+from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS
 from abcd_cli.kernels.additive import MAX_ORDER
 
 LANGUAGE_NAMES = tuple(LANGUAGES)
@@ -26,6 +28,8 @@ SETTING_NAMES = (
     "patience",
     "prior_mean",
     "max_order",
+    "engine",
+    "inducing",
 )
 
 
@@ -38,7 +42,7 @@ def _setting_options() -> list[Any]:
     """The options that become the SearchSettings (and --jobs and --scheduler, which do not
     change results),
     in the order --help lists them."""
-    return [*_effort_options(), *_strategy_options(), *_model_options()]
+    return [*_effort_options(), *_strategy_options(), *_engine_options(), *_model_options()]
 
 
 def _effort_options() -> list[Any]:
@@ -137,6 +141,39 @@ def _strategy_options() -> list[Any]:
             default=DEFAULTS.patience,
             show_default=True,
             help="Stop after this many levels without a better BIC (0: never).",
+        ),
+    ]
+
+
+def _whole_number(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """--inducing's value as an int; a one-line error (not click's usage text) otherwise."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(
+            f"--inducing takes a whole number of inducing inputs, not {value!r}"
+        ) from None
+
+
+def _engine_options() -> list[Any]:
+    """How likelihoods are computed: exactly, or bounded through inducing inputs."""
+    return [
+        click.option(
+            "--engine",
+            metavar="|".join(ENGINES),
+            default=DEFAULTS.engine,
+            show_default=True,
+            help="'exact': the full Gaussian process; 'skc': bounds through inducing inputs,"
+            f" for long series; 'auto': exact below {AUTO_THRESHOLD} points, skc from there.",
+        ),
+        click.option(
+            "--inducing",
+            metavar="M",
+            callback=_whole_number,
+            help="Inducing inputs of the skc engine (default: every point up to 500, 500 up"
+            " to 16,000 points, then fewer, 200 at 100,000). More: tighter bounds, slower.",
         ),
     ]
 

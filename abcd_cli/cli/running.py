@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ import click
 import abcd_cli
 from abcd_cli.cli.errors import EXIT_INTERRUPTED, sigterm_as_interrupt
 from abcd_cli.cli.options import settings_of
+from abcd_cli.cli.progress import display
 from abcd_cli.found import FoundModel
 
 
@@ -28,11 +30,12 @@ def run_search_command(
     opts: dict[str, Any], checkpoint: str, executor: Executor | None = None
 ) -> FoundModel:
     """Search DATA with the command's options (``--checkpoint`` overrides ``checkpoint``),
-    progress on stderr unless ``--quiet``, on ``executor`` if given (else ``--jobs`` and
+    progress on stderr unless ``--quiet`` (``cli.progress``: a live line on a terminal), on
+    ``executor`` if given (else ``--jobs`` and
     ``--scheduler`` decide). An interrupt (Ctrl-C or SIGTERM) says where the
     state was saved and exits with code 130. The caller removes the checkpoints once its
     output is written (``FoundModel.discard_checkpoints``)."""
-    progress = None if opts["quiet"] else (lambda msg: click.echo(msg, err=True))
+    events = display(sys.stderr, opts["quiet"])
     try:
         with sigterm_as_interrupt():
             where = (
@@ -45,12 +48,13 @@ def run_search_command(
                 x=opts["x"],
                 y=opts["y"],
                 **where,
-                progress=progress,
+                on_event=events,
                 checkpoint=opts["checkpoint"] or checkpoint,
                 resume=opts["resume"],
                 **settings_of(opts),
             )
     except abcd_cli.SearchInterrupted as stop:
+        _close(events)
         if stop.saved:
             click.echo(
                 "Interrupted. The search state after the last finished level is in"
@@ -61,6 +65,16 @@ def run_search_command(
         else:
             click.echo("Interrupted before the first level finished; nothing was saved.", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    except Exception:
+        _close(events)  # the error's line comes next
+        raise
+
+
+def _close(events: object) -> None:
+    """End the display's live line, if one is open, before a message of ours."""
+    close = getattr(events, "close", None)
+    if close is not None:
+        close()
 
 
 @contextmanager

@@ -16,7 +16,8 @@ When every factorisation attempt fails the functions return ``FAILED_NLL`` inste
 Cost: one likelihood-and-gradient evaluation holds about ``N_MATRICES`` N×N float64 matrices
 (K, its inverse and one derivative per parameter, for a kernel of ~12 parameters: about
 8·N²·18 bytes, measured) and costs about N³ floating-point operations. A series whose estimate
-exceeds ``MAX_EXACT_BYTES`` (4 GiB per worker process, N ≈ 5,460) is refused.
+exceeds ``MAX_EXACT_BYTES`` (4 GiB per worker process, N ≈ 5,460) is refused, with a pointer to
+the sparse engine.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ class ExactEngine(Engine):
             f"{n} points are too many for the exact Gaussian-process fit: it would need about"
             f" {cost.bytes / 2**30:.1f} GiB of memory per worker"
             f" (limit {MAX_EXACT_BYTES / 2**30:g} GiB)"
-            f" and roughly {hours:.1f} hours per search level; thin or aggregate the series to at"
-            f" most {largest} points (--subset-size only limits the search stage: every model is"
-            " still refined on all the data)"
+            f" and roughly {hours:.1f} hours per search level; use --engine skc (bounds through"
+            f" inducing inputs, made for long series; --engine auto chooses it), or thin or"
+            f" aggregate the series to at most {largest} points"
         )

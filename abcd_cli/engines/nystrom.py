@@ -79,11 +79,14 @@ class InducingFactor:
 
 def factor_inducing(Kzz: np.ndarray, jitter: float) -> InducingFactor | None:
     """chol(K_zz + εI) with the smallest relative jitter from ``jitter`` up (×100 each time,
-    at most ``MAX_JITTER``) that factorises; None when none does or K_zz is not finite."""
+    at most ``MAX_JITTER``) that factorises; None when none does or K_zz is not finite. A zero
+    K_zz (a kernel without a noise-free part) gets ε = ``jitter``: then A = 0 and Q = K = 0."""
     if not np.all(np.isfinite(Kzz)):
         return None
     m = Kzz.shape[0]
     scale = float(np.trace(Kzz)) / m
+    if not np.any(Kzz):  # no noise-free part (white noise alone): Q = 0, exactly as K
+        scale = 1.0
     if not scale > 0:
         return None
     rel = jitter

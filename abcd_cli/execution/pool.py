@@ -54,18 +54,32 @@ class ResilientPool(Executor):
         return ProcessPoolExecutor(max_workers=self.jobs, initializer=init_worker)
 
     def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
+        """Submit every item now; the results, in order, as they come (a search's progress
+        counts them)."""
         items = list(zip(*iterables, strict=True))
         futures = [self._pool.submit(fn, *item) for item in items]
+        return self._results(fn, items, futures)
+
+    def _results(self, fn: Callable, items: list[tuple], futures: list) -> Iterator[Any]:
+        """Each result in order; once the pool breaks, the rest are collected, the unfinished
+        ones tried again, and then given."""
         results: list[Any] = []
         unfinished: list[int] = []
         for i, fut in enumerate(futures):
             try:
-                results.append(fut.result())
+                result = fut.result()
             except BrokenProcessPool:
-                results.append(None)
+                result = None
                 unfinished.append(i)
-        if unfinished:
-            self._replace()
+            if unfinished:
+                results.append(result)
+            else:
+                yield result
+        if not unfinished:
+            return
+        first = unfinished[0]
+        results = [None] * first + results
+        self._replace()
         for i in unfinished:  # one at a time, so a repeat offender is known for sure
             try:
                 results[i] = self._pool.submit(fn, *items[i]).result()
@@ -74,7 +88,7 @@ class ResilientPool(Executor):
                 if self.on_lost is None:
                     raise
                 results[i] = self.on_lost(*items[i])
-        return iter(results)
+        yield from results[first:]
 
     def _replace(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -46,6 +46,7 @@ class Candidate:
     message: str = ""
     seconds: float = 0.0
     bounds: NLLBounds | None = None  # the engine's bounds on −log p(y); None when not fitted
+    evaluations: int = 0  # of the objective, by the optimiser and the ranking of starts
 
 
 def fit_candidate(task: FitTask) -> Candidate:
@@ -77,10 +78,17 @@ def fit_candidate(task: FitTask) -> Candidate:
         return Candidate(task.kernel, FAILED_NLL, "failed", f"{type(exc).__name__}: {exc}")
     seconds = time.perf_counter() - start
     if bounds is None:
-        return Candidate(task.kernel, FAILED_NLL, "failed", "no start could be optimised", seconds)
+        return Candidate(
+            task.kernel,
+            FAILED_NLL,
+            "failed",
+            "no start could be optimised",
+            seconds,
+            evaluations=res.n_evaluations,
+        )
     reason = invalid_reason(res.kernel, task.limits)
     status = "rejected" if reason else "ok"
-    return Candidate(res.kernel, bounds.high, status, reason, seconds, bounds)
+    return Candidate(res.kernel, bounds.high, status, reason, seconds, bounds, res.n_evaluations)
 
 
 def lost_candidate(task: FitTask) -> Candidate:

@@ -42,11 +42,20 @@ def fingerprint(x: np.ndarray, y: np.ndarray) -> str:
 
 
 def _scored_dict(c: Scored) -> dict[str, object]:
-    return {"kernel": c.kernel.to_text(), "nll": c.nll, "bic": c.bic}
+    d: dict[str, object] = {"kernel": c.kernel.to_text(), "nll": c.nll, "bic": c.bic}
+    if c.bic_low is not None:
+        d["bic_low"] = c.bic_low
+    return d
 
 
 def _scored_from(d: dict) -> Scored:
-    return Scored(parse_kernel(d["kernel"]), float(d["nll"]), float(d["bic"]))
+    low = d.get("bic_low")
+    return Scored(
+        parse_kernel(d["kernel"]),
+        float(d["nll"]),
+        float(d["bic"]),
+        None if low is None else float(low),
+    )
 
 
 def save_state(

@@ -14,12 +14,27 @@ After every level the state is written atomically to a checkpoint (``checkpoint`
 resumed from it continues exactly as an uninterrupted one would, since every candidate's random
 numbers come from the seed and the candidate's structure alone.
 
-Size limit: whatever the subset, every reported model is fitted on all N points, so the engine
-(``abcd_cli.engines``; exact by default) is asked before anything is fitted whether N points
-are within its means (``Engine.check_size``).
+Engines: ``settings.engine`` ("auto" by default) is resolved for the series' length by
+``engine_choice`` (the exact GP below a measured size, else "skc" with m inducing inputs). The
+subset stages always use the exact engine (a subset is small); fits on all the data use the
+chosen one. skc gives each model an interval of BIC, [2·low + p·log n, 2·high + p·log n]:
+models are ranked by its upper end, and the models expanded at the next level are the beam plus
+those whose intervals overlap the best one's, at most ``settings.buffer`` (``buffer``; the SKC
+paper's Algorithm 1). The exact engine's intervals have no width, so its search is the beam
+search. A chosen model whose interval is wider than ``WIDE_BIC`` gets a note naming
+``--inducing``.
 
-The modules: ``settings`` (what decides the result), ``fit`` (multi-start optimisation through
-the engine), ``candidate`` (one candidate in a worker), ``scoring`` (BIC), ``checkpoint``.
+Size limit: whatever the subset, every reported model is fitted on all N points, so the engine
+is asked before anything is fitted whether N points are within its means
+(``Engine.check_size``).
+
+Progress: the search reports ``events.SearchEvent`` s (each stage, each fit, each level's end,
+notes) to ``events``, and the plain line of each finished level and note to ``progress``.
+
+The modules: ``settings`` (what decides the result), ``engine_choice`` (the engine and m for
+N points), ``fit`` (multi-start optimisation through the engine), ``candidate`` (one candidate
+in a worker), ``scoring`` (BIC and its interval), ``buffer`` (the models expanded next),
+``events`` (what a running search reports), ``checkpoint``.
 """
 
 from __future__ import annotations
@@ -34,9 +49,10 @@ import numpy as np
 
 from abcd_cli import __version__
 from abcd_cli.data.summary import InputSummaries
-from abcd_cli.engines.base import Engine
+from abcd_cli.engines.base import Engine, NLLBounds
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.kernel_search.buffer import keep
 from abcd_cli.kernel_search.candidate import (
     Candidate,
     FitTask,
@@ -45,6 +61,8 @@ from abcd_cli.kernel_search.candidate import (
     graft,
 )
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
+from abcd_cli.kernel_search.engine_choice import resolve
+from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines, format_interval
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
 from abcd_cli.kernel_search.scoring import Scored, Scorer, best_per_family
@@ -57,6 +75,10 @@ from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.model import Model
 
 Progress = Callable[[str], None]
+#: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
+#: for it. Ten BIC units is where a difference between two models counts as strong evidence,
+#: so narrower intervals rarely leave the choice in doubt.
+WIDE_BIC = 10.0
 
 
 @dataclass
@@ -118,17 +140,25 @@ class Search:
         progress: Progress | None = None,
         checkpoint: str | Path | None = None,
         fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
-        engine: Engine = DEFAULT_ENGINE,
+        engine: Engine | None = None,
+        events: Events | None = None,
+        tagged: bool = False,
     ):
+        """``engine`` None: the one ``settings.engine`` chooses for this series (the settings
+        kept, and checkpointed, say which: "exact", or "skc" with its m). ``progress`` gets
+        the plain line of each finished level and note, ``events`` every event; ``tagged``:
+        both say the seed (one of several searches)."""
         self.x = np.asarray(x, dtype=float)
         self.y = np.asarray(y, dtype=float)
+        if engine is None:
+            settings, engine = resolve(settings, self.y.size)
         check_size(self.y.size, settings, engine)
         self.settings = settings
         self.engine = engine
         self.fit_fn = fit_fn  # top-level and picklable when the executor is a process pool
         self.language = LANGUAGES[settings.language]
         self.executor = executor or SerialExecutor()
-        self.progress = progress or (lambda _msg: None)
+        self.emit = _sink(progress, events, settings.seed if tagged else None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.scaling, self.constant_mean = prior_mean_units(self.x, self.y, settings.prior_mean)
         self.scorer = Scorer(self.scaling, self.constant_mean)
@@ -155,6 +185,10 @@ class Search:
         self.trace: list[dict[str, object]] = []
         self.stale = 0
         self.elapsed = 0.0
+        # this level's counts and progress (not saved)
+        self.level_started = time.perf_counter()
+        self.evaluations = self.full_evaluations = 0
+        self.shown_best: tuple[float, float] | None = None
 
     # --- fitting and scoring -------------------------------------------------------------
     def _fit_all(
@@ -164,10 +198,14 @@ class Search:
         restarts: int,
         max_iter: int,
         alternatives: list[tuple[Kernel, ...]] | None = None,
+        stage: str = "screen",
     ) -> list[Candidate]:
+        """Fit ``kernels`` on all the data (``full``: with the search's engine) or on the
+        subset (with the exact engine), reporting each fit as it arrives."""
         s = self.settings
         X, y = (self.X, self.Y) if full else (self.X_fit, self.Y_fit)
         summary = self.full_summary if full else self.fit_summary
+        engine = self.engine if full else DEFAULT_ENGINE
         alternatives = alternatives or [()] * len(kernels)
         tasks = [
             FitTask(
@@ -182,11 +220,42 @@ class Search:
                 entropy(s.seed, k),
                 others,
                 self.constant_mean,
-                self.engine,
+                engine,
             )
             for k, others in zip(kernels, alternatives, strict=True)
         ]
-        return list(self.executor.map(self.fit_fn, tasks))
+        self._event("stage", stage=stage, total=len(tasks))
+        results = []
+        for result in self.executor.map(self.fit_fn, tasks):
+            results.append(result)
+            self.evaluations += result.evaluations
+            if full:
+                self.full_evaluations += result.evaluations
+                if result.status == "ok" and result.bounds is not None:
+                    scored = self.scorer.scored(result.kernel, result.nll, self.n, result.bounds)
+                    self._offer(scored)
+            self._event("fit", stage=stage, done=len(results), total=len(tasks))
+        return results
+
+    # --- progress ------------------------------------------------------------------------
+    def _offer(self, scored: Scored) -> None:
+        """Keep the lowest BIC interval on all the data seen so far (progress only)."""
+        if self.shown_best is None or scored.bic < self.shown_best[1]:
+            self.shown_best = (scored.low, scored.bic)
+
+    def _event(self, kind: str, **fields: object) -> None:
+        if self.emit is not None:
+            seconds = time.perf_counter() - self.level_started
+            self.emit(
+                SearchEvent(
+                    kind,
+                    level=self.level + 1 if kind in ("stage", "fit") else self.level,
+                    depth=self.settings.depth,
+                    seconds=seconds,
+                    best=self.shown_best,
+                    **fields,  # type: ignore[arg-type]
+                )
+            )
 
     def _best_per_family(
         self, results: dict[int, Candidate], family_of: list[int], count: int
@@ -217,19 +286,24 @@ class Search:
             "rejected": sum(r.status == "rejected" for r in first.values()),
         }
         chosen = self._best_per_family(first, family_of, s.finalists)
-        fits = self._fit_all([first[j].kernel for j in chosen], full, 1, s.max_iter)
+        fits = self._fit_all(
+            [first[j].kernel for j in chosen], full, 1, s.max_iter, stage="converge"
+        )
         second = dict(zip(chosen, fits, strict=True))
         if not full:
             chosen = self._best_per_family(second, family_of, s.refine)
             grafts = [(graft(kernels[j], second[j].kernel),) for j in chosen]
-            fits = self._fit_all([second[j].kernel for j in chosen], True, 1, s.refine_iter, grafts)
+            fits = self._fit_all(
+                [second[j].kernel for j in chosen], True, 1, s.refine_iter, grafts, "refine"
+            )
             second = dict(zip(chosen, fits, strict=True))
-        scored = [self._scored(r.kernel, r.nll) for r in second.values() if r.status == "ok"]
+        scored = [
+            self.scorer.scored(r.kernel, r.nll, self.n, r.bounds)
+            for r in second.values()
+            if r.status == "ok"
+        ]
         scored.sort(key=lambda c: c.bic)
         return scored, counts
-
-    def _scored(self, kernel: Kernel, nll_internal: float) -> Scored:
-        return self.scorer.scored(kernel, nll_internal, self.n)
 
     # --- levels --------------------------------------------------------------------------
     def _candidates(self) -> list[list[Kernel]]:
@@ -255,7 +329,9 @@ class Search:
 
     def step(self) -> bool:
         """Run one level; False when there is nothing left to do."""
-        started = time.perf_counter()
+        started = self.level_started = time.perf_counter()
+        self.evaluations = self.full_evaluations = 0
+        self.shown_best = None if self.best is None else (self.best.low, self.best.bic)
         if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
             return False
         if self.settings.patience and self.stale >= self.settings.patience:
@@ -272,14 +348,15 @@ class Search:
             self.trace.append({"level": self.level, **counts, "structure": None, "bic": None})
             if self.best is not None:  # nothing fitted at all: no state worth resuming from
                 self._save()
-            self.progress(f"level {self.level}: every candidate failed")
+            self._event("level", text=f"level {self.level}: every candidate failed")
             return False
         top = scored[0]
         if self.best is None or top.bic < self.best.bic:
             self.best, self.stale = top, 0
         else:
             self.stale += 1
-        self.parents = scored[: self.settings.beam_at(self.level)]
+        kept = keep(scored, self.settings.beam_at(self.level), self.settings.buffer)
+        self.parents = kept.models
         self.elapsed += time.perf_counter() - started
         self.trace.append(
             {
@@ -288,14 +365,23 @@ class Search:
                 "structure": top.kernel.structure,
                 "kernel": self.scaling.kernel_out(top.kernel).to_text(digits=6),
                 "bic": top.bic,
+                "bic_low": top.low,
+                "bic_width": top.width,
+                "kept": len(kept),
+                "pruned": kept.pruned,
+                "evaluations": self.evaluations,
+                "full_data_evaluations": self.full_evaluations,
                 "elapsed_seconds": round(self.elapsed, 3),
             }
         )
         self._save()  # before saying the level is done: an interrupt after the line loses nothing
-        self.progress(
-            f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
+        self._event(
+            "level",
+            pruned=kept.pruned,
+            text=f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
             f" ({counts['failed']} failed, {counts['rejected']} rejected);"
-            f" best {top.kernel.structure}  BIC {top.bic:.2f}  [{self.elapsed:.1f}s]"
+            f" best {top.kernel.structure}  BIC {format_interval(top.low, top.bic)}"
+            f"  [{self.elapsed:.1f}s]; {kept.pruned} pruned",
         )
         return True
 
@@ -312,13 +398,42 @@ class Search:
                 f" and the best {self.settings.refine} of each level"
                 " (of each kept model's children) refined on all the data"
             )
+        notes += self._engine_notes()
         best = self.best
+        # the NLL interval from the BIC interval: BIC = 2·NLL + p·log n, so NLL_low = NLL − width/2
+        bounds = NLLBounds(best.nll - best.width / 2.0, best.nll)
         model = Model(
-            best.kernel, self.scaling, self.x, self.y, best.nll, self.constant_mean, self.engine
+            best.kernel,
+            self.scaling,
+            self.x,
+            self.y,
+            best.nll,
+            self.constant_mean,
+            self.engine,
+            nll_bounds=bounds,
         )
         return SearchResult(
             model, self.trace, self.settings, self.elapsed, notes, self._stopped_early()
         )
+
+    def _engine_notes(self) -> list[str]:
+        """With skc: what the BICs are, and a call to raise m when the chosen model's interval
+        is wider than ``WIDE_BIC``."""
+        best = self.best
+        if best is None or self.settings.engine != "skc":
+            return []
+        m = self.settings.inducing
+        notes = [
+            f"likelihoods were bounded with {m} inducing inputs (the skc engine): each BIC is the"
+            f" upper end of an interval, the chosen model's [{best.low:.2f}, {best.bic:.2f}]"
+        ]
+        if best.width > WIDE_BIC:
+            notes.append(
+                f"the chosen model's BIC interval is {best.width:.1f} wide (more than"
+                f" {WIDE_BIC:g}): {m} inducing inputs are too few for it; raise --inducing"
+                f" (e.g. --inducing {min(self.n, 2 * m)}) to narrow it"
+            )
+        return notes
 
     def _stopped_early(self) -> str:
         """Why the search ended before ``depth`` ('' when it did not)."""
@@ -348,6 +463,10 @@ class Search:
             )
             save_state(self.checkpoint, state, self.settings, self.x, self.y)
 
+    def note(self, text: str) -> None:
+        """Tell the watcher something (a "note" event)."""
+        self._event("note", text=text)
+
     def restore(self) -> bool:
         """Load the checkpoint if there is one for this data and these settings."""
         if self.checkpoint is None:
@@ -365,8 +484,19 @@ class Search:
         return True
 
 
-def _tagged(progress: Progress, seed: int) -> Progress:
-    return lambda msg: progress(f"seed {seed}: {msg}")
+def _sink(progress: Progress | None, events: Events | None, seed: int | None) -> Events | None:
+    """One handler passing each event (tagged with ``seed`` unless None) to ``events`` and
+    its plain line to ``progress``; None when neither is given."""
+    handlers = [h for h in (as_lines(progress) if progress else None, events) if h]
+    if not handlers:
+        return None
+
+    def handle(event: SearchEvent) -> None:
+        event = event if seed is None else replace(event, seed=seed)
+        for h in handlers:
+            h(event)
+
+    return handle
 
 
 def run_search(
@@ -378,7 +508,8 @@ def run_search(
     checkpoint: str | Path | None = None,
     resume: bool = False,
     fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
-    engine: Engine = DEFAULT_ENGINE,
+    engine: Engine | None = None,
+    events: Events | None = None,
 ) -> SearchResult:
     """Search for the kernel that best explains y(x); see the module docstring.
 
@@ -386,17 +517,18 @@ def run_search(
     seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
     model has the lowest BIC is returned (the first of equals), with every seed's BIC in its
     notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
-    ``engine`` computes likelihoods (the exact GP by default).
+    ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
+    receives one line per finished level and note, ``events`` every ``SearchEvent``.
     """
     settings = settings or SearchSettings()
     paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
     results = []
     for i, path in enumerate(paths):
         one = replace(settings, seed=settings.seed + i, seeds=1)
-        say = _tagged(progress, one.seed) if progress and settings.seeds > 1 else progress
-        search = Search(x, y, one, executor, say, path, fit_fn, engine)
-        if resume and search.restore() and say:
-            say(f"resumed after level {search.level}")
+        tagged = settings.seeds > 1
+        search = Search(x, y, one, executor, progress, path, fit_fn, engine, events, tagged)
+        if resume and search.restore():
+            search.note(f"resumed after level {search.level}")
         results.append(search.run())
     if settings.seeds == 1:
         return results[0]
@@ -408,7 +540,7 @@ def run_search(
     )
     return replace(
         chosen,
-        settings=settings,
+        settings=replace(chosen.settings, seed=settings.seed, seeds=settings.seeds),
         elapsed_seconds=sum(r.elapsed_seconds for r in results),
         notes=[*chosen.notes, note],
         seed_models=[r.model for r in results],

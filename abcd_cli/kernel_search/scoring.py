@@ -16,8 +16,18 @@ from abcd_cli.model import bic
 @dataclass
 class Scored:
     kernel: Kernel  # internal units, fitted on all the data
-    nll: float  # user units, all the data
-    bic: float
+    nll: float  # user units, all the data: the upper end of the engine's bounds
+    bic: float  # the upper end of the BIC interval, by which models are ranked
+    bic_low: float | None = None  # its lower end; None: no width (the exact engine)
+
+    @property
+    def low(self) -> float:
+        """The BIC interval's lower end (``bic`` when it has no width)."""
+        return self.bic if self.bic_low is None else self.bic_low
+
+    @property
+    def width(self) -> float:
+        return self.bic - self.low
 
 
 @dataclass(frozen=True)
@@ -38,9 +48,16 @@ class Scorer:
         """The BIC's bounds given the engine's bounds on the internal-unit NLL."""
         return self.bic(kernel, bounds.low, n), self.bic(kernel, bounds.high, n)
 
-    def scored(self, kernel: Kernel, nll_internal: float, n: int) -> Scored:
+    def scored(
+        self, kernel: Kernel, nll_internal: float, n: int, bounds: NLLBounds | None = None
+    ) -> Scored:
+        """``nll_internal`` is the upper end of ``bounds`` when they are given; an interval
+        of zero width keeps no lower end."""
         nll = self.user_nll(nll_internal, n)
-        return Scored(kernel, nll, bic(nll, count_params(kernel), n))
+        low = None
+        if bounds is not None and bounds.width > 0:
+            low = self.bic(kernel, bounds.low, n)
+        return Scored(kernel, nll, bic(nll, count_params(kernel), n), low)
 
 
 def best_per_family(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from numbers import Integral
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from abcd_cli.kernels.additive import MAX_ORDER
 #: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
 #: least-squares level of each model; Rasmussen & Williams §2.7).
 PRIOR_MEANS = ("data", "zero", "constant")
+#: The engines a search may be told to use: "auto" chooses by the series' length
+#: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds.
+ENGINES = ("auto", "exact", "skc")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
 FAR_LEVEL = 100.0
@@ -43,6 +47,10 @@ class SearchSettings:
     max_iter: int = 150  # iterations for finalists
     refine_iter: int = 40  # iterations on all the data (long series)
     max_order: int | None = None  # language "additive": highest order (None: every input's)
+    engine: str = "auto"  # one of ENGINES
+    inducing: int | None = None  # skc's inducing inputs (None: by the series' length)
+    buffer: int = 3  # at most this many models expanded: the beam and those whose BIC
+    # intervals overlap the best one's (with the exact engine's zero-width intervals: the beam)
 
     def __post_init__(self) -> None:
         checks = {
@@ -59,6 +67,7 @@ class SearchSettings:
             "patience": self.patience >= 0,
             "polish": self.polish >= 1,
             "max_iter": self.max_iter >= 1,
+            "buffer": self.buffer >= 1,
         }
         if self.max_order is not None:
             checks["max_order"] = (
@@ -73,6 +82,19 @@ class SearchSettings:
             raise InputError(
                 f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"
             )
+        if self.engine not in ENGINES:
+            raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
+        if self.inducing is not None and (
+            isinstance(self.inducing, bool)
+            or not isinstance(self.inducing, Integral)
+            or self.inducing < 1
+        ):
+            raise InputError(
+                f"the number of inducing inputs must be a whole number of at least 1,"
+                f" not {self.inducing!r}"
+            )
+        if self.inducing is not None:
+            object.__setattr__(self, "inducing", int(self.inducing))  # a plain int for JSON
         if self.language not in LANGUAGES:
             raise InputError(
                 f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
