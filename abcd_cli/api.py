@@ -61,7 +61,9 @@ def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None =
     """The validated series of a CSV file, a DataFrame, or arrays.
 
     * ``load("data.csv", x=None, y=None)``: the CSV rules of :mod:`abcd_cli.data.reader`
-      (``x``/``y`` choose columns by name or 1-based number).
+      (``x``/``y`` choose columns by name or 1-based number; ``x`` may list several inputs,
+      ``x=["a", "b"]`` or ``x="a,b"``; without it, a table of more than two columns has every
+      column holding numbers or dates but y as an input).
     * ``load(frame, x=None, y=None)``: a pandas DataFrame (or Series), columns chosen as for a
       CSV; a datetime column (or index) becomes decimal years, as dates in a CSV do.
     * ``load(x=xs, y=ys)`` or ``load((xs, ys))``: arrays of numbers (x may hold datetimes);
@@ -78,10 +80,10 @@ def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None =
     if isinstance(source, reader.Series):
         return source
     if isinstance(source, str | os.PathLike):
-        series = reader.load_series(source, x=_column(x), y=_column(y))
+        series = reader.load_series(source, x=_columns(x), y=_column(y))
         return series if name is None else replace(series, source=name)
     if isinstance(source, pd.DataFrame | pd.Series):
-        return series_from_frame(source, _column(x), _column(y), source=name or "DataFrame")
+        return series_from_frame(source, _columns(x), _column(y), source=name or "DataFrame")
     if isinstance(source, tuple | list) and len(source) == 2 and x is None and y is None:
         x, y = source
     elif source is not None:
@@ -101,6 +103,13 @@ def _column(key: Any) -> str | None:
     if isinstance(key, int):
         return str(key)
     raise TypeError("with a CSV file or DataFrame, x and y name columns (a name or a number)")
+
+
+def _columns(keys: Any) -> str | list[str] | None:
+    """The input columns as the reader takes them: one choice, or a list of several."""
+    if isinstance(keys, list | tuple):
+        return [str(_column(key)) for key in keys]
+    return _column(keys)
 
 
 # ----------------------------------------------------------------------------- search
