@@ -83,7 +83,8 @@ def load_series(path: str | Path, x: InputKeys = None, y: str | None = None) -> 
     """Read the CSV at ``path`` and return a validated :class:`Series`.
 
     ``x`` (one column, or several inputs as a list or as ``"a,b,c"``) and ``y`` choose columns
-    by name or 1-based number; see the module docstring for the defaults. Raises :class:`InputError` with a one-line message for any unusable input.
+    by name or 1-based number; see the module docstring for the defaults. Raises
+    :class:`InputError` with a one-line message for any unusable input.
     """
     return series_from_table(read_table(path), x, y)
 

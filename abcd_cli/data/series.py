@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from abcd_cli.data.checks import check_count, check_x, check_y
-from abcd_cli.data.inputs import InputKeys, choose_inputs
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
+from abcd_cli.data.inputs import InputKeys, choose_inputs
 from abcd_cli.data.table import Table
 from abcd_cli.data.time_units import counted, in_largest_unit, unit_of_name
 from abcd_cli.data.values import numeric_values

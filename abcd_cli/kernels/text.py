@@ -22,7 +22,6 @@ the name of its column (any text without ``]``), which needs the inputs' names.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 
 from abcd_cli.errors import InputError
