@@ -171,6 +171,7 @@ def search(
             _progress(progress),
             checkpoint,
             resume=resume,
+            x_names=series.x_names,
         )
     except KeyboardInterrupt:
         interrupted = True
@@ -261,8 +262,10 @@ def predict(
     (``q2.5`` ... ``q97.5``), the table ``abcd predict`` writes.
 
     ``model``: a :class:`FoundModel` or the path of a model file. ``x``: numbers (decimal
-    years for dated data) or datetimes. ``average_seeds``: with a ``seeds`` > 1 search, the
-    mixture of every seed's model, weighted by evidence exp(−BIC/2) or ``"equal"``ly
+    years for dated data) or datetimes; for a model of several inputs, a DataFrame holding
+    its input columns by name (the table then starts with them). ``average_seeds``: with a
+    ``seeds`` > 1 search, the mixture of every seed's model, weighted by evidence exp(−BIC/2)
+    or ``"equal"``ly
     (``df.attrs["mixture"]`` says how).
     """
     import pandas as pd
@@ -271,6 +274,8 @@ def predict(
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
+    if found.model.n_dims > 1:
+        return _predict_inputs(found, x, average_seeds, seed_weights)
     shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
     shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
     if is_datetime_like(shown):
@@ -286,6 +291,49 @@ def predict(
         )
     table = predictive_table(models, values, weights)
     frame = pd.DataFrame({found.x_name: shown, **table})
+    frame.attrs["mixture"] = text
+    return frame
+
+
+def _predict_inputs(
+    found: FoundModel, x: Any, average_seeds: bool, seed_weights: str
+) -> pd.DataFrame:
+    """``predict`` for a model of several inputs: ``x`` is a DataFrame holding its input
+    columns by name (in any order; other columns are ignored)."""
+    import numpy as np
+    import pandas as pd
+
+    from abcd_cli.data.frames import decimal_years, is_datetime_like
+    from abcd_cli.prediction import predictive_table
+
+    names = found.x_names
+    if not isinstance(x, pd.DataFrame):
+        raise TypeError(
+            "a model of several inputs predicts at a DataFrame holding its input columns"
+            f" ({', '.join(map(repr, names))})"
+        )
+    labels = [str(label) for label in x.columns]
+    columns = []
+    for name, trained in zip(names, found.x_kinds, strict=True):
+        if labels.count(name) != 1:
+            raise InputError(
+                f"x has no column {name!r}, an input of the model (its columns: {labels})"
+            )
+        column = x.iloc[:, labels.index(name)]
+        if is_datetime_like(column):
+            found.check_x_kind("date", f"column {name!r}", trained)
+            columns.append(decimal_years(column))
+        else:
+            columns.append(pd.to_numeric(column, errors="raise").to_numpy(dtype=float))
+    models, weights, text = [found.model], None, ""
+    if average_seeds:
+        models, weights, text = found.mixture(
+            seed_weights,
+            "the model comes from one search; average_seeds needs a search with seeds > 1",
+        )
+    table = predictive_table(models, np.column_stack(columns), weights)
+    shown = {name: x.iloc[:, labels.index(name)].to_numpy() for name in names}
+    frame = pd.DataFrame({**shown, **table})
     frame.attrs["mixture"] = text
     return frame
 

@@ -33,7 +33,8 @@ class Model:
 
     ``constant_mean``: the prior mean is a constant of unknown value (flat prior), integrated
     out; otherwise it is ``scaling.y_shift``. ``engine`` conditions the model on its data
-    (the exact GP unless told otherwise)."""
+    (the exact GP unless told otherwise). ``x_names``: the input columns' names, which the
+    kernel's text uses with several inputs (``SE[weight]``)."""
 
     kernel: Kernel
     scaling: Scaling
@@ -42,6 +43,7 @@ class Model:
     nll: float  # −log p(y) in the user's units of y
     constant_mean: bool = False
     engine: Engine = field(default_factory=get_engine, compare=False, repr=False)
+    x_names: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def n(self) -> int:
@@ -55,6 +57,15 @@ class Model:
     @cached_property
     def user_kernel(self) -> Kernel:
         return self.scaling.kernel_out(self.kernel)
+
+    def kernel_text(self, digits: int | None = None) -> str:
+        """The kernel in the user's units as text, its inputs named by their columns."""
+        return self.user_kernel.to_text(digits=digits, names=self.x_names)
+
+    @property
+    def structure(self) -> str:
+        """The kernel without its values, e.g. ``SE[weight] * Lin[year] + WN``."""
+        return self.kernel.to_text(params=False, names=self.x_names)
 
     @property
     def prior_mean(self) -> str:
@@ -94,8 +105,8 @@ class Model:
 
     def to_dict(self, with_data: bool = True) -> dict[str, object]:
         d = {
-            "kernel": self.user_kernel.to_text(),
-            "structure": self.kernel.structure,
+            "kernel": self.kernel_text(),
+            "structure": self.structure,
             "bic": self.bic,
             "log_likelihood": -self.nll,
             "n": self.n,
@@ -109,6 +120,8 @@ class Model:
         }
         if with_data:
             d["data"] = {"x": self.x.tolist(), "y": self.y.tolist()}
+            if self.n_dims > 1 and self.x_names:
+                d["data"]["x_names"] = list(self.x_names)
         return d
 
     @classmethod
@@ -122,6 +135,7 @@ class Model:
             y = np.asarray(d["data"]["y"], dtype=float)
             nll = -float(d["log_likelihood"])
             constant_mean = internal.get("constant_mean", False)
+            x_names = tuple(d["data"].get("x_names") or ())
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
@@ -130,7 +144,11 @@ class Model:
             raise InputError("model file: data or kernel parameters are incomplete")
         if not isinstance(constant_mean, bool):
             raise InputError("model file: constant_mean must be true or false")
-        return cls(kernel, scaling, x, y, nll, constant_mean)
+        if x_names and (
+            len(x_names) != scaling.n_dims or not all(isinstance(n, str) for n in x_names)
+        ):
+            raise InputError("model file: x_names must hold one name per input column")
+        return cls(kernel, scaling, x, y, nll, constant_mean, x_names=x_names)
 
 
 def _data_fit(x: np.ndarray, y: np.ndarray, scaling: Scaling, kernel: Kernel) -> bool:

@@ -76,7 +76,7 @@ from abcd_cli.data.table import read_table
 from abcd_cli.data.values import x_values
 from abcd_cli.errors import InputError
 
-__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_series"]
+__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_named_inputs", "load_series"]
 
 
 def load_series(path: str | Path, x: InputKeys = None, y: str | None = None) -> Series:
@@ -112,3 +112,39 @@ def load_inputs(path: str | Path, x: str | None = None) -> tuple[np.ndarray, lis
         )
     values, kind = x_values(table, xi)
     return values, cells, table.names[xi], kind
+
+
+def load_named_inputs(
+    path: str | Path, names: list[str]
+) -> tuple[np.ndarray, list[list[str]], list[str]]:
+    """Read a model's several input columns from a file of new inputs, by their names (in
+    any order, other columns ignored), in the file's row order.
+
+    Returns X (M, D) in the order of ``names`` (decimal years for dates), each column's cells
+    as written, and each column's kind. A column that is not there, or a missing cell, is an
+    error naming it.
+    """
+    table = read_table(path)
+    columns = []
+    for name in names:
+        try:
+            columns.append(find_column(table, name, "x"))
+        except InputError:
+            raise InputError(
+                f"{table.source}: no column {name!r}, an input of the model; available"
+                f" columns: {table.listing()}"
+            ) from None
+    values, cells, kinds = [], [], []
+    for xi in columns:
+        column = table.column(xi)
+        missing = [i for i, cell in enumerate(column) if is_missing(cell)]
+        if missing:
+            raise InputError(
+                f"{table.source}: column {table.names[xi]!r} has no value in"
+                f" {table.where(missing[0])}"
+            )
+        column_values, kind = x_values(table, xi)
+        values.append(column_values)
+        cells.append(column)
+        kinds.append(kind)
+    return np.column_stack(values), cells, kinds

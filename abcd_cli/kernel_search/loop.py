@@ -25,7 +25,7 @@ the engine), ``candidate`` (one candidate in a worker), ``scoring`` (BIC), ``che
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -119,8 +119,10 @@ class Search:
         checkpoint: str | Path | None = None,
         fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
         engine: Engine = DEFAULT_ENGINE,
+        x_names: Sequence[str] = (),
     ):
         self.x = np.asarray(x, dtype=float)
+        self.x_names = tuple(x_names)  # the kernels' text names the inputs by them
         self.y = np.asarray(y, dtype=float)
         check_size(self.y.size, settings, engine)
         self.settings = settings
@@ -285,8 +287,8 @@ class Search:
             {
                 "level": self.level,
                 **counts,
-                "structure": top.kernel.structure,
-                "kernel": self.scaling.kernel_out(top.kernel).to_text(digits=6),
+                "structure": self._text(top.kernel, params=False),
+                "kernel": self._text(self.scaling.kernel_out(top.kernel), digits=6),
                 "bic": top.bic,
                 "elapsed_seconds": round(self.elapsed, 3),
             }
@@ -295,9 +297,13 @@ class Search:
         self.progress(
             f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
             f" ({counts['failed']} failed, {counts['rejected']} rejected);"
-            f" best {top.kernel.structure}  BIC {top.bic:.2f}  [{self.elapsed:.1f}s]"
+            f" best {self._text(top.kernel, params=False)}  BIC {top.bic:.2f}"
+            f"  [{self.elapsed:.1f}s]"
         )
         return True
+
+    def _text(self, kernel: Kernel, params: bool = True, digits: int | None = None) -> str:
+        return kernel.to_text(params, digits, names=self.x_names)
 
     def run(self) -> SearchResult:
         while self.step():
@@ -314,7 +320,14 @@ class Search:
             )
         best = self.best
         model = Model(
-            best.kernel, self.scaling, self.x, self.y, best.nll, self.constant_mean, self.engine
+            best.kernel,
+            self.scaling,
+            self.x,
+            self.y,
+            best.nll,
+            self.constant_mean,
+            self.engine,
+            x_names=self.x_names,
         )
         return SearchResult(
             model, self.trace, self.settings, self.elapsed, notes, self._stopped_early()
@@ -379,6 +392,7 @@ def run_search(
     resume: bool = False,
     fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
     engine: Engine = DEFAULT_ENGINE,
+    x_names: Sequence[str] = (),
 ) -> SearchResult:
     """Search for the kernel that best explains y(x); see the module docstring.
 
@@ -386,7 +400,8 @@ def run_search(
     seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
     model has the lowest BIC is returned (the first of equals), with every seed's BIC in its
     notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
-    ``engine`` computes likelihoods (the exact GP by default).
+    ``engine`` computes likelihoods (the exact GP by default); ``x_names``, the input
+    columns' names, name the inputs in the kernels' text (``SE[weight]``) with several.
     """
     settings = settings or SearchSettings()
     paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
@@ -394,7 +409,7 @@ def run_search(
     for i, path in enumerate(paths):
         one = replace(settings, seed=settings.seed + i, seeds=1)
         say = _tagged(progress, one.seed) if progress and settings.seeds > 1 else progress
-        search = Search(x, y, one, executor, say, path, fit_fn, engine)
+        search = Search(x, y, one, executor, say, path, fit_fn, engine, x_names)
         if resume and search.restore() and say:
             say(f"resumed after level {search.level}")
         results.append(search.run())
@@ -418,4 +433,4 @@ def run_search(
 def summary_line(result: SearchResult) -> str:
     """One line: the chosen model and its BIC (used by the CLI)."""
     m = result.model
-    return f"{m.kernel.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"
+    return f"{m.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"
