@@ -62,7 +62,9 @@ def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None =
     """The validated series of a CSV file, a DataFrame, or arrays.
 
     * ``load("data.csv", x=None, y=None)``: the CSV rules of :mod:`abcd_cli.data.reader`
-      (``x``/``y`` choose columns by name or 1-based number).
+      (``x``/``y`` choose columns by name or 1-based number; ``x`` may list several inputs,
+      ``x=["a", "b"]`` or ``x="a,b"``; without it, a table of more than two columns has every
+      column holding numbers or dates but y as an input).
     * ``load(frame, x=None, y=None)``: a pandas DataFrame (or Series), columns chosen as for a
       CSV; a datetime column (or index) becomes decimal years, as dates in a CSV do.
     * ``load(x=xs, y=ys)`` or ``load((xs, ys))``: arrays of numbers (x may hold datetimes);
@@ -79,10 +81,10 @@ def load(source: Any = None, x: Any = None, y: Any = None, *, name: str | None =
     if isinstance(source, reader.Series):
         return source
     if isinstance(source, str | os.PathLike):
-        series = reader.load_series(source, x=_column(x), y=_column(y))
+        series = reader.load_series(source, x=_columns(x), y=_column(y))
         return series if name is None else replace(series, source=name)
     if isinstance(source, pd.DataFrame | pd.Series):
-        return series_from_frame(source, _column(x), _column(y), source=name or "DataFrame")
+        return series_from_frame(source, _columns(x), _column(y), source=name or "DataFrame")
     if isinstance(source, tuple | list) and len(source) == 2 and x is None and y is None:
         x, y = source
     elif source is not None:
@@ -102,6 +104,13 @@ def _column(key: Any) -> str | None:
     if isinstance(key, int):
         return str(key)
     raise TypeError("with a CSV file or DataFrame, x and y name columns (a name or a number)")
+
+
+def _columns(keys: Any) -> str | list[str] | None:
+    """The input columns as the reader takes them: one choice, or a list of several."""
+    if isinstance(keys, list | tuple):
+        return [str(_column(key)) for key in keys]
+    return _column(keys)
 
 
 # ----------------------------------------------------------------------------- search
@@ -177,6 +186,7 @@ def search(
             checkpoint,
             resume=resume,
             events=on_event,
+            x_names=series.x_names,
         )
     except KeyboardInterrupt:
         interrupted = True
@@ -267,8 +277,10 @@ def predict(
     (``q2.5`` ... ``q97.5``), the table ``abcd predict`` writes.
 
     ``model``: a :class:`FoundModel` or the path of a model file. ``x``: numbers (decimal
-    years for dated data) or datetimes. ``average_seeds``: with a ``seeds`` > 1 search, the
-    mixture of every seed's model, weighted by evidence exp(−BIC/2) or ``"equal"``ly
+    years for dated data) or datetimes; for a model of several inputs, a DataFrame holding
+    its input columns by name (the table then starts with them). ``average_seeds``: with a
+    ``seeds`` > 1 search, the mixture of every seed's model, weighted by evidence exp(−BIC/2)
+    or ``"equal"``ly
     (``df.attrs["mixture"]`` says how).
     """
     import pandas as pd
@@ -277,6 +289,8 @@ def predict(
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
+    if found.model.n_dims > 1:
+        return _predict_inputs(found, x, average_seeds, seed_weights)
     shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
     shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
     if is_datetime_like(shown):
@@ -292,6 +306,49 @@ def predict(
         )
     table = predictive_table(models, values, weights)
     frame = pd.DataFrame({found.x_name: shown, **table})
+    frame.attrs["mixture"] = text
+    return frame
+
+
+def _predict_inputs(
+    found: FoundModel, x: Any, average_seeds: bool, seed_weights: str
+) -> pd.DataFrame:
+    """``predict`` for a model of several inputs: ``x`` is a DataFrame holding its input
+    columns by name (in any order; other columns are ignored)."""
+    import numpy as np
+    import pandas as pd
+
+    from abcd_cli.data.frames import decimal_years, is_datetime_like
+    from abcd_cli.prediction import predictive_table
+
+    names = found.x_names
+    if not isinstance(x, pd.DataFrame):
+        raise TypeError(
+            "a model of several inputs predicts at a DataFrame holding its input columns"
+            f" ({', '.join(map(repr, names))})"
+        )
+    labels = [str(label) for label in x.columns]
+    columns = []
+    for name, trained in zip(names, found.x_kinds, strict=True):
+        if labels.count(name) != 1:
+            raise InputError(
+                f"x has no column {name!r}, an input of the model (its columns: {labels})"
+            )
+        column = x.iloc[:, labels.index(name)]
+        if is_datetime_like(column):
+            found.check_x_kind("date", f"column {name!r}", trained)
+            columns.append(decimal_years(column))
+        else:
+            columns.append(pd.to_numeric(column, errors="raise").to_numpy(dtype=float))
+    models, weights, text = [found.model], None, ""
+    if average_seeds:
+        models, weights, text = found.mixture(
+            seed_weights,
+            "the model comes from one search; average_seeds needs a search with seeds > 1",
+        )
+    table = predictive_table(models, np.column_stack(columns), weights)
+    shown = {name: x.iloc[:, labels.index(name)].to_numpy() for name in names}
+    frame = pd.DataFrame({**shown, **table})
     frame.attrs["mixture"] = text
     return frame
 

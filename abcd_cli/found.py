@@ -84,6 +84,10 @@ class FoundModel:
                 "n_dropped": series.n_dropped,
             }
         )
+        if series.n_dims > 1:
+            document["data"].update(
+                {"x_names": list(series.x_names), "x_kinds": list(series.x_kinds)}
+            )
         return cls(result.model, document, checkpoints=tuple(checkpoints), search_result=result)
 
     @classmethod
@@ -101,12 +105,13 @@ class FoundModel:
     @property
     def kernel(self) -> str:
         """The kernel with its parameters in the user's units, as text."""
-        return self.model.user_kernel.to_text()
+        return self.model.kernel_text()
 
     @property
     def structure(self) -> str:
-        """The kernel without its parameters, e.g. ``SE + Per * Lin + WN``."""
-        return self.model.kernel.structure
+        """The kernel without its parameters, e.g. ``SE + Per * Lin + WN`` (with several
+        inputs, each named by its column: ``SE[weight] * Lin[year] + WN``)."""
+        return self.model.structure
 
     @property
     def parameters(self) -> dict[str, float]:
@@ -136,6 +141,16 @@ class FoundModel:
     @property
     def x_name(self) -> str:
         return str(self.data.get("x_name", "x"))
+
+    @property
+    def x_names(self) -> list[str]:
+        """The input columns' names: one for a time series, D for several inputs."""
+        return [str(name) for name in self.data.get("x_names") or [self.x_name]]
+
+    @property
+    def x_kinds(self) -> list[str]:
+        """Each input column's kind (see :attr:`x_kind`)."""
+        return [str(kind) for kind in self.data.get("x_kinds") or [self.x_kind]]
 
     @property
     def y_name(self) -> str:
@@ -233,10 +248,12 @@ class FoundModel:
         text += f" weighted by evidence: {seed_shares(list(by_seed), weights)}"
         return models, weights, text
 
-    def check_x_kind(self, kind: str, what: str) -> None:
-        """Refuse new x of another kind (dates or years vs plain numbers) than the data's;
-        ``what`` names them in the message (e.g. "X.csv: column 'date'")."""
-        trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
+    def check_x_kind(self, kind: str, what: str, trained: str | None = None) -> None:
+        """Refuse new x of another kind (dates or years vs plain numbers) than the data's (or
+        than ``trained``, one input's kind); ``what`` names them in the message (e.g.
+        "X.csv: column 'date'")."""
+        if trained is None:
+            trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
         if (trained == "number") != (kind == "number"):
             kinds = {True: "plain numbers", False: "dates or years"}
             raise InputError(

@@ -39,7 +39,8 @@ class Model:
     (the exact GP unless told otherwise). ``nll_bounds``: low ≤ −log p(y) ≤ high in the user's
     units as the search found them (None: see ``bounds``). ``inducing_x``: the inducing inputs
     a model file recorded, in the user's units; the engine then conditions through them
-    instead of choosing its own."""
+    instead of choosing its own. ``x_names``: the input columns' names, which the kernel's
+    text uses with several inputs (``SE[weight]``)."""
 
     kernel: Kernel
     scaling: Scaling
@@ -50,6 +51,7 @@ class Model:
     engine: Engine = field(default_factory=get_engine, compare=False, repr=False)
     nll_bounds: NLLBounds | None = field(default=None, compare=False)
     inducing_x: np.ndarray | None = field(default=None, compare=False, repr=False)
+    x_names: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def n(self) -> int:
@@ -63,6 +65,15 @@ class Model:
     @cached_property
     def user_kernel(self) -> Kernel:
         return self.scaling.kernel_out(self.kernel)
+
+    def kernel_text(self, digits: int | None = None) -> str:
+        """The kernel in the user's units as text, its inputs named by their columns."""
+        return self.user_kernel.to_text(digits=digits, names=self.x_names)
+
+    @property
+    def structure(self) -> str:
+        """The kernel without its values, e.g. ``SE[weight] * Lin[year] + WN``."""
+        return self.kernel.to_text(params=False, names=self.x_names)
 
     @property
     def prior_mean(self) -> str:
@@ -129,8 +140,8 @@ class Model:
 
     def to_dict(self, with_data: bool = True) -> dict[str, object]:
         d = {
-            "kernel": self.user_kernel.to_text(),
-            "structure": self.kernel.structure,
+            "kernel": self.kernel_text(),
+            "structure": self.structure,
             "bic": self.bic,
             "log_likelihood": -self.nll,
             "n": self.n,
@@ -154,6 +165,8 @@ class Model:
             d["engine"] = engine_record(self.engine, inducing)
         if with_data:
             d["data"] = {"x": self.x.tolist(), "y": self.y.tolist()}
+            if self.n_dims > 1 and self.x_names:
+                d["data"]["x_names"] = list(self.x_names)
         return d
 
     @classmethod
@@ -169,6 +182,7 @@ class Model:
             constant_mean = internal.get("constant_mean", False)
             interval = d.get("log_likelihood_interval")  # [low, high] of log p(y)
             bounds = _nll_bounds(interval)
+            x_names = tuple(d["data"].get("x_names") or ())
         except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
@@ -177,8 +191,14 @@ class Model:
             raise InputError("model file: data or kernel parameters are incomplete")
         if not isinstance(constant_mean, bool):
             raise InputError("model file: constant_mean must be true or false")
+        if x_names and (
+            len(x_names) != scaling.n_dims or not all(isinstance(n, str) for n in x_names)
+        ):
+            raise InputError("model file: x_names must hold one name per input column")
         engine, inducing = read_engine(d.get("engine"), scaling)
-        return cls(kernel, scaling, x, y, nll, constant_mean, engine, bounds, inducing)
+        return cls(
+            kernel, scaling, x, y, nll, constant_mean, engine, bounds, inducing, x_names=x_names
+        )
 
 
 def _nll_bounds(interval: object) -> NLLBounds | None:

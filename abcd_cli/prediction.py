@@ -106,11 +106,15 @@ def mixture_quantile(
     return 0.5 * (lo + hi)
 
 
-def to_csv(x_name: str, x_cells: list[str], table: dict[str, np.ndarray]) -> str:
-    """CSV text: the x column as the user wrote it, then one column per statistic."""
+def to_csv(
+    x_names: Sequence[str], x_cells: Sequence[Sequence[str]], table: dict[str, np.ndarray]
+) -> str:
+    """CSV text: the input columns as the user wrote them (one list of cells per column), then
+    one column per statistic."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([x_name, *table])
-    for i, cell in enumerate(x_cells):
-        writer.writerow([cell.strip(), *(repr(float(v[i])) for v in table.values())])
+    writer.writerow([*x_names, *table])
+    for i, row in enumerate(zip(*x_cells, strict=True)):
+        cells = [cell.strip() for cell in row]
+        writer.writerow([*cells, *(repr(float(v[i])) for v in table.values())])
     return out.getvalue()

@@ -229,19 +229,27 @@ def test_a_column_named_with_a_unit_of_time_is_x_when_none_is_named_like_time(
     tmp_path: Path,
 ) -> None:
     body = "ppg,t_s,y\n" + "".join(f"{i % 3},{i * 0.01},{i * 2}\n" for i in range(6))
-    series = load_text(tmp_path, body)
+    series = load_text(tmp_path, body, x="t_s")
     assert (series.x_name, series.y_name, series.x_unit) == ("t_s", "y", "second")
-    # a name like a time comes first; two names with units are ambiguous
-    named = "hours,time,y\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
-    assert load_text(tmp_path, named).x_name == "time"
-    two = "hours,t_s,y\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
-    assert "pass --x and --y" in input_error(tmp_path, two)
+    # without --x every other numeric column is an input
+    assert load_text(tmp_path, body).x_names == ("ppg", "t_s")
+    # y is the single numeric column besides the one named like a time (a name like a time
+    # comes first); with two names with units that is ambiguous
+    named = "hours,time,v\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
+    assert "pass --x and --y" in input_error(tmp_path, named)
+    unit = "t_s,w,v\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
+    assert "pass --x and --y" in input_error(tmp_path, unit)
+    one_other = "ppg,t_s,note\n" + "".join(f"{i},{i + 1},n{i}\n" for i in range(6))
+    series = load_text(tmp_path, one_other)
+    assert (series.x_name, series.y_name, series.x_unit) == ("t_s", "ppg", "second")
 
 
 def test_several_numeric_candidates_for_y(tmp_path: Path) -> None:
     body = "time,a,b\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
     assert "pass --x and --y" in input_error(tmp_path, body)
     series = load_text(tmp_path, body, y="b")
+    assert series.x_names == ("time", "a") and series.y_name == "b"
+    series = load_text(tmp_path, body, x="time", y="b")
     assert series.x_name == "time" and series.y_name == "b"
 
 
@@ -297,7 +305,8 @@ def test_many_columns_time_name_and_single_numeric(tmp_path: Path) -> None:
 def test_many_columns_named_y_wins(tmp_path: Path) -> None:
     body = "t,other,y\n" + "".join(f"{i},{i * i},{i % 3}\n" for i in range(6))
     series = load_text(tmp_path, body)
-    assert (series.x_name, series.y_name) == ("t", "y")
+    assert (series.x_names, series.y_name) == (("t", "other"), "y")
+    assert load_text(tmp_path, body, x="t").x_name == "t"
 
 
 def test_pandas_index_column_is_ignored(tmp_path: Path) -> None:

@@ -195,7 +195,11 @@ def _model_options() -> list[Any]:
 
 QUIET_OPTION = click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 X_OPTION = click.option(
-    "--x", "x", metavar="COL", help="Column holding time (name or 1-based number)."
+    "--x",
+    "x",
+    metavar="COL[,COL...]",
+    help="Column holding time (name or 1-based number), or several inputs as a,b,c [default:"
+    " with more than two columns, every column holding numbers or dates but y].",
 )
 Y_OPTION = click.option(
     "--y", "y", metavar="COL", help="Column holding the values (name or number)."

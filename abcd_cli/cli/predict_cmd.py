@@ -11,7 +11,13 @@ from abcd_cli.found import SEED_WEIGHTS
 @click.argument("model_file", metavar="MODEL.json")
 @click.argument("inputs", metavar="X.csv")
 @click.option("-o", "--output", required=True, metavar="OUT.csv", help="Where to write the table.")
-@click.option("--x", "x", metavar="COL", help="Column of X.csv holding x (name or number).")
+@click.option(
+    "--x",
+    "x",
+    metavar="COL",
+    help="Column of X.csv holding x (name or number); a model of several inputs reads its"
+    " columns by their names.",
+)
 @click.option(
     "--average-seeds",
     is_flag=True,
@@ -33,9 +39,11 @@ def predict(
     seed_weights: str | None,
 ) -> None:
     """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
-    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`."""
+    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`. A model
+    of several inputs reads them from the columns of X.csv with their names (in any order;
+    other columns are ignored)."""
     from abcd_cli.api import check_writable
-    from abcd_cli.data.reader import load_inputs
+    from abcd_cli.data.reader import load_inputs, load_named_inputs
     from abcd_cli.errors import InputError
     from abcd_cli.files import atomic_write
     from abcd_cli.found import read_model
@@ -53,7 +61,20 @@ def predict(
             " 'abcd search --seeds K --json' with K > 1",
         )
         mixed = f"; {mixed}"
-    values, cells, name, kind = load_inputs(inputs, x)
-    found.check_x_kind(kind, f"{inputs}: column {name!r}")
-    atomic_write(output, to_csv(name, cells, predictive_table(models, values, weights)))
-    click.echo(f"wrote {output} ({len(cells)} rows{mixed})")
+    if found.model.n_dims > 1:
+        names = found.x_names
+        if x is not None:
+            raise InputError(
+                f"--x chooses the column of a model of one input; this model reads its"
+                f" {len(names)} inputs by their names ({', '.join(map(repr, names))})"
+            )
+        values, columns, kinds = load_named_inputs(inputs, names)
+        for name, kind, trained in zip(names, kinds, found.x_kinds, strict=True):
+            found.check_x_kind(kind, f"{inputs}: column {name!r}", trained)
+    else:
+        values, cells, name, kind = load_inputs(inputs, x)
+        found.check_x_kind(kind, f"{inputs}: column {name!r}")
+        names, columns = [name], [cells]
+    table = predictive_table(models, values, weights)
+    atomic_write(output, to_csv(names, columns, table))
+    click.echo(f"wrote {output} ({len(columns[0])} rows{mixed})")

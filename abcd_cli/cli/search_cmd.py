@@ -27,7 +27,7 @@ def search(json_out: str | None, **opts: Any) -> None:
         check_writable(json_out)
     found = run_search_command(opts, default_checkpoint(opts["data"], json_out))
     click.echo(summary_line(found.search_result))
-    click.echo(f"kernel: {found.model.user_kernel.to_text(digits=6)}")
+    click.echo(f"kernel: {found.model.kernel_text(digits=6)}")
     for note in found.notes:
         click.echo(f"note: {note}")
     if json_out:
@@ -87,7 +87,10 @@ def report(
     else:
         if not opts["data"]:
             raise InputError("give DATA.csv to analyse, or --from-model MODEL.json")
-        found = run_search_command(opts, default_checkpoint(opts["data"], output))
+        series = one_input(opts["data"], opts["x"], opts["y"])
+        found = run_search_command(
+            {**opts, "data": series}, default_checkpoint(opts["data"], output)
+        )
     source = found.data.get("source") or opts.get("data") or from_model
     if not opts["quiet"]:
         click.echo("decomposing the model and writing the report", err=True)
@@ -104,3 +107,19 @@ def report(
         found.save(json_out)
         click.echo(f"wrote {json_out}")
     found.discard_checkpoints()
+
+
+def one_input(data: str, x: str | None, y: str | None) -> Any:
+    """The series of DATA.csv, refused before any search when it has several inputs: the report
+    describes models of one input."""
+    import abcd_cli
+    from abcd_cli.errors import InputError
+
+    series = abcd_cli.load(data, x=x, y=y)
+    if series.n_dims > 1:
+        names = ", ".join(repr(name) for name in series.x_names)
+        raise InputError(
+            f"{data}: {series.n_dims} inputs ({names}), but the report describes models of one"
+            " input: choose one with --x, or find a model of them all with 'abcd search'"
+        )
+    return series

@@ -4,12 +4,14 @@
 default: one column -> it is y and x is the row position; two columns -> x then y; more -> x is
 the single column named like a time (failing that, the single column whose name gives a unit
 of time, such as ``t_s`` or ``hours``) and y is the column named ``y``, or else the single other
-numeric column. Anything else is an error listing the columns.
+numeric column. Anything else is an error listing the columns. These are the rules for one
+input; :mod:`abcd_cli.data.inputs` chooses several on top of them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import numpy as np
 
@@ -36,7 +38,7 @@ def choose_columns(table: Table, x: str | None, y: str | None) -> tuple[int | No
             return None, 0
         xi = default_x(table, yi) if width > 2 else (0 if yi is None else 1 - yi)
     if yi is None:
-        yi = _default_y(table, xi)
+        yi = default_y(table, () if xi is None else (xi,))
     return xi, yi
 
 
@@ -74,8 +76,10 @@ def default_x(table: Table, exclude: int | None) -> int:
     raise _ambiguous(table)
 
 
-def _default_y(table: Table, xi: int | None) -> int:
-    others = [i for i in range(len(table.names)) if i != xi]
+def default_y(table: Table, exclude: Collection[int]) -> int:
+    """The only column not in ``exclude``, else the one named ``y``, else the only other
+    numeric column with a name; else an error."""
+    others = [i for i in range(len(table.names)) if i not in exclude]
     if not others:
         raise InputError(
             f"{table.source}: has only one column ({table.names[0]!r}), so nothing is left for y"

@@ -16,6 +16,7 @@ holds x and becomes the first column; an unnamed plain index is ignored. Rows ar
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -41,17 +42,19 @@ class _FrameTable(Table):
 
 def series_from_frame(
     frame: pd.DataFrame | pd.Series,
-    x: str | int | None = None,
+    x: str | int | Sequence[str | int] | None = None,
     y: str | int | None = None,
     source: str = "DataFrame",
 ) -> Series:
     """The validated :class:`Series` of a DataFrame (or a pandas Series: its values are y).
 
-    ``x`` and ``y`` choose columns by label or 1-based number, with the CSV reader's defaults;
-    ``source`` names the data in messages and reports.
+    ``x`` (one column or a list of several inputs) and ``y`` choose columns by label or 1-based
+    number, with the CSV reader's defaults (:mod:`abcd_cli.data.inputs`); ``source`` names the
+    data in messages and reports.
     """
     table = _frame_table(frame, source)
-    return series_from_table(table, None if x is None else str(x), None if y is None else str(y))
+    keys = None if x is None else str(x) if isinstance(x, str | int) else [str(k) for k in x]
+    return series_from_table(table, keys, None if y is None else str(y))
 
 
 def series_from_arrays(x: Any, y: Any, source: str = "arrays") -> Series:

@@ -19,10 +19,18 @@ Rules, in the order they are applied:
   must have as many fields as the header (extra empty trailing fields are ignored).
 * **Columns.** ``x`` and ``y`` pick columns by name (exact, then case-insensitive) or by
   1-based number. By default: one column -> it is y and x is the row
-  position 0..n-1 (named ``index``); two columns -> x then y; more -> x is the single column
-  named like a time (``x``, ``t``, ``time``, ``date``, ``year``, ...), failing that the single
-  column whose name gives a unit of time (``t_s``, ``hours``), and y is the column named
-  ``y``, or else the single other numeric column. Anything else is an error listing the columns.
+  position 0..n-1 (named ``index``); two columns -> x then y; more -> y is the column named
+  ``y``, else the single numeric column other than the single column named like a time
+  (``x``, ``t``, ``time``, ``date``, ``year``, ...; failing that, the single column whose name
+  gives a unit of time, ``t_s``, ``hours``), and x is every other usable column (below).
+  Anything else is an error listing the columns.
+* **Several inputs** (:mod:`abcd_cli.data.inputs`). ``x`` may name several columns (``a,b,c``
+  or a list). Without ``x``, a file of more than two columns has y as given (else as above)
+  and every other column holding numbers or dates as an input;
+  columns of text, unnamed columns (an index) and columns with at most one value are left out
+  and named in a warning, and a warning names the inputs when there are several. A row with a
+  missing cell in y or any input is dropped and counted. The rows keep their order (x is
+  (N, D)); each input is checked as x is below.
 * **Values.** Empty cells and ``NA``, ``N/A``, ``NaN``, ``null``, ``None``, ``-``, ``?``, ``.``
   are missing: such rows are dropped and counted. Any other non-number (or, for x, non-date) is
   an error naming the row; so are infinities.
@@ -62,19 +70,21 @@ import numpy as np
 from abcd_cli.data.cells import is_missing
 from abcd_cli.data.checks import MIN_POINTS
 from abcd_cli.data.columns import default_x, find_column
+from abcd_cli.data.inputs import InputKeys
 from abcd_cli.data.series import Series, series_from_table
 from abcd_cli.data.table import read_table
 from abcd_cli.data.values import x_values
 from abcd_cli.errors import InputError
 
-__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_series"]
+__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_named_inputs", "load_series"]
 
 
-def load_series(path: str | Path, x: str | None = None, y: str | None = None) -> Series:
+def load_series(path: str | Path, x: InputKeys = None, y: str | None = None) -> Series:
     """Read the CSV at ``path`` and return a validated :class:`Series`.
 
-    ``x`` and ``y`` choose columns by name or 1-based number; see the module docstring for the
-    defaults. Raises :class:`InputError` with a one-line message for any unusable input.
+    ``x`` (one column, or several inputs as a list or as ``"a,b,c"``) and ``y`` choose columns
+    by name or 1-based number; see the module docstring for the defaults. Raises
+    :class:`InputError` with a one-line message for any unusable input.
     """
     return series_from_table(read_table(path), x, y)
 
@@ -102,3 +112,39 @@ def load_inputs(path: str | Path, x: str | None = None) -> tuple[np.ndarray, lis
         )
     values, kind = x_values(table, xi)
     return values, cells, table.names[xi], kind
+
+
+def load_named_inputs(
+    path: str | Path, names: list[str]
+) -> tuple[np.ndarray, list[list[str]], list[str]]:
+    """Read a model's several input columns from a file of new inputs, by their names (in
+    any order, other columns ignored), in the file's row order.
+
+    Returns X (M, D) in the order of ``names`` (decimal years for dates), each column's cells
+    as written, and each column's kind. A column that is not there, or a missing cell, is an
+    error naming it.
+    """
+    table = read_table(path)
+    columns = []
+    for name in names:
+        try:
+            columns.append(find_column(table, name, "x"))
+        except InputError:
+            raise InputError(
+                f"{table.source}: no column {name!r}, an input of the model; available"
+                f" columns: {table.listing()}"
+            ) from None
+    values, cells, kinds = [], [], []
+    for xi in columns:
+        column = table.column(xi)
+        missing = [i for i, cell in enumerate(column) if is_missing(cell)]
+        if missing:
+            raise InputError(
+                f"{table.source}: column {table.names[xi]!r} has no value in"
+                f" {table.where(missing[0])}"
+            )
+        column_values, kind = x_values(table, xi)
+        values.append(column_values)
+        cells.append(column)
+        kinds.append(kind)
+    return np.column_stack(values), cells, kinds

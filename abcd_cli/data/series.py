@@ -3,7 +3,8 @@
 :func:`series_from_table` is what every source of data shares once its cells are in a
 :class:`~abcd_cli.data.table.Table` (a CSV file in :mod:`abcd_cli.data.reader`, a DataFrame in
 :mod:`abcd_cli.data.frames`): choose the columns, convert them, drop rows with missing values,
-check the values and sort by x.
+check the values and sort by x. With several inputs x is (N, D), one column per input, and the
+rows keep the table's order.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from abcd_cli.data.checks import check_count, check_x, check_y
-from abcd_cli.data.columns import choose_columns
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
+from abcd_cli.data.inputs import InputKeys, choose_inputs
 from abcd_cli.data.table import Table
 from abcd_cli.data.time_units import counted, in_largest_unit, unit_of_name
-from abcd_cli.data.values import numeric_values, x_values
+from abcd_cli.data.values import numeric_values
 
 X_KINDS = ("date", "year", "number")
 #: Dropped rows listed by number in the note about them.
@@ -28,7 +29,12 @@ _LISTED_ROWS = 5
 
 @dataclass(frozen=True, eq=False)
 class Series:
-    """A validated time series: x sorted ascending (float64) and y (float64), in user units."""
+    """A validated time series: x sorted ascending (float64) and y (float64), in user units.
+
+    With several inputs x is (N, D) in the table's row order; ``x_names`` and ``x_kinds`` give
+    each column's name and kind, ``x_name`` is the names joined by ", " and ``x_kind`` is
+    ``"number"`` (no one input is the time axis). With one, they are (x_name,) and (x_kind,).
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -38,29 +44,46 @@ class Series:
     n_dropped: int = 0
     warnings: tuple[str, ...] = ()
     source: str = ""
+    x_names: tuple[str, ...] = ()
+    x_kinds: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.x_kind not in X_KINDS:
-            raise ValueError(f"x_kind must be one of {X_KINDS}, not {self.x_kind!r}")
         for name in ("x", "y"):
             arr = np.array(getattr(self, name), dtype=np.float64)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
-        if self.x.shape != self.y.shape or self.x.ndim != 1:
-            raise ValueError("x and y must be one-dimensional arrays of the same length")
+        n_dims = 1 if self.x.ndim == 1 else self.x.shape[-1]
+        if self.x.shape[:1] != self.y.shape or self.y.ndim != 1 or self.x.ndim > 2 or n_dims < 1:
+            raise ValueError("x must be (N,) or (N, D) and y (N,), of the same length N")
+        names = tuple(self.x_names) or (self.x_name,)
+        kinds = tuple(self.x_kinds) or (self.x_kind,)
+        if len(names) != n_dims or len(kinds) != n_dims:
+            raise ValueError("x_names and x_kinds need one entry per input column")
+        for kind in (self.x_kind, *kinds):
+            if kind not in X_KINDS:
+                raise ValueError(f"x_kind must be one of {X_KINDS}, not {kind!r}")
+        object.__setattr__(self, "x_names", names)
+        object.__setattr__(self, "x_kinds", kinds)
 
     def __len__(self) -> int:
-        return int(self.x.size)
+        return int(self.y.size)
 
     @property
     def n(self) -> int:
         """Number of points."""
-        return int(self.x.size)
+        return int(self.y.size)
+
+    @property
+    def n_dims(self) -> int:
+        """Number of inputs: 1 for a time series, D for an (N, D) x."""
+        return len(self.x_names)
 
     @property
     def spacing(self) -> float:
-        """Median positive difference between consecutive x values (0.0 if there is none)."""
-        steps = np.diff(self.x)
+        """Median positive difference between consecutive x values (0.0 if there is none); of
+        the first input's sorted values when there are several."""
+        first = self.x if self.x.ndim == 1 else np.sort(self.x[:, 0])
+        steps = np.diff(first)
         steps = steps[steps > 0]
         return float(np.median(steps)) if steps.size else 0.0
 
@@ -69,6 +92,8 @@ class Series:
         """The unit of time x counts: ``"year"`` for decimal years (dates or year numbers),
         else the unit x's column name gives (``t_s``: ``"second"``; see
         :func:`~abcd_cli.data.time_units.unit_of_name`), else None."""
+        if self.n_dims > 1:
+            return None
         return "year" if self.x_kind in ("date", "year") else unit_of_name(self.x_name)
 
     def description(self) -> str:
@@ -77,6 +102,11 @@ class Series:
         dropped = f"{self.n_dropped} row{'' if self.n_dropped == 1 else 's'} dropped"
         if not self.n:
             return f"{name}: no points, {dropped}"
+        if self.n_dims > 1:
+            return (
+                f"{name}: {self.n} points, {self.n_dims} inputs {_inputs_text(self)}, y"
+                f" {self.y_name!r} from {self.y.min():.6g} to {self.y.max():.6g}, {dropped}"
+            )
         return (
             f"{name}: {self.n} points, x {self.x_name!r} {_x_range_text(self)}, "
             f"median spacing {_spacing_text(self)}, y {self.y_name!r} from "
@@ -84,17 +114,50 @@ class Series:
         )
 
 
-def series_from_table(table: Table, x: str | None = None, y: str | None = None) -> Series:
-    """The validated :class:`Series` of a table's cells, its columns chosen by ``x`` and ``y``
-    (names or 1-based numbers, or None for the defaults); its source names it in messages."""
-    xi, yi = choose_columns(table, x, y)
-    yv = numeric_values(table, yi)
-    if xi is None:
-        xv, kind, x_name = np.arange(len(table.rows), dtype=np.float64), "number", "index"
-    else:
-        xv, kind = x_values(table, xi)
-        x_name = table.names[xi]
-    return _validated(table, xv, yv, kind, x_name, table.names[yi])
+def series_from_table(table: Table, x: InputKeys = None, y: str | None = None) -> Series:
+    """The validated :class:`Series` of a table's cells, its columns chosen by ``x`` (one
+    column or several) and ``y`` (names or 1-based numbers, or None for the defaults:
+    :mod:`abcd_cli.data.inputs`); its source names it in messages."""
+    choice = choose_inputs(table, x, y)
+    table.notes.extend(choice.notes)
+    yv = numeric_values(table, choice.y)
+    y_name = table.names[choice.y]
+    if not choice.inputs:
+        xv = np.arange(len(table.rows), dtype=np.float64)
+        return _validated(table, xv, yv, "number", "index", y_name)
+    columns = [choice.values(table, i) for i in choice.inputs]
+    names = [table.names[i] for i in choice.inputs]
+    if len(columns) == 1:
+        (xv, kind), name = columns[0], names[0]
+        return _validated(table, xv, yv, kind, name, y_name)
+    X = np.column_stack([values for values, _ in columns])
+    return _validated_inputs(table, X, yv, names, [kind for _, kind in columns], y_name)
+
+
+def _validated_inputs(
+    table: Table, X: np.ndarray, yv: np.ndarray, names: list[str], kinds: list[str], y_name: str
+) -> Series:
+    """Several inputs: drop rows with a missing cell, check y and each input, keep the order."""
+    src, notes = table.source, list(table.notes)
+    missing = np.isnan(yv) | np.isnan(X).any(axis=1)
+    n_dropped = int(missing.sum())
+    if n_dropped:
+        notes.append(_dropped_note(missing))
+    X, yv = X[~missing], yv[~missing]
+    check_count(int(yv.size), n_dropped, src)
+    check_y(yv, y_name, src)
+    for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
+        check_x(X[:, d], name, kind, src)
+    repeated = int(yv.size - np.unique(X, axis=0).shape[0])
+    if repeated:
+        notes.append(
+            f"{repeated} repeated input{'s' if repeated > 1 else ''} (rows with the same values"
+            " in every input column) kept as repeated measurements"
+        )
+    return Series(
+        X, yv, ", ".join(names), y_name, "number", n_dropped, tuple(notes), src,
+        tuple(names), tuple(kinds),
+    )  # fmt: skip
 
 
 def _validated(
@@ -131,6 +194,16 @@ def _dropped_note(missing: np.ndarray) -> str:
 
 
 # ----------------------------------------------------------------------------- description
+
+
+def _inputs_text(series: Series) -> str:
+    """Each input's name and range: 'a' from 0 to 1 (plain numbers, no time unit), ..."""
+    parts = []
+    for d, (name, kind) in enumerate(zip(series.x_names, series.x_kinds, strict=True)):
+        column = Series(np.sort(series.x[:, d]), series.y, name, series.y_name, kind)
+        text = _x_range_text(column).removesuffix(" (plain numbers, no time unit)")
+        parts.append(f"{name!r} {text}")
+    return ", ".join(parts)
 
 
 def _x_range_text(series: Series) -> str:

@@ -74,6 +74,17 @@ def x_values(table: Table, index: int) -> tuple[np.ndarray, str]:
     raise _not_a(table, index, bad_dates, "a date", "; write dates like 2020-01-31")
 
 
+def input_values(table: Table, index: int) -> tuple[np.ndarray, str] | None:
+    """As :func:`x_values`, or None when the column holds neither numbers nor dates (a column
+    of text, or numbers mixed with words), for a column chosen as an input only if it can be
+    one."""
+    _, bad, _ = column_numbers(table, index)
+    if not bad:
+        return x_values(table, index)
+    dates, bad_dates = _dates(table, index)
+    return None if bad_dates else (dates, "date")
+
+
 def is_year_column(name: str, values: np.ndarray) -> bool:
     """Whether numeric x values are decimal years (see :mod:`abcd_cli.data.reader` for the
     rule)."""

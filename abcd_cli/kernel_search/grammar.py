@@ -46,6 +46,7 @@ from abcd_cli.kernels.algebra import (
     sum_of_products,
 )
 from abcd_cli.kernels.base import copy_with
+from abcd_cli.kernels.base import reads_x as _reads_x
 from abcd_cli.kernels.text import parse_kernel
 
 
@@ -194,16 +195,6 @@ LANGUAGES: dict[str, Language] = {
         _additive_start,
     ),
 }
-
-
-#: Roles of base kernels whose value does not depend on x: they live on input 0 only.
-X_FREE_ROLES = ("constant", "noise")
-
-
-def _reads_x(node: Kernel | type[Kernel]) -> bool:
-    """Whether a node (or kernel class) acts on one input: it has a dimension and its value
-    depends on x."""
-    return hasattr(node, "dim") and getattr(node, "role", None) not in X_FREE_ROLES
 
 
 def on_dim(kernel: Kernel, dim: int) -> Kernel:

@@ -40,7 +40,7 @@ in a worker), ``scoring`` (BIC and its interval), ``buffer`` (the models expande
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -143,12 +143,14 @@ class Search:
         engine: Engine | None = None,
         events: Events | None = None,
         tagged: bool = False,
+        x_names: Sequence[str] = (),
     ):
         """``engine`` None: the one ``settings.engine`` chooses for this series (the settings
         kept, and checkpointed, say which: "exact", or "skc" with its m). ``progress`` gets
         the plain line of each finished level and note, ``events`` every event; ``tagged``:
         both say the seed (one of several searches)."""
         self.x = np.asarray(x, dtype=float)
+        self.x_names = tuple(x_names)  # the kernels' text names the inputs by them
         self.y = np.asarray(y, dtype=float)
         if engine is None:
             settings, engine = resolve(settings, self.y.size)
@@ -362,8 +364,8 @@ class Search:
             {
                 "level": self.level,
                 **counts,
-                "structure": top.kernel.structure,
-                "kernel": self.scaling.kernel_out(top.kernel).to_text(digits=6),
+                "structure": self._text(top.kernel, params=False),
+                "kernel": self._text(self.scaling.kernel_out(top.kernel), digits=6),
                 "bic": top.bic,
                 "bic_low": top.low,
                 "bic_width": top.width,
@@ -380,10 +382,13 @@ class Search:
             pruned=kept.pruned,
             text=f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
             f" ({counts['failed']} failed, {counts['rejected']} rejected);"
-            f" best {top.kernel.structure}  BIC {format_interval(top.low, top.bic)}"
+            f" best {self._text(top.kernel, params=False)}  BIC {format_interval(top.low, top.bic)}"
             f"  [{self.elapsed:.1f}s]; {kept.pruned} pruned",
         )
         return True
+
+    def _text(self, kernel: Kernel, params: bool = True, digits: int | None = None) -> str:
+        return kernel.to_text(params, digits, names=self.x_names)
 
     def run(self) -> SearchResult:
         while self.step():
@@ -411,6 +416,7 @@ class Search:
             self.constant_mean,
             self.engine,
             nll_bounds=bounds,
+            x_names=self.x_names,
         )
         return SearchResult(
             model, self.trace, self.settings, self.elapsed, notes, self._stopped_early()
@@ -510,6 +516,7 @@ def run_search(
     fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
     engine: Engine | None = None,
     events: Events | None = None,
+    x_names: Sequence[str] = (),
 ) -> SearchResult:
     """Search for the kernel that best explains y(x); see the module docstring.
 
@@ -519,6 +526,8 @@ def run_search(
     notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
     ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
     receives one line per finished level and note, ``events`` every ``SearchEvent``.
+    ``x_names``, the input columns' names, name the inputs in the kernels' text
+    (``SE[weight]``) with several.
     """
     settings = settings or SearchSettings()
     paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
@@ -526,7 +535,9 @@ def run_search(
     for i, path in enumerate(paths):
         one = replace(settings, seed=settings.seed + i, seeds=1)
         tagged = settings.seeds > 1
-        search = Search(x, y, one, executor, progress, path, fit_fn, engine, events, tagged)
+        search = Search(
+            x, y, one, executor, progress, path, fit_fn, engine, events, tagged, x_names
+        )
         if resume and search.restore():
             search.note(f"resumed after level {search.level}")
         results.append(search.run())
@@ -550,4 +561,4 @@ def run_search(
 def summary_line(result: SearchResult) -> str:
     """One line: the chosen model and its BIC (used by the CLI)."""
     m = result.model
-    return f"{m.kernel.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"
+    return f"{m.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"

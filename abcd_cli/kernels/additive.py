@@ -313,15 +313,17 @@ class Additive(Composite):
         return own
 
     # --- text ------------------------------------------------------------------------------
-    def to_text(self, params: bool = True, digits: int | None = None) -> str:
+    def to_text(
+        self, params: bool = True, digits: int | None = None, names: Sequence[str] = ()
+    ) -> str:
         header = [f"R={self.order}"]
         members = []
         for b in self.members:
             if params:
                 values = ", ".join(f"{b.names[i]}={_fmt(b.params[i], digits)}" for i in _free(b))
-                members.append(f"{b.head}({values})")
+                members.append(f"{b.label(names)}({values})")
             else:
-                members.append(b.head)
+                members.append(b.label(names))
         if params:
             header += [f"sd{r}={_fmt(v, digits)}" for r, v in enumerate(self.sds, start=1)]
         return f"{self.symbol}({', '.join(header)}; {', '.join(members)})"

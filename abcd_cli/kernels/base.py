@@ -67,6 +67,27 @@ def as_2d(X: np.ndarray) -> np.ndarray:
     return X[:, None] if X.ndim == 1 else X
 
 
+#: Roles of base kernels whose value does not depend on x: they live on input 0 only.
+X_FREE_ROLES = ("constant", "noise")
+
+
+def reads_x(node: Kernel | type[Kernel]) -> bool:
+    """Whether a node (or kernel class) acts on one input: it has a dimension and its value
+    depends on x."""
+    return hasattr(node, "dim") and getattr(node, "role", None) not in X_FREE_ROLES
+
+
+def input_label(dim: int, names: Sequence[str] = ()) -> str:
+    """How a kernel's text names its input: ``[name]`` with the column's name when there are
+    several named inputs (a name holding ``]`` or shared by two columns cannot be read back, so
+    it is ``@dim`` instead); else ``@dim``, and nothing for input 0."""
+    if len(names) > 1 and 0 <= dim < len(names):
+        name = names[dim]
+        if "]" not in name and names.count(name) == 1:
+            return f"[{name}]"
+    return f"@{dim}" if dim else ""
+
+
 def _fmt(value: float, digits: int | None) -> str:
     if digits is None:
         return repr(float(value))
@@ -258,8 +279,11 @@ class Kernel:
         raise NotImplementedError
 
     # --- text ------------------------------------------------------------------------------
-    def to_text(self, params: bool = True, digits: int | None = None) -> str:
-        """Unambiguous text form; ``parse`` reads it back."""
+    def to_text(
+        self, params: bool = True, digits: int | None = None, names: Sequence[str] = ()
+    ) -> str:
+        """Unambiguous text form; ``parse`` reads it back. ``names``: the input columns' names;
+        with several, a kernel on one input says which as ``SE[weight]``, else as ``SE@d``."""
         raise NotImplementedError
 
     def __str__(self) -> str:
@@ -379,6 +403,13 @@ class Declared:
     def head(self) -> str:
         return self.symbol if self.dim == 0 else f"{self.symbol}@{self.dim}"  # type: ignore[attr-defined]
 
+    def label(self, names: Sequence[str] = ()) -> str:
+        """The symbol and the input it reads (see ``input_label``); a kernel that reads no x
+        is its symbol alone when its inputs are named."""
+        if names and len(names) > 1 and not reads_x(self):  # type: ignore[arg-type]
+            return self.head
+        return self.symbol + input_label(self.dim, names)  # type: ignore[attr-defined]
+
     def param(self, name: str) -> float:
         return self.params[self.names.index(name)]
 
@@ -428,7 +459,10 @@ class BaseKernel(Declared, Kernel):
     def _diag_backward(self, cache: Any, gc: np.ndarray, gn: np.ndarray) -> list[float]:
         return [float(gc @ d) for d in cache]
 
-    def to_text(self, params: bool = True, digits: int | None = None) -> str:
+    def to_text(
+        self, params: bool = True, digits: int | None = None, names: Sequence[str] = ()
+    ) -> str:
+        head = self.label(names)
         if not params:
-            return self.head
-        return f"{self.head}({own_text(self, digits)})"
+            return head
+        return f"{head}({own_text(self, digits)})"

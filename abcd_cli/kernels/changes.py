@@ -192,9 +192,14 @@ class ChangeOperator(Declared, Kernel):
             + self.second._backward(c.c2, G * c.w_second)
         )
 
-    def to_text(self, params: bool = True, digits: int | None = None) -> str:
-        head = self.head
-        args = [self.first.to_text(params, digits), self.second.to_text(params, digits)]
+    def to_text(
+        self, params: bool = True, digits: int | None = None, names: Sequence[str] = ()
+    ) -> str:
+        head = self.label(names)
+        args = [
+            self.first.to_text(params, digits, names),
+            self.second.to_text(params, digits, names),
+        ]
         if params:
             args.append(own_text(self, digits))
         return f"{head}({', '.join(args)})"

@@ -36,10 +36,12 @@ class Combination(Kernel):
             raise ValueError(f"{type(self).__name__} needs at least two operands")
         return copy_with(self, terms=terms)
 
-    def to_text(self, params: bool = True, digits: int | None = None) -> str:
+    def to_text(
+        self, params: bool = True, digits: int | None = None, names: Sequence[str] = ()
+    ) -> str:
         parts = []
         for k in self.terms:
-            text = k.to_text(params, digits)
+            text = k.to_text(params, digits, names)
             if isinstance(k, (type(self), Sum)):
                 text = f"({text})"
             parts.append(text)

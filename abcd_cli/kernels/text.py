@@ -4,27 +4,32 @@ Grammar (``*`` binds tighter than ``+``; ``×`` is accepted for ``*``)::
 
     expr   := term ('+' term)*
     term   := factor ('*' factor)*
-    factor := '(' expr ')' | NAME ['@' INT] ['(' args ')'] | NAME '(' values ';' members ')'
+    factor := '(' expr ')' | NAME [input] ['(' args ')'] | NAME '(' values ';' members ')'
+    input  := '@' INT | '[' COLUMN ']'
     args   := arg (',' arg)*          arg := NAME '=' NUMBER | expr
     values := [NAME '=' NUMBER (',' NAME '=' NUMBER)*]
-    members := member (',' member)*   member := NAME ['@' INT] ['(' values ')']
+    members := member (',' member)*   member := NAME [input] ['(' values ')']
 
 Base kernels take only ``name=value`` arguments (all or none); CP and CW take two kernels
 followed by their own ``name=value`` arguments; a composite kernel (``kernels.base.Composite``,
 e.g. ``Additive(R=2; SE, SE@1)``) takes its own values, then after ``;`` one base kernel per
 input. Parentheses are kept: ``(A + B) + C`` reads as a sum nested in a sum, exactly as printed.
+
+A kernel acts on input 0 unless its text names another: ``SE@2`` by number, or ``SE[weight]`` by
+the name of its column (any text without ``]``), which needs the inputs' names.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import BASE_KERNELS, COMPOSITES, OPERATORS, Kernel, Product, Sum
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan))(?![\w.])"
-    r"|(?P<name>[A-Za-z_]\w*)|(?P<op>[()+*,=@×;]))"
+    r"|(?P<name>[A-Za-z_]\w*)|(?P<col>\[[^\]]*\])|(?P<op>[()+*,=@×;]))"
 )
 
 
@@ -49,10 +54,11 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str, names: Sequence[str] = ()):
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
+        self.names = list(names)
 
     def peek(self) -> str | None:
         return self.toks[self.i][1] if self.i < len(self.toks) else None
@@ -99,7 +105,9 @@ class _Parser:
         return self.build(name, dim, kernels, values)
 
     def dim(self) -> int:
-        """The input after ``@`` (0 when there is none)."""
+        """The input after ``@`` or named in brackets (0 when there is none)."""
+        if self.i < len(self.toks) and self.toks[self.i][0] == "col":
+            return self.column(self.take()[1][1:-1])
         if self.peek() != "@":
             return 0
         self.take()
@@ -107,6 +115,19 @@ class _Parser:
         if kind != "num" or not value.isdigit():
             raise InputError(f"kernel text: @ needs an input number, found {value!r}")
         return int(value)
+
+    def column(self, name: str) -> int:
+        """The input whose column is called ``name``."""
+        if not self.names:
+            raise InputError(
+                f"kernel text: [{name}] names an input by its column, but the inputs' names"
+                " are not known here"
+            )
+        if self.names.count(name) != 1:
+            known = ", ".join(repr(n) for n in self.names)
+            problem = "no input is" if name not in self.names else "two inputs are"
+            raise InputError(f"kernel text: {problem} called {name!r} (inputs: {known})")
+        return self.names.index(name)
 
     def values(self, end: str) -> dict[str, float]:
         """``name=value`` pairs up to (not including) ``end``."""
@@ -190,9 +211,10 @@ class _Parser:
         return cls(params, dim)
 
 
-def parse_kernel(text: str) -> Kernel:
-    """Parse ``text`` (as written by ``Kernel.to_text``) into a kernel; InputError if malformed."""
-    parser = _Parser(text)
+def parse_kernel(text: str, names: Sequence[str] = ()) -> Kernel:
+    """Parse ``text`` (as written by ``Kernel.to_text``) into a kernel; InputError if malformed.
+    ``names``: the input columns' names, which ``SE[name]`` refers to."""
+    parser = _Parser(text, names)
     if not parser.toks:
         raise InputError("kernel text is empty")
     kernel = parser.expr()
