@@ -111,7 +111,8 @@ def write_markdown(args: argparse.Namespace, command: str, unavailable: dict[str
         f" {load}; each row's own load and commit are in `{results.name}`). Each series ran"
         f" `{shown_command([])}` plus the options in its section's heading, as a new user"
         " would, in a process of its own; rows in"
-        f" [`{results.name}`]({results.name}), levels in [`{levels.name}`]({levels.name}).",
+        f" [`{results.name}`]({results.name})"
+        + (f", levels in [`{levels.name}`]({levels.name})." if levels.exists() else "."),
     ]
     notes_file = args.out.with_name(args.out.stem + "_notes.md")
     notes = notes_file.read_text() if notes_file.exists() else ""

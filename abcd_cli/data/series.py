@@ -140,9 +140,7 @@ def _validated_inputs(
     """Several inputs: drop rows with a missing cell, check y and each input, keep the order."""
     src, notes = table.source, list(table.notes)
     missing = np.isnan(yv) | np.isnan(X).any(axis=1)
-    n_dropped = int(missing.sum())
-    if n_dropped:
-        notes.append(_dropped_note(missing))
+    n_dropped = _note_dropped(notes, missing)
     X, yv = X[~missing], yv[~missing]
     check_count(int(yv.size), n_dropped, src)
     check_y(yv, y_name, src)
@@ -166,9 +164,7 @@ def _validated(
     """Drop missing rows, check the values, sort by x and build the Series."""
     src, notes = table.source, list(table.notes)
     missing = np.isnan(xv) | np.isnan(yv)
-    n_dropped = int(missing.sum())
-    if n_dropped:
-        notes.append(_dropped_note(missing))
+    n_dropped = _note_dropped(notes, missing)
     xv, yv = xv[~missing], yv[~missing]
     check_count(int(xv.size), n_dropped, src)
     check_y(yv, y_name, src)
@@ -184,6 +180,14 @@ def _validated(
             "measurements"
         )
     return Series(xv, yv, x_name, y_name, kind, n_dropped, tuple(notes), src)
+
+
+def _note_dropped(notes: list[str], missing: np.ndarray) -> int:
+    """How many rows ``missing`` drops; the note saying so is added to ``notes``."""
+    n_dropped = int(missing.sum())
+    if n_dropped:
+        notes.append(_dropped_note(missing))
+    return n_dropped
 
 
 def _dropped_note(missing: np.ndarray) -> str:
