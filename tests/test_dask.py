@@ -105,6 +105,25 @@ def test_a_killed_worker_does_not_change_the_result(client, serial, tmp_path: Pa
     assert json.dumps(result_doc(found)) == json.dumps(serial)
 
 
+def test_an_skc_search_on_a_cluster_equals_the_serial_search(client) -> None:
+    """The long-series engine's fits go to the cluster the same way: the subset screen and the
+    full-data refinement with the bounds give the serial search's model, trace and intervals."""
+    x, y = series(300, seed=5)
+    settings = SearchSettings(
+        depth=1, restarts=2, seed=1, engine="skc", inducing=40, subset_size=100
+    )
+    alone = run_search(x, y, settings)
+    assert alone.settings.engine == "skc" and alone.trace[-1]["bic_width"] > 0
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        found = run_search(x, y, settings, executor)
+        # all points and the subset, X and y of each, sent once
+        assert len(executor._data) == 4
+    finally:
+        executor.shutdown()
+    assert json.dumps(result_doc(found)) == json.dumps(result_doc(alone))
+
+
 def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
     summary = DataSummary.from_data(X, Y)
     structures = ["SE", "Lin", VICTIM, "C"]
