@@ -24,7 +24,7 @@ import abcd_cli
 from abcd_cli.batch import search_many
 from abcd_cli.cli.main import main
 from abcd_cli.data.summary import DataSummary
-from abcd_cli.errors import InputError
+from abcd_cli.errors import InputError, RunError
 from abcd_cli.execution import dask as abcd_dask
 from abcd_cli.execution.dask import ClusterError, DaskExecutor, run_task
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
@@ -155,6 +155,41 @@ def test_whole_series_on_the_cluster_equal_their_serial_searches(client, tmp_pat
         assert path == files[i]
         alone = run_search(*series(40, seed=i), settings)
         assert json.dumps(result_doc(found.search_result)) == json.dumps(result_doc(alone))
+
+
+def fail_on_three(n: int) -> int:
+    """A task that raises its own error for 3."""
+    if n == 3:
+        raise RunError("every candidate failed")
+    return n
+
+
+def test_a_task_s_own_error_reaches_the_caller_as_it_is(client) -> None:
+    executor = DaskExecutor(client)
+    try:
+        results = executor.map(fail_on_three, [1, 2, 3])
+        assert [next(results), next(results)] == [1, 2]
+        with pytest.raises(RunError, match="every candidate failed") as err:
+            next(results)
+    finally:
+        executor.shutdown()
+    assert not isinstance(err.value, ClusterError)
+
+
+def test_a_failure_of_the_client_itself_is_a_lost_cluster(client, monkeypatch) -> None:
+    """What distributed raised once after a two-hour run, from a finished task's result."""
+
+    def broken_result(self, timeout=None):
+        raise UnboundLocalError("cannot access local variable 'result'")
+
+    executor = DaskExecutor(client)
+    monkeypatch.setattr(distributed.Future, "result", broken_result)
+    try:
+        with pytest.raises(ClusterError, match="lost the Dask cluster.*UnboundLocalError"):
+            list(executor.map(fail_on_three, [1]))
+    finally:
+        monkeypatch.undo()
+        executor.shutdown()
 
 
 def test_a_worker_with_other_code_is_refused(client, monkeypatch) -> None:

@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import hashlib
 import logging
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
@@ -220,20 +221,31 @@ class DaskExecutor(Executor):
         return on_lost(task)
 
     def _wait(self, future: Any) -> Any:
-        """``future.result()``, checking meanwhile that the cluster is still there."""
+        """``future.result()`` once the future is done, checking meanwhile that the cluster is
+        still there. The wait is an event set by the future's done-callback, not
+        ``result(timeout=...)``: on Python 3.11 that call's ``asyncio.wait_for`` can lose a
+        race between the result and the timeout, which ``distributed`` then raises as an
+        ``UnboundLocalError`` (seen once in a two-hour benchmark). An error of the task itself
+        (``KilledWorker`` among them) is raised as it is; any other failure of the client is
+        a lost cluster."""
+        done = threading.Event()
+        future.add_done_callback(lambda _future: done.set())
         empty_since: float | None = None
-        while True:
-            try:
-                return future.result(timeout=_POLL)
-            except TimeoutError:  # not yet: is the cluster still there?
-                empty_since = self._check_alive(empty_since)
-            except ImportError as exc:
-                raise ClusterError(
-                    f"a worker of {self.where} cannot run abcd's code ({exc}):"
-                    " install the same version of abcd on every worker"
-                ) from None
-            except (OSError, CancelledError) as exc:
-                raise self._gone(exc) from None
+        while not done.wait(_POLL):  # not yet: is the cluster still there?
+            empty_since = self._check_alive(empty_since)
+        try:
+            return future.result()
+        except ImportError as exc:
+            raise ClusterError(
+                f"a worker of {self.where} cannot run abcd's code ({exc}):"
+                " install the same version of abcd on every worker"
+            ) from None
+        except (OSError, CancelledError) as exc:
+            raise self._gone(exc) from None
+        except Exception as exc:
+            if future.status == "error":
+                raise
+            raise self._gone(exc) from None
 
     def _check_alive(self, empty_since: float | None) -> float | None:
         """Raise ClusterError when the client is closed or the cluster has had no worker for
