@@ -1,0 +1,48 @@
+"""The skc level profile (``benchmarks/bench_skc_level.py``) on a small search's checkpoint:
+it replays the next level, accounts every candidate by stage, leaves the checkpoint as it was,
+and gives the best model's bounds at several m."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.settings import SearchSettings
+from benchmarks import bench_skc_level
+from tests.test_dependable import series, write_csv
+
+
+def test_profile_of_the_level_after_a_checkpoint(tmp_path: Path) -> None:
+    x, y = series(300, seed=2)
+    data = write_csv(tmp_path / "s.csv", x, y)
+    checkpoint = tmp_path / "s.ckpt.json"
+    settings = SearchSettings(
+        depth=1, restarts=2, seed=0, engine="skc", inducing=40, subset_size=100, patience=0
+    )
+    run_search(x, y, settings, checkpoint=checkpoint)
+    before = checkpoint.read_bytes()
+    out = tmp_path / "level.md"
+    bench_skc_level.main(
+        [
+            "--data",
+            str(data),
+            "--checkpoint",
+            str(checkpoint),
+            "--widths",
+            "20,40",
+            "--out",
+            str(out),
+        ]
+    )
+    text = out.read_text()
+    assert checkpoint.read_bytes() == before
+    assert "level 2 of the search" in text and "m = 40" in text
+    stages = {line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")}
+    assert {"| screen", "| converge", "| refine", "| **level**"} <= stages
+    # every refined candidate traced: one row per refinement, with its evaluations
+    refined = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(refined) >= 1 and all(int(r.split(" | ")[2]) > 0 for r in refined)
+    widths = [
+        line for line in text.splitlines() if line.startswith("| 20 |") or line.startswith("| 40 |")
+    ]
+    assert len(widths) == 2
