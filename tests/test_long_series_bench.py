@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ import pytest
 import abcd_cli
 from abcd_cli.api import write_reports
 from abcd_cli.data.dates import DAYS_PER_YEAR
+from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks import bench_long
 from benchmarks.long_series import data, measure, runs, tables, trace
 from benchmarks.long_series.truth import Change, Period, Truth, check
@@ -223,3 +226,16 @@ def test_driver_records_a_failed_run_and_tries_it_again(tmp_path, capsys):
     bench_long.main(argv)  # a failed run is not kept as finished: it runs again
     assert "already in" not in capsys.readouterr().out
     assert len(runs.read_rows(results)) == 1  # the new row replaces the old one
+
+
+def test_a_stopped_run_keeps_the_levels_of_its_checkpoint(tmp_path):
+    pdf = tmp_path / "s.pdf"
+    x = np.linspace(0.0, 10.0, 60)
+    y = np.sin(2 * np.pi * x / 1.3) + np.random.default_rng(0).normal(0.0, 0.2, 60)
+    started = time.time() - 1.0
+    run_search(x, y, SearchSettings(depth=1, restarts=2), checkpoint=tmp_path / "s.pdf.ckpt.json")
+    rows = runs._checkpoint_levels("s", "--depth 1", pdf, started)
+    assert [r["level"] for r in rows] == [0, 1]
+    assert all(r["structure"] and r["bic"] and r["candidates"] for r in rows)
+    # a checkpoint older than the run is an earlier run's: not this one's levels
+    assert runs._checkpoint_levels("s", "--depth 1", pdf, time.time() + 60.0) == []

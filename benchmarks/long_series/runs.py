@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -151,6 +152,7 @@ def run_series(
         stale.unlink(missing_ok=True)
     command = abcd_command(prepared.csv, pdf, model, args)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    started = time.time()
     measured = run(command, folder / f"{prepared.name}.log", time_limit, cwd=ROOT, env=env)
     even = evenly_spaced(prepared.csv)
     row: dict[str, object] = dict.fromkeys(FIELDS, "")
@@ -179,13 +181,30 @@ def run_series(
             said = [line.strip() for _, line in measured.lines if line.strip()]
             tail = " | ".join(said[-3:])
             row.update(status="failed", note=f"exit code {measured.returncode}: {tail}"[:400])
-        return Outcome(row, [])
+        levels = _checkpoint_levels(prepared.name, row["args"], pdf, started)
+        row["levels"] = len(levels) if levels else ""
+        return Outcome(row, levels)
     row["status"] = "ok"
     document = trace.read(model)
     levels = _level_rows(prepared.name, row["args"], trace.levels(document))
     _model_fields(row, prepared, document, measured, target, pdf)
     row["levels"] = len(levels)
     return Outcome(row, levels)
+
+
+def _checkpoint_levels(
+    series: str, args: object, pdf: Path, started: float
+) -> list[dict[str, object]]:
+    """The levels a stopped run finished, from the checkpoint ``abcd report`` keeps beside its
+    output (``OUT.pdf.ckpt.json``: the search's trace so far); none when this run wrote none."""
+    checkpoint = pdf.with_name(pdf.name + ".ckpt.json")
+    if not checkpoint.exists() or checkpoint.stat().st_mtime < started:
+        return []
+    try:
+        document = trace.read(checkpoint)
+    except (OSError, ValueError):
+        return []
+    return _level_rows(series, args, trace.levels(document))
 
 
 def _split_times(row: dict[str, object], measured: Measured) -> None:
