@@ -193,12 +193,21 @@ class FoundModel:
 
     def decomposition(self, extrapolate: float = EXTRAPOLATE, seed: int | None = None) -> Any:
         """The model's ordered additive components with their statistics, computed once per
-        (extrapolate, seed) (``seed``: of the model checks' simulations; default the search's)."""
+        (extrapolate, seed) (``seed``: of the model checks' simulations and, with several
+        inputs, of the cross-validation's shuffled folds; default the search's); with several
+        inputs an :class:`~abcd_cli.decompose.several_inputs.InputsDecomposition`."""
         from abcd_cli.decompose.components import decompose
         from abcd_cli.decompose.facts import Axis
+        from abcd_cli.decompose.several_inputs import decompose_inputs
 
         key = (float(extrapolate), self.seed if seed is None else int(seed))
-        if key not in self._decompositions:
+        if key not in self._decompositions and self.model.n_dims > 1:
+            axes = tuple(
+                Axis(kind, name, self.y_name)
+                for name, kind in zip(self.x_names, self.x_kinds, strict=True)
+            )
+            self._decompositions[key] = decompose_inputs(self.model, axes, key[0], key[1])
+        elif key not in self._decompositions:
             axis = Axis(self.x_kind, self.x_name, self.y_name)
             self._decompositions[key] = decompose(self.model, axis, extrapolate=key[0], seed=key[1])
         return self._decompositions[key]
