@@ -108,4 +108,3 @@ def report(
         found.save(json_out)
         click.echo(f"wrote {json_out}")
     found.discard_checkpoints()
-

@@ -1,7 +1,8 @@
 """The report order of additive components (thesis §4.1, "Ordering additive components"):
 greedily add the component that most reduces the k-fold cross-validated mean absolute error,
-folds being contiguous blocks of x (or others given: ``decompose/folds.py``). Hyperparameters stay as fitted on all the data; each fold's
-component means come from the engine's posterior given the other folds.
+folds being contiguous blocks of x (or others given: ``decompose/folds.py``). Hyperparameters
+stay as fitted on all the data; each fold's component means come from the engine's posterior
+given the other folds.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ the others read the residuals in time order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 
 from abcd_cli.data.time_units import unit_of_name

@@ -52,7 +52,9 @@ def mean_shares(means: Sequence[np.ndarray]) -> list[float]:
     return [float(c @ fitted) / total for c in centred]
 
 
-def grouped(shares: Sequence[float], keys: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], float]:
+def grouped(
+    shares: Sequence[float], keys: Sequence[tuple[int, ...]]
+) -> dict[tuple[int, ...], float]:
     """The shares added up by key (a set of inputs), keys in order of first appearance."""
     out: dict[tuple[int, ...], float] = {}
     for share, key in zip(shares, keys, strict=True):
@@ -86,6 +88,10 @@ def saturated_inputs(kernel: Kernel, X: np.ndarray, y: np.ndarray) -> list[int]:
     for name, theta, (_, high), (spec, dim) in zip(
         node.own_names, node.theta(), bounds, node.own_specs(), strict=True
     ):
-        if name.endswith(".lengthscale") and spec.positive and theta >= high + math.log(BOUND_FACTOR):
+        if (
+            name.endswith(".lengthscale")
+            and spec.positive
+            and theta >= high + math.log(BOUND_FACTOR)
+        ):
             found.append(dim)
     return sorted(set(found))

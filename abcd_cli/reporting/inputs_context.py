@@ -67,9 +67,7 @@ def inputs_json(
     """Everything the report states, without figures; the model file without its data."""
     model_json = dict(search)
     model_json.pop("data", None)
-    components = [
-        {k: v for k, v in c.items() if k != "figure_note"} for c in context["components"]
-    ]
+    components = [{k: v for k, v in c.items() if k != "figure_note"} for c in context["components"]]
     return clean(
         {
             "title": context["title"],

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from abcd_cli.reporting.figures import (
     DATA_COLOUR,
@@ -103,6 +104,7 @@ def surface_figure(
             markersize=2.0, color="#222222", alpha=0.55)  # fmt: skip
     colourbar = fig.colorbar(filled, ax=ax, shrink=0.9, pad=0.02)
     colourbar.ax.tick_params(labelsize=FONT_SIZE - 1.5)
+    colourbar.ax.yaxis.set_major_locator(MaxNLocator(5))
     colourbar.set_label("posterior mean", fontsize=FONT_SIZE - 0.5)
     _labels(ax, labels[0], labels[1], title)
     return fig

@@ -86,4 +86,3 @@ def factor_phrases(dec: InputsDecomposition, c: InputComponent) -> list[str]:
             )
         )
     return out
-

@@ -17,7 +17,7 @@ from abcd_cli.decompose.several_inputs import InputComponent, InputsDecompositio
 from abcd_cli.reporting import describe
 from abcd_cli.reporting import inputs_figures as plots
 from abcd_cli.reporting.inputs_paragraphs import inputs_extrapolation, inputs_paragraph
-from abcd_cli.reporting.inputs_phrases import column, component_phrase, input_names
+from abcd_cli.reporting.inputs_phrases import column, input_names
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.sections import (
     BASELINE_NAMES,
