@@ -141,6 +141,9 @@ def test_a_model_saved_with_the_report_predicts_the_same(tmp_path: Path) -> None
     frame = pd.read_csv(write_table(tmp_path / "two.csv", ["a", "b"], n=50))
     found = abcd_cli.search(frame, y="y", language="additive", depth=0, restarts=1)
     abcd_cli.report(found, tmp_path / "r.json")
+    facts = abcd_cli.report(found)
+    assert isinstance(facts, dict) and facts["variance"]["by_inputs"]
+    assert "a smooth function of a" in {c.description for c in found.components}
     saved = found.save(tmp_path / "model.json")
     new = pd.DataFrame({"b": [0.5, 9.0], "a": [1.0, 4.5]})
     new.to_csv(tmp_path / "new.csv", index=False)

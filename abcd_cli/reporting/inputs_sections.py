@@ -27,7 +27,13 @@ from abcd_cli.reporting.sections import (
     checks_section,
     level_sentence,
 )
-from abcd_cli.reporting.wording import format_position, format_span, join_words, number_word
+from abcd_cli.reporting.wording import (
+    format_position,
+    format_span,
+    join_words,
+    number_word,
+    percent,
+)
 
 #: Why the report of several inputs keeps only the quantile check.
 CHECKS_LEFT_OUT = (
@@ -197,6 +203,9 @@ def variance_section(dec: InputsDecomposition) -> dict[str, Any]:
         " cov(its components' mean, fitted mean) / var(fitted mean) of it; the shares add up to"
         " 100%, and a negative one marks a part that offsets the others."
     )
+    if v.by_inputs:
+        top = max(v.by_inputs, key=lambda s: s.share)
+        text += f" The largest share, {percent(top.share)}, is that of {_inputs_words(top.label)}."
     rows = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_inputs]
     orders = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_order]
     additive = None
@@ -232,19 +241,35 @@ def variance_section(dec: InputsDecomposition) -> dict[str, Any]:
     }
 
 
+def _inputs_words(label: str) -> str:
+    """A variance row's label in words: 'weight', 'the interaction of a and b'."""
+    names = label.split(" × ")
+    if len(names) == 1:
+        return names[0]
+    return f"the interaction of {join_words(names)}"
+
+
 def forecast_section(dec: InputsDecomposition, components: list[dict[str, Any]]) -> dict | None:
     """With a time input: how far its components are drawn past the data and what each one
     does there; None without one (the report then has no such section)."""
     t = dec.time_dim
     if t is None:
         return None
-    column_t = column(dec, t)
+    column_t, time = column(dec, t), dec.names[t]
     span = dec.extrapolate * float(column_t.max() - column_t.min())
+    readers = [c for c in dec.components if t in c.dims and not c.facts.is_noise]
+    if not readers:
+        drawn = f" No component depends on {time}, so the model expects no change with it."
+    elif any(c.dims == (t,) for c in readers):
+        drawn = (
+            f" The components of {time} alone are drawn {format_span(span, dec.axes[t])}"
+            " past the last observation."
+        )
+    else:
+        drawn = ""
     text = (
-        f"{dec.names[t]} is the time input. The components of {dec.names[t]} alone are drawn"
-        f" {format_span(span, dec.axes[t])} past the last observation. A forecast of"
-        f" {dec.y_name} needs the other inputs' values at those times: give them to"
-        " 'abcd predict' with the saved model."
+        f"{time} is the time input.{drawn} A forecast of {dec.y_name} needs the other inputs'"
+        " values at the times to come: give them to 'abcd predict' with the saved model."
     )
     return {
         "text": text,
