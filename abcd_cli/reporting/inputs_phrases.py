@@ -53,12 +53,15 @@ def component_phrase(dec: InputsDecomposition, c: InputComponent) -> str:
     if len(dims) == 1:
         d = dims[0]
         x = column(dec, d)
-        return noun_phrase(
-            on_first_input(facts.kernel),
-            dec.axes[d],
-            x_data=x,
-            direction=mean_trend(facts, x),
-            input_name=dec.names[d],
+        return naming(
+            noun_phrase(
+                on_first_input(facts.kernel),
+                dec.axes[d],
+                x_data=x,
+                direction=mean_trend(facts, x),
+                input_name=dec.names[d],
+            ),
+            dec.names[d],
         )
     names = input_names(dec, dims)
     if len(dims) == 2:
@@ -77,12 +80,17 @@ def factor_phrases(dec: InputsDecomposition, c: InputComponent) -> list[str]:
         own = [b for b in kernel.bases() if reads_x(b) and b.dim == d]
         if not own:
             continue
-        out.append(
-            noun_phrase(
-                on_first_input(product(own)),
-                dec.axes[d],
-                x_data=column(dec, d),
-                input_name=dec.names[d],
-            )
+        phrase = noun_phrase(
+            on_first_input(product(own)),
+            dec.axes[d],
+            x_data=column(dec, d),
+            input_name=dec.names[d],
         )
+        out.append(naming(phrase, dec.names[d]))
     return out
+
+
+def naming(phrase: str, name: str) -> str:
+    """The phrase with its input named when it does not name it yet: a switched constant on a
+    time input reads 'a constant which applies from 1976 onwards (in year)'."""
+    return phrase if name in phrase else f"{phrase} (in {name})"
