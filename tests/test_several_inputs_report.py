@@ -281,10 +281,14 @@ def test_the_decomposition_is_the_same_for_a_seed(cars) -> None:
 def test_no_time_input_no_extrapolation_section() -> None:
     names = ("weight", "horsepower")
     model = fixed_model("SE[weight](lengthscale=900, sd=3) + Lin[horsepower](sd=0.05, location=40)"
-                        " + WN(sd=0.5)", names)  # fmt: skip
+                        " + C(sd=2) + WN(sd=0.5)", names)  # fmt: skip
     dec = decompose_inputs(model, axes_of(names), seed=0)
     context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}})
     assert context["forecast"] is None and context["json"]["forecast"] is None
     html = render_html(context)
     assert 'id="extrapolation"' not in html and 'href="#extrapolation"' not in html
     assert html.count("<img") == 1 + 2 + 1  # the data, the two components, the quantile check
+    constant = next(
+        c for c in context["components"] if not c["inputs"] and "noise" not in c["phrase"]
+    )
+    assert constant["phrase"] == "a constant" and "Its level is about" in constant["paragraph"]

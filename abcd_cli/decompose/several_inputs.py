@@ -242,11 +242,11 @@ def variance_table(
         for key, share in grouped(shares, keys).items()
         if key
     ]
-    orders = grouped(shares, [tuple(range(len(k))) for k in keys])
+    orders = grouped(shares, [(len(key),) for key in keys])  # keyed by the order r
     by_order = [
-        Share(f"order {len(key)}", key, share * total_variance, share)
-        for key, share in sorted(orders.items(), key=lambda item: len(item[0]))
-        if key
+        Share(f"order {r}", (), share * total_variance, share)
+        for (r,), share in sorted(orders.items())
+        if r
     ]
     node = additive_node(model.user_kernel)
     additive = None

@@ -62,6 +62,11 @@ def _noise_sentence(dec: InputsDecomposition, c: InputComponent) -> str:
 
 def _joint_sentences(dec: InputsDecomposition, c: InputComponent) -> list[str]:
     """What a component of several inputs multiplies, how far its mean moves, its figure."""
+    axis = dec.axes[0]
+    mean = c.facts.data_mean
+    if not c.dims:  # a constant: it reads no input
+        level = float(mean[int(np.argmax(np.abs(mean)))]) if mean.size else 0.0
+        return [f"Its level is about {format_amount(level, axis)}."]
     out = []
     factors = factor_phrases(dec, c)
     if len(factors) >= 2:
@@ -70,14 +75,12 @@ def _joint_sentences(dec: InputsDecomposition, c: InputComponent) -> list[str]:
             f" {'either' if len(factors) == 2 else 'any one'} depends on the"
             f" other{'' if len(factors) == 2 else 's'}."
         )
-    axis = dec.axes[0]
-    mean = c.facts.data_mean
     if mean.size:
         out.append(
             f"At the data its posterior mean ranges from {format_amount(float(mean.min()), axis)}"
             f" to {format_amount(float(mean.max()), axis)}."
         )
-    if c.surface is None:
+    if len(c.dims) > 2:
         out.append(
             "A function of three or more inputs is not drawn; the table of variance shares"
             " gives its size."
