@@ -426,12 +426,14 @@ def report_context(
     """The report's plain context (figures drawn unless ``figures`` is False), titled
     "Analysis of <source>" unless ``title`` is given; ``source`` defaults to the data's."""
     from abcd_cli.reporting.context import build_context
+    from abcd_cli.reporting.inputs_context import build_inputs_context
 
     source = source or found.source
     title = title or f"Analysis of {Path(source).stem}"
     dec = found.decomposition(extrapolate, seed)
     n_dropped = int(found.data.get("n_dropped", 0))
-    return build_context(dec, title, source, found.document, n_dropped, figures)
+    build = build_inputs_context if found.model.n_dims > 1 else build_context
+    return build(dec, title, source, found.document, n_dropped, figures)
 
 
 def report_format(output: str, fmt: str | None, option: str = "--format") -> str:

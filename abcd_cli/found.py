@@ -193,12 +193,21 @@ class FoundModel:
 
     def decomposition(self, extrapolate: float = EXTRAPOLATE, seed: int | None = None) -> Any:
         """The model's ordered additive components with their statistics, computed once per
-        (extrapolate, seed) (``seed``: of the model checks' simulations; default the search's)."""
+        (extrapolate, seed) (``seed``: of the model checks' simulations and, with several
+        inputs, of the cross-validation's shuffled folds; default the search's); with several
+        inputs an :class:`~abcd_cli.decompose.several_inputs.InputsDecomposition`."""
         from abcd_cli.decompose.components import decompose
         from abcd_cli.decompose.facts import Axis
+        from abcd_cli.decompose.several_inputs import decompose_inputs
 
         key = (float(extrapolate), self.seed if seed is None else int(seed))
-        if key not in self._decompositions:
+        if key not in self._decompositions and self.model.n_dims > 1:
+            axes = tuple(
+                Axis(kind, name, self.y_name)
+                for name, kind in zip(self.x_names, self.x_kinds, strict=True)
+            )
+            self._decompositions[key] = decompose_inputs(self.model, axes, key[0], key[1])
+        elif key not in self._decompositions:
             axis = Axis(self.x_kind, self.x_name, self.y_name)
             self._decompositions[key] = decompose(self.model, axis, extrapolate=key[0], seed=key[1])
         return self._decompositions[key]
@@ -208,20 +217,29 @@ class FoundModel:
         """The additive components in report order (computed on first use; any decomposition
         already made serves, as the components do not depend on its grid or checks' seed)."""
         from abcd_cli.reporting.describe import noun_phrase
+        from abcd_cli.reporting.inputs_phrases import component_phrase
 
         dec = next(iter(self._decompositions.values()), None) or self.decomposition()
+        if self.model.n_dims > 1:
+            names = tuple(self.x_names)
+            pairs = [(c.facts, component_phrase(dec, c)) for c in dec.components]
+        else:
+            names = ()
+            pairs = [
+                (c, noun_phrase(c.kernel, dec.axis, x_data=dec.model.x)) for c in dec.components
+            ]
         return [
             Component(
                 index=c.index,
-                kernel=c.kernel.to_text(),
-                structure=c.kernel.structure,
-                description=noun_phrase(c.kernel, dec.axis, x_data=dec.model.x),
+                kernel=c.kernel.to_text(names=names),
+                structure=c.kernel.to_text(params=False, names=names),
+                description=phrase,
                 share=float(c.delta_r2),
                 cumulative_share=float(c.cum_r2),
                 cv_mae=float(c.cv_mae),
                 is_noise=bool(c.is_noise),
             )
-            for c in dec.components
+            for c, phrase in pairs
         ]
 
     # ------------------------------------------------------------------ prediction

@@ -1,6 +1,7 @@
 """Several input columns: choosing them (with and without --x), the kernel text naming inputs
 by column, a search through the CLI that finds the input that matters, predicting from
-columns by name, and the Python API on a DataFrame."""
+columns by name, and the Python API on a DataFrame (the report of several inputs:
+test_several_inputs_report.py)."""
 
 from __future__ import annotations
 
@@ -181,16 +182,6 @@ def test_predict_reads_the_inputs_by_column_name(
     assert result.output.strip().splitlines() == [
         f"Error: {missing}: no column 'b', an input of the model; available columns: 1 'c', 2 'a'"
     ]
-
-
-def test_report_refuses_several_inputs_before_searching(tmp_path: Path) -> None:
-    path = mixed(tmp_path)
-    out = tmp_path / "report.json"
-    result = CliRunner().invoke(main, ["report", str(path), "--y", "target", "-o", str(out)])
-    assert result.exit_code == 2 and not out.exists()
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and "3 inputs ('a', 'b', 'when')" in lines[0]
-    assert "choose one with --x" in lines[0]
 
 
 def test_the_api_takes_a_dataframe_by_the_same_rules() -> None:

@@ -75,6 +75,7 @@ def report(
     figures, a table of how much each one explains, a forecast, model checks and an appendix.
     The file is written atomically: on any failure no partial file is left.
     """
+    import abcd_cli
     from abcd_cli.errors import InputError
     from abcd_cli.found import read_model
 
@@ -87,7 +88,7 @@ def report(
     else:
         if not opts["data"]:
             raise InputError("give DATA.csv to analyse, or --from-model MODEL.json")
-        series = one_input(opts["data"], opts["x"], opts["y"])
+        series = abcd_cli.load(opts["data"], x=opts["x"], y=opts["y"])
         found = run_search_command(
             {**opts, "data": series}, default_checkpoint(opts["data"], output)
         )
@@ -107,19 +108,3 @@ def report(
         found.save(json_out)
         click.echo(f"wrote {json_out}")
     found.discard_checkpoints()
-
-
-def one_input(data: str, x: str | None, y: str | None) -> Any:
-    """The series of DATA.csv, refused before any search when it has several inputs: the report
-    describes models of one input."""
-    import abcd_cli
-    from abcd_cli.errors import InputError
-
-    series = abcd_cli.load(data, x=x, y=y)
-    if series.n_dims > 1:
-        names = ", ".join(repr(name) for name in series.x_names)
-        raise InputError(
-            f"{data}: {series.n_dims} inputs ({names}), but the report describes models of one"
-            " input: choose one with --x, or find a model of them all with 'abcd search'"
-        )
-    return series

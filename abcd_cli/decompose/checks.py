@@ -78,8 +78,11 @@ def _centres(axis_values: np.ndarray, edges: np.ndarray | None) -> np.ndarray:
     return (axis_values[edges[:-1]] + axis_values[edges[1:] - 1]) / 2.0
 
 
-def model_checks(post: Posterior, rng: np.random.Generator) -> list[ModelCheck]:
-    """Autocorrelation, periodogram and quantile checks of the standardised errors.
+def model_checks(
+    post: Posterior, rng: np.random.Generator, only: tuple[str, ...] | None = None
+) -> list[ModelCheck]:
+    """Autocorrelation, periodogram and quantile checks of the standardised errors (``only``:
+    those of these names).
 
     The N(0, I) series are drawn ``BLOCK_ELEMENTS`` numbers at a time (the same draws as all at
     once), and each statistic is kept in at most ``CHECK_POSITIONS`` bins: memory O(N +
@@ -109,6 +112,8 @@ def model_checks(post: Posterior, rng: np.random.Generator) -> list[ModelCheck]:
             theory,
         ),
     ]
+    if only is not None:
+        specs = [spec for spec in specs if spec[0] in only]
     edges = [_bins(axis.size) for *_, axis in specs]
     blocks: list[list[np.ndarray]] = [[] for _ in specs]
     rows = max(1, min(N_SIMULATIONS, BLOCK_ELEMENTS // max(n, 1)))

@@ -64,11 +64,12 @@ def decompose(
     seed: int = 0,
 ) -> Decomposition:
     """Split the model into ordered additive components with their statistics, along its one
-    input (a model of several inputs is refused with an ``InputError``), on a grid of
-    ``points`` (default: ``grid_size``)."""
+    input (a model of several inputs is refused with an ``InputError``: ``several_inputs``
+    decomposes those), on a grid of ``points`` (default: ``grid_size``)."""
     if model.n_dims != 1:
         raise InputError(
-            f"this model has {model.n_dims} inputs; reports describe models of one input"
+            f"this model has {model.n_dims} inputs; decompose it with"
+            " decompose.several_inputs.decompose_inputs"
         )
     sc = model.scaling
     post = model.posterior

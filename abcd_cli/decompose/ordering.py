@@ -1,7 +1,8 @@
 """The report order of additive components (thesis §4.1, "Ordering additive components"):
 greedily add the component that most reduces the k-fold cross-validated mean absolute error,
-folds being contiguous blocks of x. Hyperparameters stay as fitted on all the data; each fold's
-component means come from the engine's posterior given the other folds.
+folds being contiguous blocks of x (or others given: ``decompose/folds.py``). Hyperparameters
+stay as fitted on all the data; each fold's component means come from the engine's posterior
+given the other folds.
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ def contiguous_folds(n: int, k: int) -> list[np.ndarray]:
 
 
 def order_by_cv(
-    terms: list[Kernel], post: Posterior, k: int = N_FOLDS
+    terms: list[Kernel],
+    post: Posterior,
+    k: int = N_FOLDS,
+    folds: list[np.ndarray] | None = None,
 ) -> tuple[list[int], list[float], float]:
-    """Greedy order of components by k-fold (contiguous) cross-validated MAE.
+    """Greedy order of components by k-fold cross-validated MAE, over ``folds`` (positions
+    of the data; default: k contiguous blocks).
 
     ``post``: the model (the sum of ``terms``) conditioned on all the data; each fold predicts
     its residual (the data minus the prior mean) from the others'. Returns the order, the CV MAE
@@ -33,7 +38,7 @@ def order_by_cv(
     full = total(terms)
     # predictions[f][i]: posterior mean of component i at fold f's test points, fit on the rest
     predictions, targets = [], []
-    for test in contiguous_folds(y.size, k):
+    for test in contiguous_folds(y.size, k) if folds is None else folds:
         train = np.setdiff1d(np.arange(y.size), test)
         try:
             fold = post.given(train, full)

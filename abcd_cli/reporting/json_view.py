@@ -32,7 +32,7 @@ def json_view(
     }
     if averaged is not None:
         forecast["averaged"] = averaged_json(averaged)
-    return _clean(
+    return clean(
         {
             "title": context["title"],
             "data": {
@@ -57,12 +57,12 @@ def averaged_json(averaged: AveragedForecast) -> dict[str, Any]:
     return {names.get(k, k): np.asarray(v).tolist() for k, v in asdict(averaged).items()}
 
 
-def _clean(value: Any) -> Any:
+def clean(value: Any) -> Any:
     """NaN and infinities as None, figures left out, recursively."""
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items() if not k.startswith("figure")}
+        return {k: clean(v) for k, v in value.items() if not k.startswith("figure")}
     if isinstance(value, list):
-        return [_clean(v) for v in value]
+        return [clean(v) for v in value]
     return value

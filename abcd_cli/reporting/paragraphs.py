@@ -58,7 +58,7 @@ SPIKY_LENGTHSCALE = 0.5
 CV_WARNING = "without improving the cross-validated error"
 
 
-def _opening(index: int, phrase: str) -> str:
+def opening(index: int, phrase: str) -> str:
     """The first sentence; the wording rotates with the component's position."""
     forms = (
         "This component is {p}.",
@@ -336,22 +336,33 @@ def component_paragraph(
     previous_r2: float | None = None,
     *,
     x_data: np.ndarray | None = None,
+    input_name: str | None = None,
 ) -> str:
     """A paragraph on one component: what it is, its numbers in the data's units, how much
     variance it explains and how it changes the cross-validated error.
 
-    ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2).
+    ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2);
+    ``input_name``: the input it is a function of, in a model of several inputs.
     """
-    if previous_r2 is None:
-        previous_r2 = facts.cum_r2 - facts.delta_r2
     parts = factors_of(facts.kernel)
     direction = mean_trend(facts, x_data)
-    phrase = noun_phrase(facts.kernel, axis, x_data=x_data, direction=direction)
-    sentences = [_opening(facts.index, phrase)]
+    phrase = noun_phrase(
+        facts.kernel, axis, x_data=x_data, direction=direction, input_name=input_name
+    )
+    sentences = [opening(facts.index, phrase)]
     if parts is not None:
         sentences += _detail_sentences(parts, facts, axis, x_data)
     elif noise_terms(facts.kernel):
         sentences.append(_noise_sentence(facts, axis, x_data, None))
-    sentences.append(_variance_sentence(facts, previous_r2))
-    sentences += _cv_sentences(facts, axis)
+    sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)
+
+
+def statistics_sentences(
+    facts: ComponentFacts, axis: Axis, previous_r2: float | None = None
+) -> list[str]:
+    """How the share of variance explained and the cross-validated error change with the
+    component (``previous_r2`` as in :func:`component_paragraph`)."""
+    if previous_r2 is None:
+        previous_r2 = facts.cum_r2 - facts.delta_r2
+    return [_variance_sentence(facts, previous_r2), *_cv_sentences(facts, axis)]

@@ -96,6 +96,14 @@ def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str
     return "a constant", []
 
 
+def of_input(noun: str, name: str) -> str:
+    """A head noun with the input it is a function of: 'a smooth function of weight', 'a
+    linear function of year' (for 'a linear trend'), 'a sinusoid in month'."""
+    if noun == DEGREE_NOUNS[1]:
+        noun = "a linear function"
+    return f"{noun} {'in' if noun.endswith('sinusoid') else 'of'} {name}"
+
+
 def _join_modifiers(post: Sequence[str]) -> str:
     """Join postmodifiers with 'and', dropping a repeated leading 'with'."""
     text = ""
@@ -160,13 +168,15 @@ def noun_phrase(
     *,
     x_data: np.ndarray | None = None,
     direction: str | None = None,
+    input_name: str | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data (and
     sets the precision of dates); ``direction`` ("increasing"/"decreasing", from the posterior
-    mean) names the direction of a linear trend.
+    mean) names the direction of a linear trend. ``input_name`` names the input the function
+    is of, after its head noun ('a smooth function of weight'), in a model of several inputs.
     """
     parts = factors_of(kernel)
     if parts is None:
@@ -174,6 +184,8 @@ def noun_phrase(
             return _noise_sum_phrase(kernel, x_data)
         return f"a function with covariance {kernel.structure}"
     noun, post = _head_phrase(parts, axis, direction)
+    if input_name is not None and parts.head not in ("noise", "constant"):
+        noun = of_input(noun, input_name)
     x_range = data_range(x_data)
     if parts.lin and parts.head != "linear":
         what = "standard deviation" if parts.head == "noise" else "amplitude"

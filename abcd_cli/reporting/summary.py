@@ -76,17 +76,24 @@ def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
 
 
 def summary_sentences(
-    components: list[ComponentFacts], axis: Axis, *, x_data: np.ndarray | None = None
+    components: list[ComponentFacts],
+    axis: Axis,
+    *,
+    x_data: np.ndarray | None = None,
+    phrases: Sequence[str] | None = None,
 ) -> dict[str, str | list[str]]:
     """The report's summary: ``intro``, ``explained``, ``stops_improving`` and ``bullets``
-    (one capitalised noun phrase per component, ending with a full stop)."""
+    (one capitalised noun phrase per component, ending with a full stop; ``phrases``: the
+    components' phrases when they are written elsewhere, as for several inputs)."""
     n = len(components)
     noun = "component" if n == 1 else "components"
     intro = f"The search found {number_word(n)} additive {noun} in the data."
-    bullets = []
-    for facts in components:
-        phrase = noun_phrase(facts.kernel, axis, x_data=x_data, direction=mean_trend(facts, x_data))
-        bullets.append(capitalise(phrase) + ".")
+    if phrases is None:
+        phrases = [
+            noun_phrase(facts.kernel, axis, x_data=x_data, direction=mean_trend(facts, x_data))
+            for facts in components
+        ]
+    bullets = [capitalise(phrase) + "." for phrase in phrases]
     return {
         "intro": intro,
         "explained": _explained_sentence(components),

@@ -1,0 +1,72 @@
+"""The terms of a model of several inputs and the inputs each one reads.
+
+A term of the sum-of-products form (thesis §4.1) reads the inputs of its base kernels that
+depend on x (C and WN read none). The additive kernel (``kernels/additive.py``) is one node,
+σ_1² e_1(z) + ... + σ_R² e_R(z); written out it is a sum over every set S of r ≤ R inputs of
+σ_r² ∏_{d∈S} k_d(x_d, x'_d) (``shared/papers/002`` eq. 1.7), one term per set, each a product
+of the members' unit-variance kernels whose first carries the sd σ_r. With more than
+``MAX_SET_TERMS`` sets the kernel is split by order instead: σ_r² e_r, one term per order.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+from abcd_cli.kernels import WN, Additive, Kernel, product
+from abcd_cli.kernels.base import copy_with, reads_x
+
+#: Above this many sets of inputs, an additive kernel is written out one term per order.
+MAX_SET_TERMS = 15
+
+
+def term_inputs(term: Kernel) -> tuple[int, ...]:
+    """The inputs a term reads, sorted: its x-reading base kernels' dims, an additive kernel's
+    members' (every member for a whole order, the set's for a written-out set)."""
+    dims: set[int] = set()
+    for node in term.nodes():
+        if isinstance(node, Additive):
+            dims.update(b.dim for b in node.members)
+        elif reads_x(node):
+            dims.add(int(node.dim))  # type: ignore[attr-defined]
+    return tuple(sorted(dims))
+
+
+def is_noise(term: Kernel) -> bool:
+    """Whether a term holds white noise."""
+    return any(isinstance(b, WN) for b in term.bases())
+
+
+def set_count(kernel: Additive) -> int:
+    """Σ_{r ≤ R} C(D, r): the sets of inputs the additive kernel sums over."""
+    n = len(kernel.members)
+    return sum(math.comb(n, r) for r in range(1, kernel.order + 1))
+
+
+def additive_terms(kernel: Additive) -> list[Kernel]:
+    """σ_r² ∏_{d∈S} k_d for every set S of r ≤ R inputs (order by order, sets in input order);
+    σ_r² e_r, one term per order, when there are more than ``MAX_SET_TERMS`` sets."""
+    if set_count(kernel) > MAX_SET_TERMS:
+        return [_order_term(kernel, r) for r in range(1, kernel.order + 1)]
+    terms = []
+    for r, sd in enumerate(kernel.sds, start=1):
+        for members in combinations(kernel.members, r):
+            first = members[0]
+            values = list(first.params)
+            values[first.names.index("sd")] = sd
+            terms.append(product([copy_with(first, params=tuple(values)), *members[1:]]))
+    return terms
+
+
+def _order_term(kernel: Additive, r: int) -> Kernel:
+    """σ_r² e_r(z): the additive kernel with every other order's sd at zero."""
+    sds = tuple(sd if k == r else 0.0 for k, sd in enumerate(kernel.sds, start=1))
+    return copy_with(kernel, sds=sds)
+
+
+def expand_additive(terms: list[Kernel]) -> list[Kernel]:
+    """``terms`` with every additive kernel among them written out (``additive_terms``)."""
+    out: list[Kernel] = []
+    for term in terms:
+        out += additive_terms(term) if isinstance(term, Additive) else [term]
+    return out
