@@ -141,19 +141,19 @@ def stage_rows(tasks: list[Task]) -> list[str]:
 def refine_rows(tasks: list[Task]) -> list[str]:
     cuts = " | ".join(f"after {c}" for c in CUTS)
     rows = [
-        "Each refined candidate: its CPU seconds, objective evaluations with gradient, and how"
-        " many nats above its final value (−LB, lower is better) the best value was after"
-        " the first k evaluations.",
+        "Each fit on all the data: its CPU seconds, objective evaluations with gradient, and"
+        " how many nats above the fit's final value (−LB, lower is better) the best value was"
+        " after the first k evaluations.",
         "",
-        f"| candidate | CPU s | evaluations | {cuts} |",
-        "|---|---:|---:|" + "---:|" * len(CUTS),
+        f"| stage | candidate | CPU s | evaluations | {cuts} |",
+        "|---|---|---:|---:|" + "---:|" * len(CUTS),
     ]
     for t in tasks:
         if not t.values:
             continue
         best = np.minimum.accumulate(t.values)
         gaps = " | ".join(f"{best[c - 1] - best[-1]:.2f}" if c <= best.size else "" for c in CUTS)
-        rows.append(f"| `{t.structure}` | {t.cpu:.1f} | {len(t.values)} | {gaps} |")
+        rows.append(f"| {t.stage} | `{t.structure}` | {t.cpu:.1f} | {len(t.values)} | {gaps} |")
     return rows
 
 
@@ -204,7 +204,7 @@ def markdown(args: argparse.Namespace, argv: list[str]) -> str:
         "",
         *stage_rows(tasks),
         "",
-        *refine_rows([t for t in tasks if t.stage == "refine"]),
+        *refine_rows([t for t in tasks if t.values]),
     ]
     if args.widths:
         lines += ["", *width_rows(args.data, args.checkpoint, args.widths)]

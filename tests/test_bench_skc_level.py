@@ -40,8 +40,8 @@ def test_profile_of_the_level_after_a_checkpoint(tmp_path: Path) -> None:
     stages = {line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")}
     assert {"| screen", "| converge", "| refine", "| **level**"} <= stages
     # every refined candidate traced: one row per refinement, with its evaluations
-    refined = [line for line in text.splitlines() if line.startswith("| `")]
-    assert len(refined) >= 1 and all(int(r.split(" | ")[2]) > 0 for r in refined)
+    refined = [line for line in text.splitlines() if line.startswith("| refine | `")]
+    assert len(refined) >= 1 and all(int(r.split(" | ")[3]) > 0 for r in refined)
     widths = [
         line for line in text.splitlines() if line.startswith("| 20 |") or line.startswith("| 40 |")
     ]

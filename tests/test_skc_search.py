@@ -333,3 +333,33 @@ def test_on_2000_points_of_known_structure_skc_chooses_what_the_exact_search_cho
     assert skc.model.kernel.structure == exact.model.kernel.structure
     assert {b.symbol for b in skc.model.kernel.bases()} >= {"Lin", "Per"}
     assert skc.trace[-1]["bic_width"] < WIDE_BIC
+
+
+def _stages(settings: SearchSettings, n: int = 300) -> tuple[list[SearchEvent], object]:
+    x = np.linspace(0.0, 12.0, n)
+    y = np.sin(2.0 * x) + 0.1 * x + 0.2 * np.random.default_rng(7).standard_normal(n)
+    events: list[SearchEvent] = []
+    result = run_search(x, y, settings, events=events.append)
+    return [e for e in events if e.kind == "stage"], result
+
+
+def test_skc_refines_in_two_phases_and_finishes_only_what_the_next_level_expands():
+    settings = SearchSettings(
+        depth=1, restarts=2, engine="skc", inducing=40, subset_size=100, patience=0
+    )
+    stages, result = _stages(settings)
+    for level in (0, 1):
+        names = [(s.stage, s.total) for s in stages if s.level == level]
+        refined = dict(names)["refine"]
+        finished = dict(names)["finish"]
+        assert [n for n, _ in names] == ["screen", "converge", "refine", "finish"]
+        kept = result.trace[level]["kept"]
+        assert 1 <= finished <= min(refined, max(settings.beam, settings.buffer))
+        assert finished >= min(kept, refined)  # here: as many converged as the next expands
+
+
+def test_the_exact_engine_refines_in_one_phase():
+    settings = SearchSettings(depth=1, restarts=2, engine="exact", subset_size=100)
+    stages, _ = _stages(settings)
+    assert "finish" not in {s.stage for s in stages}
+    assert [s.stage for s in stages if s.level == 1] == ["screen", "converge", "refine"]

@@ -15,6 +15,7 @@ STAGES = {
     "screen": "screening",
     "converge": "optimising finalists",
     "refine": "on all the data",
+    "finish": "converging the kept",
 }
 
 

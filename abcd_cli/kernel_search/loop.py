@@ -8,7 +8,9 @@ one). The chosen model is the best over all levels.
 
 Long series: above ``subset_size`` points, candidates are optimised on a subset (evenly spread
 pairs of neighbouring points) and ranked by their subset BIC; the best few are then refined on
-all the data, and only full-data BICs are reported or compared.
+all the data, and only full-data BICs are reported or compared. With skc, where the
+refinement is most of a level's time, it has two phases: a short one for every refined
+candidate, then convergence for those the next level would expand.
 
 After every level the state is written atomically to a checkpoint (``checkpoint``); a search
 resumed from it continues exactly as an uninterrupted one would, since every candidate's random
@@ -79,6 +81,11 @@ Progress = Callable[[str], None]
 #: for it. Ten BIC units is where a difference between two models counts as strong evidence,
 #: so narrower intervals rarely leave the choice in doubt.
 WIDE_BIC = 10.0
+#: skc: iterations every refined candidate gets on all the data before the models the next
+#: level would expand are carried on to ``refine_iter`` (benchmarks/long_series_notes.md: the
+#: refinement is ~90% of a level at N = 10⁴, and after 10-20 iterations the candidates are
+#: already in their final order).
+SKC_FIRST_REFINE = 15
 
 
 @dataclass
@@ -275,7 +282,9 @@ class Search:
         2. each family's best ``finalists`` by BIC: optimised to convergence on the search data;
         3. long series only: each family's best ``refine`` of those re-optimised on all the
            data, each from the likelier of two starts: its subset optimum, or ``graft`` (the
-           parent's values fitted on all the data, the subset's values for the new parameters).
+           parent's values fitted on all the data, the subset's values for the new parameters);
+           with skc in two phases: ``SKC_FIRST_REFINE`` iterations each, then the rest of
+           ``refine_iter`` for those the next level would expand (``_finish``).
         """
         s = self.settings
         kernels = [k for family in families for k in family]
@@ -295,10 +304,14 @@ class Search:
         if not full:
             chosen = self._best_per_family(second, family_of, s.refine)
             grafts = [(graft(kernels[j], second[j].kernel),) for j in chosen]
+            two_phase = s.engine == "skc" and s.refine_iter > SKC_FIRST_REFINE
+            iterations = SKC_FIRST_REFINE if two_phase else s.refine_iter
             fits = self._fit_all(
-                [second[j].kernel for j in chosen], True, 1, s.refine_iter, grafts, "refine"
+                [second[j].kernel for j in chosen], True, 1, iterations, grafts, "refine"
             )
             second = dict(zip(chosen, fits, strict=True))
+            if two_phase:
+                second.update(self._finish(second, s.refine_iter - SKC_FIRST_REFINE))
         scored = [
             self.scorer.scored(r.kernel, r.nll, self.n, r.bounds)
             for r in second.values()
@@ -306,6 +319,24 @@ class Search:
         ]
         scored.sort(key=lambda c: c.bic)
         return scored, counts
+
+    def _finish(self, refined: dict[int, Candidate], iterations: int) -> dict[int, Candidate]:
+        """skc's second phase: the refined candidates the next level would expand, ranked by
+        their intervals after the first phase (``keep``), optimised ``iterations`` more on all
+        the data from where they stopped; each keeps the better of its two fits."""
+        ok = {j: r for j, r in refined.items() if r.status == "ok"}
+        scored = sorted(
+            ((self.scorer.scored(r.kernel, r.nll, self.n, r.bounds), j) for j, r in ok.items()),
+            key=lambda pair: (pair[0].bic, pair[1]),
+        )
+        ranked = [c for c, _ in scored]
+        expanded = keep(ranked, self.settings.beam_at(self.level + 1), self.settings.buffer)
+        chosen = [j for c, j in scored if any(c is k for k in expanded.models)]
+        fits = self._fit_all([ok[j].kernel for j in chosen], True, 1, iterations, stage="finish")
+        return {
+            j: fit if fit.status == "ok" and fit.nll <= ok[j].nll else ok[j]
+            for j, fit in zip(chosen, fits, strict=True)
+        }
 
     # --- levels --------------------------------------------------------------------------
     def _candidates(self) -> list[list[Kernel]]:
