@@ -38,7 +38,7 @@ def data(n: int, dims: int, seed: int = 0) -> pd.DataFrame:
     y = np.sin(2.0 * x).sum(axis=1) / np.sqrt(dims) + 0.1 * rng.standard_normal(n)
     frame = pd.DataFrame(x, columns=[f"x{i + 1}" for i in range(dims)])
     frame["y"] = y
-    return frame
+    return frame.sort_values("x1", ignore_index=True)  # one input: a series in order
 
 
 def _cpu_seconds() -> float:
