@@ -19,7 +19,8 @@ level 4 with these settings (105 and 113 s), and with the default beam at depth 
 6 it replaces SE1 (lengthscale e over a range of 4, a nearly quadratic draw) by Lin1 × Lin1,
 BIC -39.8 against -37.3 for the true structure, the "additional linear structure" the thesis
 reports for long SE lengthscales. That is BIC preferring another structure on this draw, not
-the search missing the true one, so this test stops at the depth the truth needs.
+the search missing the true one, so this test stops at the depth the truth needs. On the
+second case the default search keeps the true structure to the end (397 CPU s).
 """
 
 from __future__ import annotations
