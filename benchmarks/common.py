@@ -21,3 +21,16 @@ def python_command(module: str, args: Sequence[str]) -> str:
     with contextlib.suppress(ValueError):
         python = python.relative_to(Path.cwd())
     return shlex.join([str(python), "-m", module, *args])
+
+
+def machine_line() -> str:
+    """One line naming the machine: platform, cores, Python, and the load average when measured
+    (the machine may be shared, which makes times indicative)."""
+    import os
+    import platform
+
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    return (
+        f"machine: {platform.platform()}, {os.cpu_count()} cores, Python"
+        f" {platform.python_version()}; load average {load} when the table was written"
+    )

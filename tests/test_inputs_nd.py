@@ -15,7 +15,7 @@ from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
 from abcd_cli.kernel_search.init import initial_values, invalid_reason, theta_bounds
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernels import CP, SE, WN, Lin
+from abcd_cli.kernels import CP, SE, WN, Lin, Per
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 
@@ -76,6 +76,22 @@ def test_each_parameter_starts_and_is_bounded_by_its_own_inputs_scales() -> None
     assert invalid_reason(fitted, summaries) == ""
     outside = kernel.with_values(np.where(np.arange(values.size) == 0, 50.0, values))
     assert invalid_reason(outside, summaries) == "change located outside the data"
+
+
+def test_an_input_of_two_values_gets_starts_inside_its_bounds() -> None:
+    """Two values (sex in scikit-learn's diabetes data): two gaps exceed the range, which once
+    made the lengthscale's and the period's draws fail, and with them every candidate."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.uniform(0.0, 1.0, 60), rng.integers(0, 2, 60).astype(float)])
+    summaries = InputSummaries.from_data(X, X[:, 0] + X[:, 1])
+    kernel = SE(dim=1) + Per(dim=1) + WN()
+    bounds = theta_bounds(kernel, summaries)
+    for seed in range(20):
+        theta = kernel.with_values(
+            initial_values(kernel, summaries, np.random.default_rng(seed))
+        ).theta()
+        assert np.all(np.isfinite(theta))
+        assert all(lo <= t <= hi for t, (lo, hi) in zip(theta, bounds, strict=True))
 
 
 def test_the_grammar_offers_every_input_once_and_keeps_one_input_as_before() -> None:

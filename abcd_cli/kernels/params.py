@@ -128,8 +128,9 @@ SLOPE_SD = Param(
 
 
 def _lengthscale_start(s: DataScales, rng: np.random.Generator) -> float:
-    """Log-uniform from two typical gaps to the range of x."""
-    return log_uniform(rng, 2.0 * s.spacing, s.x_range)
+    """Log-uniform from two typical gaps to the range of x (from the range itself when two
+    gaps exceed it, as for an input of two values)."""
+    return log_uniform(rng, min(2.0 * s.spacing, s.x_range), s.x_range)
 
 
 def _lengthscale_bounds(s: DataScales) -> tuple[float, float]:
@@ -155,7 +156,7 @@ def _period_start(s: DataScales, rng: np.random.Generator) -> float:
     if near and u < 0.8:
         i = 0 if u < 0.5 or len(near) == 1 else int(rng.integers(1, len(near)))
         return float(near[i] * math.exp(rng.normal(0.0, 0.02)))
-    return log_uniform(rng, max(lo, 2.0 * s.spacing), hi)
+    return log_uniform(rng, min(max(lo, 2.0 * s.spacing), hi), hi)
 
 
 def _period_check(value: float, s: DataScales) -> str:

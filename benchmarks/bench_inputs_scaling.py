@@ -1,0 +1,119 @@
+"""Time of one search against the number of points N and of inputs D, on the exact engine.
+
+Run from the project folder (the full grid; ``--sizes 50 --dims 1,2 --depth 1`` is a smoke
+run)::
+
+    .venv/bin/python -m benchmarks.bench_inputs_scaling --out benchmarks/inputs_scaling.md
+
+The data: x uniform on [-2, 2]^D, y = Σ_d sin(2 x_d) / √D + noise of sd 0.1 (every input
+matters, with the same share of y's variance), seed 0. The search: ``abcd_cli.search`` to a
+fixed ``--depth`` (patience 0, so every level runs), ``--jobs`` workers, every other setting
+its default, ``engine="exact"``. Reported: wall time, CPU time (this process and its workers),
+candidate fits, and the time per fit. The grammar offers every base kernel on every input, so
+a level's candidates grow about linearly in D.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import abcd_cli
+from abcd_cli.files import atomic_write
+from abcd_cli.kernel_search.events import SearchEvent
+from benchmarks.common import machine_line, python_command
+
+
+def data(n: int, dims: int, seed: int = 0) -> pd.DataFrame:
+    """n rows of inputs x1..xD and y, as the module docstring says."""
+    rng = np.random.default_rng((seed, n, dims))
+    x = rng.uniform(-2.0, 2.0, size=(n, dims))
+    y = np.sin(2.0 * x).sum(axis=1) / np.sqrt(dims) + 0.1 * rng.standard_normal(n)
+    frame = pd.DataFrame(x, columns=[f"x{i + 1}" for i in range(dims)])
+    frame["y"] = y
+    return frame.sort_values("x1", ignore_index=True)  # one input: a series in order
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def measure(n: int, dims: int, depth: int, jobs: int) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds, candidate fits and the chosen structure of one search."""
+    frame = data(n, dims)
+    fits = 0
+
+    def count(event: SearchEvent) -> None:
+        nonlocal fits
+        fits += event.kind == "fit"
+
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    found = abcd_cli.search(
+        frame,
+        y="y",
+        x=list(frame.columns[:-1]),
+        depth=depth,
+        patience=0,
+        jobs=jobs,
+        engine="exact",
+        on_event=count,
+    )
+    return time.perf_counter() - start, _cpu_seconds() - cpu, fits, found.structure
+
+
+def _ints(text: str) -> list[int]:
+    return [int(v) for v in text.split(",") if v]
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=_ints, default=[100, 200, 400], help="N, comma-separated")
+    parser.add_argument("--dims", type=_ints, default=[1, 2, 4, 8], help="D, comma-separated")
+    parser.add_argument("--depth", type=int, default=2, help="levels searched (all run)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
+    args = parser.parse_args(argv)
+    lines = [
+        "| N | D | wall s | CPU s | fits | CPU s per fit | chosen |",
+        "|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for dims in args.dims:
+        for n in args.sizes:
+            wall, cpu, fits, chosen = measure(n, dims, args.depth, args.jobs)
+            per_fit = cpu / fits if fits else float("nan")
+            lines.append(
+                f"| {n} | {dims} | {wall:.1f} | {cpu:.1f} | {fits} | {per_fit:.2f} | `{chosen}` |"
+            )
+            print(lines[-1], flush=True)
+    text = "\n".join(
+        [
+            "# Search time against N and D (exact engine)",
+            "",
+            f"Made by `{python_command('benchmarks.bench_inputs_scaling', argv)}` on"
+            f" {dt.date.today()}.",
+            f"- {machine_line()}; on a shared machine the wall times are indicative, the CPU"
+            " times less so.",
+            f"- Depth {args.depth}, every level run (patience 0), {args.jobs} worker(s); data"
+            " and settings as in `benchmarks/bench_inputs_scaling.py`.",
+            "",
+            *lines,
+            "",
+        ]
+    )
+    if args.out is not None:
+        atomic_write(args.out, text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
