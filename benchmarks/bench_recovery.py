@@ -107,7 +107,7 @@ def table(rows: list[dict], args: argparse.Namespace) -> list[str]:
     ]
     for label in args.cases:
         true = truth.case(label)
-        want = truth.thesis_terms(label)  # the table's text of the true kernel
+        want = truth.signal_terms(true.kernel)  # the kernel the data were drawn from
         for snr in args.snrs:
             mine = [r for r in rows if r["case"] == label and float(r["snr"]) == snr]
             if not mine:
@@ -168,9 +168,10 @@ def main(argv: list[str] | None = None) -> None:
             f" depth {args.depth}, {args.jobs} worker(s), every other setting its default.",
             "- Structures are compared as their sums of products over inputs, constants and"
             " noise terms left out. 'true structure': the seeds whose choice has exactly the"
-            " true kernel's terms (for Lin × Per, the table's Lin × Per: the generator's"
-            " x·x' + 1 also puts a Per term in the truth); 'same as thesis': those equal to the"
-            " original search's choice (`benchmarks/reference/synthetic_recovery.csv`).",
+            " terms of the kernel the data were drawn from (for Lin × Per that is"
+            " Lin1 × Per1 + Per1: the generator's linear kernel is x·x' + 1); 'same as"
+            " thesis': those equal to the original search's choice"
+            " (`benchmarks/reference/synthetic_recovery.csv`).",
             "",
             *table(rows, args),
             "",
