@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,12 +29,11 @@ from threadpoolctl import threadpool_limits
 from abcd_cli.engines.exact import ExactEngine, nll_and_grad
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.errors import InputError
-from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.engine_choice import default_inducing
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import python_command
+from benchmarks.common import load_average, publish, python_command
 
 #: A kernel like those a search reaches after a few levels (ten parameters), x in days.
 KERNEL = parse_kernel(
@@ -129,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     with threadpool_limits(limits=1, user_api="blas"):
         rows = measure(args.repeats)
     cross = crossover(rows)
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    load = load_average()
     evaluations = SearchSettings().refine_iter
     table = [
         "| N | skc's m | exact (s) | skc (s) | exact / skc | skc's score (s)"
@@ -163,8 +161,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    atomic_write(args.out, text)
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,8 @@ import numpy as np
 import pandas as pd
 
 import abcd_cli
-from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.events import SearchEvent
-from benchmarks.common import machine_line, python_command
+from benchmarks.common import machine_line, publish, python_command
 
 
 def data(n: int, dims: int, seed: int = 0) -> pd.DataFrame:
@@ -110,9 +109,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    if args.out is not None:
-        atomic_write(args.out, text)
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

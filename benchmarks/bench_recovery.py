@@ -29,10 +29,9 @@ from pathlib import Path
 import pandas as pd
 
 import abcd_cli
-from abcd_cli.files import atomic_write
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks import recovery_truth as truth
-from benchmarks.common import BENCHMARKS, machine_line, python_command
+from benchmarks.common import BENCHMARKS, machine_line, publish, python_command
 
 REFERENCE = BENCHMARKS / "reference" / "synthetic_recovery.csv"
 FIELDS = ["case", "snr", "seed", "depth", "structure", "terms", "bic", "seconds"]
@@ -177,9 +176,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    if args.out is not None:
-        atomic_write(args.out, text)
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from abcd_cli.files import atomic_write
 from benchmarks import regression_data, regression_methods
-from benchmarks.common import machine_line, python_command
+from benchmarks.common import machine_line, publish, python_command
 
 FIELDS = [
     "dataset",
@@ -219,9 +218,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    if args.out is not None:
-        atomic_write(args.out, text)
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

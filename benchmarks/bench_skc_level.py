@@ -33,13 +33,12 @@ from threadpoolctl import threadpool_limits
 
 import abcd_cli
 from abcd_cli.engines.sparse import SparseEngine
-from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import load_state
 from abcd_cli.kernel_search.events import SearchEvent
 from abcd_cli.kernel_search.loop import Search
 from abcd_cli.kernel_search.settings import SearchSettings
-from benchmarks.common import python_command
+from benchmarks.common import publish, python_command
 from benchmarks.dask_paper import stage_time
 
 #: Evaluations after which the refinement's best bound is compared with its final one.
@@ -224,9 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     text = markdown(args, sys.argv[1:] if argv is None else argv)
-    print(text)
-    if args.out:
-        atomic_write(args.out, text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

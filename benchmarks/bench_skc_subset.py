@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import time
 from pathlib import Path
 
 import numpy as np
 
 from abcd_cli.api import own_executor
-from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.loop import SearchResult, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
-from benchmarks.common import python_command
+from benchmarks.common import load_average, publish, python_command
 
 
 def series(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -85,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
             f"- {name}: {seconds:.0f} s in all; chose `{result.model.kernel.structure}`,"
             f" BIC {result.model.bic:.2f} (m = {result.settings.inducing})"
         )
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    load = load_average()
     text = "\n".join(
         [
             "# skc search with and without the exact subset screen",
@@ -102,8 +100,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    atomic_write(args.out, text)
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,9 +25,8 @@ from threadpoolctl import threadpool_limits
 
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.engines.sparse import SparseEngine
-from abcd_cli.files import atomic_write
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import python_command
+from benchmarks.common import load_average, publish, python_command
 
 KERNEL = parse_kernel(
     "SE(lengthscale=10.0, sd=1.0) + SE(lengthscale=20.0, sd=1.0)"
@@ -110,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     with threadpool_limits(limits=1, user_api="blas"):
         gaps = gap_rows()
         timings = timing_rows(args.repeats)
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    load = load_average()
     text = "\n".join(
         [
             "# Sparse engine (skc): speed and tightness",
@@ -130,8 +128,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ]
     )
-    atomic_write(args.out, text)
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import platform
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from abcd_cli.files import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "datasets"
@@ -23,14 +27,22 @@ def python_command(module: str, args: Sequence[str]) -> str:
     return shlex.join([str(python), "-m", module, *args])
 
 
+def load_average() -> str:
+    """The 1, 5 and 15-minute load averages, as ``1.2, 0.9, 0.7``."""
+    return ", ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
 def machine_line() -> str:
     """One line naming the machine: platform, cores, Python, and the load average when measured
     (the machine may be shared, which makes times indicative)."""
-    import os
-    import platform
-
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return (
         f"machine: {platform.platform()}, {os.cpu_count()} cores, Python"
-        f" {platform.python_version()}; load average {load} when the table was written"
+        f" {platform.python_version()}; load average {load_average()} when the table was written"
     )
+
+
+def publish(text: str, out: Path | None) -> None:
+    """Print a benchmark's Markdown and write it to ``out`` (atomically) when given."""
+    print(text)
+    if out is not None:
+        atomic_write(out, text)
