@@ -129,17 +129,23 @@ def _check_gradient(kernel, engine, constant_mean, rtol):
 
 
 def test_the_gradient_is_the_same_in_row_blocks(monkeypatch):
-    """Many row blocks (forward with gram, backward with vjp per block) agree with one."""
+    """Many row blocks agree with one, whether each block's reverse-mode caches are kept from
+    the forward pass or the kernel is evaluated again (gram forward, vjp backward)."""
     import abcd_cli.engines.nystrom as nystrom
+    import abcd_cli.engines.sparse_bound as sparse_bound
 
     kernel = _kernel("CW")
     engine = SparseEngine(m=15, jitter=1e-6)
     theta = kernel.theta()
     one = engine.objective(theta, kernel, X, Y, True)
     monkeypatch.setattr(nystrom, "BLOCK_ELEMENTS", 15 * 17)  # blocks of 17 rows
-    many = engine.objective(theta, kernel, X, Y, True)
-    assert many[0] == pytest.approx(one[0], rel=1e-12)
-    np.testing.assert_allclose(many[1], one[1], rtol=1e-9, atol=1e-10)
+    assert len(nystrom.row_blocks(X.shape[0], 15)) > 2
+    kept = engine.objective(theta, kernel, X, Y, True)
+    monkeypatch.setattr(sparse_bound, "KEEP_ELEMENTS", 0)
+    again = engine.objective(theta, kernel, X, Y, True)
+    for many in (kept, again):
+        assert many[0] == pytest.approx(one[0], rel=1e-12)
+        np.testing.assert_allclose(many[1], one[1], rtol=1e-9, atol=1e-10)
 
 
 def test_no_n_by_n_matrix_is_formed():
@@ -253,7 +259,7 @@ def test_cost_and_refusal():
 def test_the_pcg_upper_bound_works_in_row_blocks(monkeypatch):
     """Products with K + D in blocks of 21 rows: at N = 3,000 the memory stays far below one
     N×N matrix (72 MB), and the bound is the one made in bigger blocks."""
-    import abcd_cli.engines.nystrom as nystrom
+    import abcd_cli.engines.sparse_upper as sparse_upper
 
     rng = np.random.default_rng(9)
     n = 3000
@@ -262,7 +268,7 @@ def test_the_pcg_upper_bound_works_in_row_blocks(monkeypatch):
     kernel = parse_kernel("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)")
     engine = SparseEngine(m=40)
     big = engine.upper_bound(kernel, x, y, True)
-    monkeypatch.setattr(nystrom, "BLOCK_ELEMENTS", 2**16)
+    monkeypatch.setattr(sparse_upper, "SQUARE_BLOCK_ELEMENTS", 2**16)
     tracemalloc.start()
     small = engine.upper_bound(kernel, x, y, True)
     _, peak = tracemalloc.get_traced_memory()

@@ -26,9 +26,19 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 
 from abcd_cli.kernels import Kernel
 
-#: Elements of one row block of a rectangular kernel matrix (16 MiB of float64): what bounds
-#: the memory of every pass over the data.
-BLOCK_ELEMENTS = 2**21
+#: Elements of one row block of K_nz (1 MiB of float64): what bounds the memory of every pass
+#: over the data. Small enough that a block's kernel temporaries stay in a core's cache: at
+#: N = 10⁴, m = 500 one bound with its gradient takes 1.3 s in 1 MiB blocks against 1.7-2.2 s
+#: in 16 MiB ones (``benchmarks/long_series_notes.md``).
+BLOCK_ELEMENTS = 2**17
+#: Largest K_nz (in elements) whose reverse-mode caches the lower bound keeps from its forward
+#: pass for its backward one instead of evaluating the kernel twice (above it, evaluating twice
+#: in cache-sized blocks is faster than keeping caches that spill out of the cache).
+KEEP_ELEMENTS = 2**19
+#: Elements of one row block of the square K(X, X) that the upper bound's products make
+#: (16 MiB): rows of N elements, so blocks must hold more of them to keep Python's per-block
+#: overhead small at large N.
+SQUARE_BLOCK_ELEMENTS = 2**21
 #: How far the relative jitter may grow when the inducing covariance does not factorise.
 MAX_JITTER = 1e-4
 
@@ -46,9 +56,10 @@ def inducing_indices(X: np.ndarray, m: int, seed: int) -> np.ndarray:
     return order[edges[:-1] + offsets]
 
 
-def row_blocks(n: int, width: int) -> list[slice]:
-    """Consecutive row ranges of an n × width matrix, each of at most ``BLOCK_ELEMENTS``."""
-    rows = max(1, BLOCK_ELEMENTS // max(width, 1))
+def row_blocks(n: int, width: int, elements: int | None = None) -> list[slice]:
+    """Consecutive row ranges of an n × width matrix, each of at most ``elements`` (default
+    ``BLOCK_ELEMENTS``)."""
+    rows = max(1, (elements or BLOCK_ELEMENTS) // max(width, 1))
     return [slice(i, min(i + rows, n)) for i in range(0, n, rows)]
 
 

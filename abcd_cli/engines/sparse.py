@@ -26,7 +26,7 @@ import numpy as np
 from scipy.linalg import LinAlgError
 
 from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
-from abcd_cli.engines.nystrom import BLOCK_ELEMENTS, inducing_indices
+from abcd_cli.engines.nystrom import BLOCK_ELEMENTS, SQUARE_BLOCK_ELEMENTS, inducing_indices
 from abcd_cli.engines.sparse_bound import bound_and_grad, bound_value
 from abcd_cli.engines.sparse_posterior import SparsePosterior
 from abcd_cli.engines.sparse_upper import UpperBound, cheap_upper_bound, upper_bound
@@ -209,7 +209,7 @@ class SparseEngine(Engine):
     def score_bytes(self, n: int) -> float:
         """Memory of ``score``: A (m×N), a row block of K(X, X) with its products, vectors."""
         m = min(self.m, n)
-        return 8.0 * (m * n + 4 * min(n * n, BLOCK_ELEMENTS) + 12 * n + 8 * m * m)
+        return 8.0 * (m * n + 4 * min(n * n, SQUARE_BLOCK_ELEMENTS) + 12 * n + 8 * m * m)
 
     def check_size(self, n: int, evaluations_per_level: float) -> None:
         """Refuse a series whose evaluation or score needs more than ``MAX_SPARSE_BYTES``."""

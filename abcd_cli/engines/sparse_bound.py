@@ -30,6 +30,7 @@ from scipy.linalg import LinAlgError
 
 from abcd_cli.engines.base import FAILED_NLL, LOG_2PI
 from abcd_cli.engines.nystrom import (
+    KEEP_ELEMENTS,
     Fit,
     InducingFactor,
     Whitened,
@@ -109,8 +110,8 @@ def _bound_and_grad(
         return None
     blocks = row_blocks(X.shape[0], factor.m)
     kept: dict[int, tuple] = {}
-    # one block: evaluate K_nz once, with its reverse mode, and keep it for the backward pass
-    cross = _keeping(k, X, Z, kept) if len(blocks) == 1 else None
+    # a small K_nz is evaluated once, with its reverse mode, kept for the backward pass
+    cross = _keeping(k, X, Z, kept) if X.shape[0] * factor.m <= KEEP_ELEMENTS else None
     Y = data_columns(y, constant_mean)
     w = whitened_pass(k, X, Z, factor, d, Y, cross=cross)
     fit = Fit.from_gram(w.gram_inverse())
@@ -124,7 +125,7 @@ def _bound_and_grad(
     gd = np.empty_like(d)
     isd = 1.0 / np.sqrt(d)
     for rows in blocks:
-        W, back = kept[0] if kept else k.vjp(X[rows], Z)
+        W, back = kept.pop(rows.start) if kept else k.vjp(X[rows], Z)
         A = factor.solve_left(W.T)
         A *= isd[rows]
         Yt = Yg[rows] * isd[rows, None]
@@ -144,11 +145,11 @@ def _bound_and_grad(
 
 def _keeping(k: Kernel, X: np.ndarray, Z: np.ndarray, kept: dict[int, tuple]):
     """A ``cross`` for ``whitened_pass`` that makes K(X[rows], Z) by ``vjp`` and keeps the
-    pair (K, its reverse mode) in ``kept[0]``."""
+    pair (K, its reverse mode) in ``kept[rows.start]``."""
 
     def cross(rows: slice) -> np.ndarray:
-        kept[0] = k.vjp(X[rows], Z)
-        return kept[0][0]
+        kept[rows.start] = k.vjp(X[rows], Z)
+        return kept[rows.start][0]
 
     return cross
 

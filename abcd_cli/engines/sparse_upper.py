@@ -27,6 +27,7 @@ import numpy as np
 
 from abcd_cli.engines.base import LOG_2PI
 from abcd_cli.engines.nystrom import (
+    SQUARE_BLOCK_ELEMENTS,
     Fit,
     Whitened,
     data_columns,
@@ -102,7 +103,7 @@ def cheap_upper_bound(
 def kernel_matvec(kernel: Kernel, X: np.ndarray, d: np.ndarray):
     """V ↦ (K + D) V with K = k(X, X') the noise-free Gram made in row blocks (never N×N)."""
     n = X.shape[0]
-    blocks = row_blocks(n, n)
+    blocks = row_blocks(n, n, SQUARE_BLOCK_ELEMENTS)
 
     def matvec(V: np.ndarray) -> np.ndarray:
         out = V * d[:, None]

@@ -39,11 +39,11 @@ class Per(BaseKernel):
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         ell, period, sd = self.params
-        u, sin = _cos_sin_of_differences(inp.col(self.dim), inp.col2(self.dim), period)
+        u, sin = _cos_sin_of_differences(inp.col(self.dim), inp.col2(self.dim), period, grad)
         u -= 1.0  # u = c - 1
         a = 1.0 / ell**2
         K, parts = _periodic_value(a, u, sd)
-        if not grad:
+        if sin is None:
             return K, []
         phase = inp.diff(self.dim) * (2.0 * np.pi / period)
         if a < _PER_SERIES_BELOW:
@@ -95,15 +95,18 @@ def _periodic_value(a: float, u: np.ndarray, sd: float) -> tuple[np.ndarray, tup
 
 
 def _cos_sin_of_differences(
-    x: np.ndarray, x2: np.ndarray, period: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of 2π(x - x')/p from 2N trigonometric calls instead of 2N²:
-    cos(a - b) = cos a cos b + sin a sin b, sin(a - b) = sin a cos b - cos a sin b."""
+    x: np.ndarray, x2: np.ndarray, period: float, with_sin: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """cos and sin (None unless ``with_sin``) of 2π(x - x')/p from 2N trigonometric calls
+    instead of 2N²: cos(a - b) = cos a cos b + sin a sin b,
+    sin(a - b) = sin a cos b - cos a sin b."""
     w = 2.0 * np.pi / period
     a, b = w * x, w * x2
     ca, sa, cb, sb = np.cos(a), np.sin(a), np.cos(b), np.sin(b)
     cos = np.outer(ca, cb)
     cos += np.outer(sa, sb)
+    if not with_sin:
+        return cos, None
     sin = np.outer(sa, cb)
     sin -= np.outer(ca, sb)
     return cos, sin
