@@ -26,7 +26,7 @@ from abcd_cli.cli.main import main
 from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.execution import dask as abcd_dask
-from abcd_cli.execution.dask import ClusterError, DaskExecutor, run_task
+from abcd_cli.execution.dask import ClusterError, DaskExecutor, chunk_sizes, run_tasks
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -142,6 +142,43 @@ def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
     assert [r.nll for i, r in enumerate(results) if i != 2] == [0.0, 1.0, 3.0]
 
 
+def test_a_killer_in_a_chunk_costs_only_its_own_candidate(client) -> None:
+    """Twelve tasks on two workers go in chunks (the first of three); the chunk holding the
+    task that kills its worker is sent again one task at a time: only that one is lost."""
+    summary = DataSummary.from_data(X, Y)
+    structures = ["SE", VICTIM] + ["Lin", "C", "SE"] * 3 + ["Lin"]
+    tasks = [
+        FitTask(parse_kernel(s), X[:, None], Y, summary, summary, i, 1, 10, (0, i))
+        for i, s in enumerate(structures)
+    ]
+    assert chunk_sizes(len(tasks), 2)[0] == 3
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        results = list(executor.map(echo_or_die, tasks))
+    finally:
+        executor.shutdown()
+    assert executor.lost == 1
+    assert [r.status for r in results] == ["ok", "failed"] + ["ok"] * 10
+    assert [r.nll for r in results if r.status == "ok"] == [0.0, *map(float, range(2, 12))]
+
+
+@pytest.mark.parametrize("n, workers", [(0, 2), (1, 2), (4, 2), (57, 2), (1000, 8), (5, 128)])
+def test_chunks_shrink_to_single_tasks(n: int, workers: int) -> None:
+    """Guided self-scheduling: the sizes cover every task once, never grow, end in single
+    tasks, and each takes at most half a worker's share of what was left; 57 tasks on two
+    workers are 15 chunks, not 57."""
+    sizes = chunk_sizes(n, workers)
+    assert sum(sizes) == n
+    assert sizes == sorted(sizes, reverse=True)
+    assert not sizes or sizes[-1] == 1
+    left = n
+    for size in sizes:
+        assert size == 1 or size <= left / (2 * workers)
+        left -= size
+    if (n, workers) == (57, 2):
+        assert len(sizes) == 15
+
+
 def test_whole_series_on_the_cluster_equal_their_serial_searches(client, tmp_path: Path) -> None:
     settings = SearchSettings(depth=1, restarts=2, seed=2)
     files = [write_csv(tmp_path / f"s{i}.csv", *series(40, seed=i)) for i in range(2)]
@@ -200,7 +237,7 @@ def test_a_worker_with_other_code_is_refused(client, monkeypatch) -> None:
 
 def test_a_task_refuses_to_run_with_other_code() -> None:
     with pytest.raises(ClusterError, match="other abcd code"):
-        run_task(len, [1, 2], "0.0.1+other", {})
+        run_tasks(len, [[1, 2]], "0.0.1+other", [{}])
 
 
 def test_a_lost_cluster_keeps_the_checkpoint_and_resume_finishes(serial, tmp_path: Path) -> None:

@@ -8,9 +8,15 @@ with results in order, as the process pool does:
   it. Held as a task rather than scattered, it is recomputed (from the copy the scheduler keeps)
   if the worker holding it dies. Any engine's fits run this way (a long-series engine's
   inducing inputs too, if its task carries them as array fields).
-* A worker that dies mid-fit: the scheduler runs its tasks again elsewhere; a task whose
-  workers keep dying ends in ``KilledWorker``, is sent once more (Dask also blames the tasks
-  merely queued on the dying worker), and then gets ``on_lost(task)`` (a skipped candidate).
+* Tasks go in chunks of consecutive tasks, by guided self-scheduling: each chunk takes
+  1/(``CHUNK_SHARE`` · W) of the tasks not yet given out (W the cluster's threads), so a stage
+  of many short fits costs the scheduler a few dozen tasks, not hundreds (each costs about
+  5 ms of scheduler and client CPU, which on a small machine is taken from the workers), and
+  the last chunks are single tasks that even out the workers' finishing times.
+* A worker that dies mid-fit: the scheduler runs its tasks again elsewhere; a chunk whose
+  workers keep dying ends in ``KilledWorker`` and its tasks are sent once more one by one
+  (Dask also blames the tasks merely queued on the dying worker); a single task that dies again
+  gets ``on_lost(task)`` (a skipped candidate).
 * A cluster that goes away (scheduler lost, no workers for a while) or a worker running other
   code than this process raises :class:`ClusterError`, a one-line :class:`RunError`; the
   search's checkpoint holds every finished level.
@@ -44,8 +50,13 @@ INSTALL_HINT = "pip install 'abcd-cli[dask]'"
 NO_WORKER_GRACE = 120.0
 #: Seconds to wait for a scheduler's answer when connecting to it.
 CONNECT_TIMEOUT = 10.0
-_POLL = 0.5  # seconds between checks of the cluster while waiting for a result
+#: Seconds between checks, while waiting for a result, that the cluster still has workers
+#: (each is a request to the scheduler). A lost connection ends the wait at once instead: the
+#: client cancels its futures.
+_POLL = 5.0
 _KEPT_DATA = 8  # arrays kept on the cluster (a search uses X and y of all points and a subset)
+#: A chunk takes at most 1/(CHUNK_SHARE · W) of the tasks not yet given out.
+CHUNK_SHARE = 2
 
 
 class ClusterError(RunError):
@@ -87,12 +98,29 @@ def hold(value: Any) -> Any:
     return value
 
 
-def run_task(fn: Callable, task: Any, expected: str, arrays: dict[str, np.ndarray]) -> Any:
-    """On a worker: refuse other code than the client's, then ``fn(task with its arrays)``."""
+def run_tasks(
+    fn: Callable, tasks: list[Any], expected: str, arrays: list[dict[str, np.ndarray]]
+) -> list[Any]:
+    """On a worker: refuse other code than the client's, then ``fn(task with its arrays)`` for
+    each task of a chunk, in order."""
     mine = code_fingerprint()
     if mine != expected:
         raise ClusterError(_mismatch_text("a worker", mine, expected))
-    return fn(dataclasses.replace(task, **arrays) if arrays else task)
+    return [
+        fn(dataclasses.replace(task, **own) if own else task)
+        for task, own in zip(tasks, arrays, strict=True)
+    ]
+
+
+def chunk_sizes(n: int, workers: int, share: int = CHUNK_SHARE) -> list[int]:
+    """Guided self-scheduling: sizes of consecutive chunks of n tasks, each
+    ⌊remaining / (share · workers)⌋ tasks and at least one."""
+    sizes: list[int] = []
+    left = n
+    while left > 0:
+        sizes.append(max(1, left // (share * max(workers, 1))))
+        left -= sizes[-1]
+    return sizes
 
 
 def _mismatch_text(who: str, theirs: str, ours: str) -> str:
@@ -181,40 +209,63 @@ class DaskExecutor(Executor):
         if self.client.status in ("closing", "closed"):
             raise self._gone(None)
         try:
-            futures = [self._submit_task(fn, task) for task in tasks]
+            chunks, start = [], 0
+            for size in chunk_sizes(len(tasks), self._threads()):
+                chunks.append(tasks[start : start + size])
+                start += size
+            futures = [self._submit_chunk(fn, chunk) for chunk in chunks]
         except (OSError, CancelledError) as exc:
             raise self._gone(exc) from None
         self._pending = futures
-        return self._results(fn, tasks, futures, on_lost or self.on_lost)
+        return self._results(fn, chunks, futures, on_lost or self.on_lost)
 
-    def _submit_task(self, fn: Callable, task: Any) -> Any:
-        stub, arrays = self._split(task)
-        return self.client.submit(run_task, fn, stub, code_fingerprint(), arrays, pure=False)
+    def _threads(self) -> int:
+        """The cluster's worker threads now (1 when the scheduler does not say)."""
+        try:
+            return max(1, sum(self.client.nthreads().values()))
+        except Exception:  # noqa: BLE001 - the first wait finds out whether it is gone
+            return 1
+
+    def _submit_chunk(self, fn: Callable, chunk: list[Any]) -> Any:
+        stubs, arrays = zip(*(self._split(task) for task in chunk), strict=True)
+        return self.client.submit(
+            run_tasks, fn, list(stubs), code_fingerprint(), list(arrays), pure=False
+        )
 
     def _results(
         self,
         fn: Callable,
-        tasks: list[Any],
+        chunks: list[list[Any]],
         futures: list[Any],
         on_lost: Callable[[Any], Any] | None,
     ) -> Iterator[Any]:
-        for task, future in zip(tasks, futures, strict=True):
-            yield self._result(fn, task, future, on_lost)
+        for chunk, future in zip(chunks, futures, strict=True):
+            yield from self._chunk_results(fn, chunk, future, on_lost)
         self._pending = []
 
-    def _result(
-        self, fn: Callable, task: Any, future: Any, on_lost: Callable[[Any], Any] | None
-    ) -> Any:
-        """The task's result; after ``KilledWorker`` the task is sent once more (Dask also
-        blames tasks merely queued on a dying worker), and after a second one it is lost."""
-        for attempt in (1, 2):
+    def _chunk_results(
+        self, fn: Callable, chunk: list[Any], future: Any, on_lost: Callable[[Any], Any] | None
+    ) -> list[Any]:
+        """The chunk's results; after ``KilledWorker`` its tasks are sent once more one by one
+        (Dask also blames tasks merely queued on a dying worker), and a single task that dies
+        again is lost."""
+        try:
+            return self._wait(future)
+        except Exception as exc:
+            if type(exc).__name__ != "KilledWorker":
+                raise
+        retries = [self._submit_chunk(fn, [task]) for task in chunk]
+        results = []
+        for task, retry in zip(chunk, retries, strict=True):
             try:
-                return self._wait(future)
+                results.extend(self._wait(retry))
             except Exception as exc:
                 if type(exc).__name__ != "KilledWorker":
                     raise
-                if attempt == 1:
-                    future = self._submit_task(fn, task)
+                results.append(self._lost(task, on_lost))
+        return results
+
+    def _lost(self, task: Any, on_lost: Callable[[Any], Any] | None) -> Any:
         if on_lost is None:
             raise ClusterError(f"the workers of {self.where} running one task kept dying")
         self.lost += 1
