@@ -102,13 +102,16 @@ def per_task_overhead(executor: Executor, workers: int, name: str) -> float:
     return (time.perf_counter() - start) * workers / NOOP_TASKS
 
 
-def compare(names: list[str], settings: SearchSettings, workers: int) -> dict[str, Any]:
+def compare(
+    names: list[str], settings: SearchSettings, workers: int, worker_options: list[str]
+) -> dict[str, Any]:
     """Both runs of every series on one process pool and one started cluster."""
     from distributed import Client
 
     started = time.perf_counter()
     pool = ResilientPool(workers, on_lost=lost_candidate)
-    with local_processes(workers) as address, Client(address, timeout=60) as client:
+    cluster = local_processes(workers, worker_options=worker_options)
+    with cluster as address, Client(address, timeout=60) as client:
         client.wait_for_workers(workers, timeout=120)
         cluster_start = time.perf_counter() - started
         dask = DaskExecutor(client, lost_candidate)
@@ -173,7 +176,8 @@ def markdown(measured: dict[str, Any], settings: SearchSettings, args: list[str]
         "",
         "## (a) Process pool and Dask cluster, the same number of workers",
         "",
-        f"A `dask scheduler` and {measured['workers']} `dask worker --nthreads 1` processes on"
+        f"A `dask scheduler` and {measured['workers']} `dask worker --nthreads 1"
+        f"{''.join(' ' + o for o in measured['worker_options'])}` processes on"
         f" 127.0.0.1 (started and connected in {measured['cluster_start']:.1f} s), beside a"
         f" process pool of {measured['workers']} workers. Per-task overhead, measured with"
         f" {NOOP_TASKS} no-op fits carrying the data: process pool"
@@ -222,11 +226,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--restarts", type=int, default=SearchSettings().restarts)
     parser.add_argument("--out", type=Path, help="also write the Markdown here")
     parser.add_argument("--csv", type=Path, help="every candidate's fit time, both runs")
+    parser.add_argument(
+        "--worker-option",
+        action="append",
+        default=[],
+        help="add this to each `dask worker` command line (repeatable, e.g. --no-nanny)",
+    )
     args = parser.parse_args(argv)
     names = args.series or sorted(p.stem for p in DATASETS.glob("*.csv"))
     settings = SearchSettings(depth=args.depth, restarts=args.restarts)
-    measured = compare(names, settings, args.workers)
+    measured = compare(names, settings, args.workers, args.worker_option)
     measured["workers"] = args.workers
+    measured["worker_options"] = args.worker_option
     if args.csv:
         write_fit_times(args.csv, measured["runs"])
     text = markdown(measured, settings, sys.argv[1:] if argv is None else argv)

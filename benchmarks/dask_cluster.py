@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,9 +36,12 @@ def _dask(*args: str) -> list[str]:
 
 
 @contextmanager
-def local_processes(workers: int, log_dir: Path | None = None) -> Iterator[str]:
-    """Start a scheduler and ``workers`` single-threaded worker processes; yield the
-    scheduler's address; stop them (by their process ids) on the way out."""
+def local_processes(
+    workers: int, log_dir: Path | None = None, worker_options: Sequence[str] = ()
+) -> Iterator[str]:
+    """Start a scheduler and ``workers`` single-threaded worker processes (each with
+    ``worker_options`` added to its command line); yield the scheduler's address; stop them
+    (by their process ids) on the way out."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     logs = Path(log_dir or tempfile.mkdtemp(prefix="abcd-dask-"))
@@ -58,7 +61,11 @@ def local_processes(workers: int, log_dir: Path | None = None) -> Iterator[str]:
             *("--no-dashboard", "--dashboard-address", "127.0.0.1:0"),
         ),
         *(
-            _dask("worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard")
+            _dask(
+                "worker",
+                *(address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"),
+                *worker_options,
+            )
             for _ in range(workers)
         ),
     ]

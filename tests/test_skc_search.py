@@ -105,6 +105,7 @@ def test_the_engine_used_is_recorded_and_skc_says_so(series_csv: Path, tmp_path:
         assert level["bic_low"] <= level["bic"] and level["bic_width"] >= 0.0
         assert level["evaluations"] >= level["full_data_evaluations"] > 0
         assert level["kept"] + level["pruned"] >= 1
+        assert level["pcg_products"] > 0  # every level scores models on all the data
 
     found = abcd_cli.search(str(series_csv), depth=0, restarts=1)  # 60 points: auto is exact
     assert (found.settings["engine"], found.settings["inducing"]) == ("exact", None)

@@ -76,6 +76,7 @@ def test_the_bounds_sandwich_the_exact_likelihood(name, constant_mean):
     bounds = engine.score(kernel, X, Y, constant_mean)
     assert bounds.low == pytest.approx(-ub.value, rel=1e-12)
     assert bounds.high == pytest.approx(-lb, rel=1e-12)
+    assert bounds.products == ub.products > 0  # what the search's trace adds up
 
 
 def _exact_logdet(kernel, constant_mean):

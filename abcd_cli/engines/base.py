@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,10 +40,12 @@ class PosteriorError(ArithmeticError):
 
 @dataclass(frozen=True)
 class NLLBounds:
-    """low ≤ −log p(y) ≤ high; an exact engine gives low = high."""
+    """low ≤ −log p(y) ≤ high; an exact engine gives low = high. ``products``: the products
+    with K + D that the upper bound's PCG took (0 for an exact engine; not compared)."""
 
     low: float
     high: float
+    products: int = field(default=0, compare=False)
 
     @classmethod
     def exact(cls, nll: float) -> NLLBounds:

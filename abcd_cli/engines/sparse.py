@@ -26,7 +26,12 @@ import numpy as np
 from scipy.linalg import LinAlgError
 
 from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
-from abcd_cli.engines.nystrom import BLOCK_ELEMENTS, SQUARE_BLOCK_ELEMENTS, inducing_indices
+from abcd_cli.engines.nystrom import (
+    BLOCK_ELEMENTS,
+    KEEP_ELEMENTS,
+    SQUARE_BLOCK_ELEMENTS,
+    inducing_indices,
+)
 from abcd_cli.engines.sparse_bound import bound_and_grad, bound_value
 from abcd_cli.engines.sparse_posterior import SparsePosterior
 from abcd_cli.engines.sparse_upper import UpperBound, cheap_upper_bound, upper_bound
@@ -175,8 +180,10 @@ class SparseEngine(Engine):
         high = self.objective_value(kernel, X, y, constant_mean) if objective is None else objective
         if not high < FAILED_NLL:
             return NLLBounds(FAILED_NLL, FAILED_NLL)
+        products = 0
         try:
-            ub = self.upper_bound(kernel, X, y, constant_mean).value
+            upper = self.upper_bound(kernel, X, y, constant_mean)
+            ub, products = upper.value, upper.products
         except (LinAlgError, ValueError, FloatingPointError, ZeroDivisionError):
             ub = math.nan
         if not math.isfinite(ub):
@@ -184,7 +191,7 @@ class SparseEngine(Engine):
                 ub = self.cheap_upper_bound(kernel, X, y, constant_mean)
             except (LinAlgError, ValueError, FloatingPointError):
                 return NLLBounds(FAILED_NLL, FAILED_NLL)
-        return NLLBounds(min(-ub, high), high)
+        return NLLBounds(min(-ub, high), high, products)
 
     # --- posterior --------------------------------------------------------------------------
     def posterior(
@@ -197,12 +204,13 @@ class SparseEngine(Engine):
     def cost(self, n: int, kernel: Kernel | None = None) -> Cost:
         """One lower bound with its gradient. Time: N m² / ``NM2_PER_SECOND`` (the triangular
         solves and products) + N m p / ``NMP_PER_SECOND`` (the kernel and its reverse mode).
-        Memory: a row block of K_nz with about 7 + p matrices of reverse-mode cache, the m×m
-        matrices, and ~(p + 12) N-vectors. The score also keeps A (m×N): see ``check_size``."""
+        Memory: a row block of K_nz (all of it up to ``KEEP_ELEMENTS``) with about 7 + p
+        matrices of reverse-mode cache, the m×m matrices, and ~(p + 12) N-vectors. The score
+        also keeps A (m×N): see ``check_size``."""
         m = min(self.m, n)
         p = TYPICAL_PARAMS if kernel is None else count_params(kernel)
-        rows = min(n, max(1, BLOCK_ELEMENTS // m))
-        bytes_ = 8.0 * (rows * m * (7 + p) + 8 * m * m + n * (p + 12))
+        cached = n * m if n * m <= KEEP_ELEMENTS else min(n, max(1, BLOCK_ELEMENTS // m)) * m
+        bytes_ = 8.0 * (cached * (7 + p) + 8 * m * m + n * (p + 12))
         seconds = n * m * m / NM2_PER_SECOND + n * m * p / NMP_PER_SECOND
         return Cost(bytes_, seconds)
 

@@ -196,7 +196,7 @@ class Search:
         self.elapsed = 0.0
         # this level's counts and progress (not saved)
         self.level_started = time.perf_counter()
-        self.evaluations = self.full_evaluations = 0
+        self.evaluations = self.full_evaluations = self.pcg_products = 0
         self.shown_best: tuple[float, float] | None = None
 
     # --- fitting and scoring -------------------------------------------------------------
@@ -240,6 +240,8 @@ class Search:
             self.evaluations += result.evaluations
             if full:
                 self.full_evaluations += result.evaluations
+                if result.bounds is not None:
+                    self.pcg_products += result.bounds.products
                 if result.status == "ok" and result.bounds is not None:
                     scored = self.scorer.scored(result.kernel, result.nll, self.n, result.bounds)
                     self._offer(scored)
@@ -363,7 +365,7 @@ class Search:
     def step(self) -> bool:
         """Run one level; False when there is nothing left to do."""
         started = self.level_started = time.perf_counter()
-        self.evaluations = self.full_evaluations = 0
+        self.evaluations = self.full_evaluations = self.pcg_products = 0
         self.shown_best = None if self.best is None else (self.best.low, self.best.bic)
         if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
             return False
@@ -404,6 +406,7 @@ class Search:
                 "pruned": kept.pruned,
                 "evaluations": self.evaluations,
                 "full_data_evaluations": self.full_evaluations,
+                **({"pcg_products": self.pcg_products} if self.engine.name == "skc" else {}),
                 "elapsed_seconds": round(self.elapsed, 3),
             }
         )
