@@ -14,9 +14,9 @@ with results in order, as the process pool does:
   5 ms of scheduler and client CPU, which on a small machine is taken from the workers), and
   the last chunks are single tasks that even out the workers' finishing times.
 * A worker that dies mid-fit: the scheduler runs its tasks again elsewhere; a chunk whose
-  workers keep dying ends in ``KilledWorker`` and its tasks are sent once more one by one
-  (Dask also blames the tasks merely queued on the dying worker); a single task that dies again
-  gets ``on_lost(task)`` (a skipped candidate).
+  workers keep dying ends in ``KilledWorker`` and its tasks are sent again one at a time, each
+  after the one before (Dask also blames the tasks merely queued on a dying worker); a task
+  that dies twice on its own gets ``on_lost(task)`` (a skipped candidate).
 * A cluster that goes away (scheduler lost, no workers for a while) or a worker running other
   code than this process raises :class:`ClusterError`, a one-line :class:`RunError`; the
   search's checkpoint holds every finished level.
@@ -246,23 +246,26 @@ class DaskExecutor(Executor):
     def _chunk_results(
         self, fn: Callable, chunk: list[Any], future: Any, on_lost: Callable[[Any], Any] | None
     ) -> list[Any]:
-        """The chunk's results; after ``KilledWorker`` its tasks are sent once more one by one
-        (Dask also blames tasks merely queued on a dying worker), and a single task that dies
-        again is lost."""
+        """The chunk's results. After ``KilledWorker`` its tasks are sent again one at a time,
+        each waiting for the one before, so that no innocent task sits queued beside the one
+        that kills its worker (Dask also blames tasks merely queued on a dying worker); a
+        task whose second single run also dies is lost."""
         try:
             return self._wait(future)
         except Exception as exc:
             if type(exc).__name__ != "KilledWorker":
                 raise
-        retries = [self._submit_chunk(fn, [task]) for task in chunk]
         results = []
-        for task, retry in zip(chunk, retries, strict=True):
-            try:
-                results.extend(self._wait(retry))
-            except Exception as exc:
-                if type(exc).__name__ != "KilledWorker":
-                    raise
-                results.append(self._lost(task, on_lost))
+        for task in chunk:
+            for attempt in (1, 2):
+                try:
+                    results.extend(self._wait(self._submit_chunk(fn, [task])))
+                    break
+                except Exception as exc:
+                    if type(exc).__name__ != "KilledWorker":
+                        raise
+                    if attempt == 2:
+                        results.append(self._lost(task, on_lost))
         return results
 
     def _lost(self, task: Any, on_lost: Callable[[Any], Any] | None) -> Any:
