@@ -124,9 +124,10 @@ def test_an_skc_search_on_a_cluster_equals_the_serial_search(client) -> None:
     assert json.dumps(result_doc(found)) == json.dumps(result_doc(alone))
 
 
-def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
+def _echo_or_die_on_cluster(client, structures: list[str]) -> tuple[list, list, int]:
+    """``echo_or_die`` on a task per structure (its number in ``restarts``): the tasks, their
+    results and how many the executor gave up."""
     summary = DataSummary.from_data(X, Y)
-    structures = ["SE", "Lin", VICTIM, "C"]
     tasks = [
         FitTask(parse_kernel(s), X[:, None], Y, summary, summary, i, 1, 10, (0, i))
         for i, s in enumerate(structures)
@@ -136,7 +137,12 @@ def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
         results = list(executor.map(echo_or_die, tasks))
     finally:
         executor.shutdown()
-    assert executor.lost == 1
+    return tasks, results, executor.lost
+
+
+def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
+    tasks, results, lost = _echo_or_die_on_cluster(client, ["SE", "Lin", VICTIM, "C"])
+    assert lost == 1
     assert [r.status for r in results] == ["ok", "ok", "failed", "ok"]
     assert results[2].message == lost_candidate(tasks[2]).message
     assert [r.nll for i, r in enumerate(results) if i != 2] == [0.0, 1.0, 3.0]
@@ -145,19 +151,10 @@ def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:
 def test_a_killer_in_a_chunk_costs_only_its_own_candidate(client) -> None:
     """Twelve tasks on two workers go in chunks (the first of three); the chunk holding the
     task that kills its worker is sent again one task at a time: only that one is lost."""
-    summary = DataSummary.from_data(X, Y)
     structures = ["SE", VICTIM] + ["Lin", "C", "SE"] * 3 + ["Lin"]
-    tasks = [
-        FitTask(parse_kernel(s), X[:, None], Y, summary, summary, i, 1, 10, (0, i))
-        for i, s in enumerate(structures)
-    ]
-    assert chunk_sizes(len(tasks), 2)[0] == 3
-    executor = DaskExecutor(client, lost_candidate)
-    try:
-        results = list(executor.map(echo_or_die, tasks))
-    finally:
-        executor.shutdown()
-    assert executor.lost == 1
+    assert chunk_sizes(len(structures), 2)[0] == 3
+    _, results, lost = _echo_or_die_on_cluster(client, structures)
+    assert lost == 1
     assert [r.status for r in results] == ["ok", "failed"] + ["ok"] * 10
     assert [r.nll for r in results if r.status == "ok"] == [0.0, *map(float, range(2, 12))]
 

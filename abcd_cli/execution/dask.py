@@ -112,6 +112,11 @@ def run_tasks(
     ]
 
 
+def _killed_worker(exc: BaseException) -> bool:
+    """Whether a task's error is Dask's ``KilledWorker`` (its workers kept dying)."""
+    return type(exc).__name__ == "KilledWorker"
+
+
 def chunk_sizes(n: int, workers: int, share: int = CHUNK_SHARE) -> list[int]:
     """Guided self-scheduling: sizes of consecutive chunks of n tasks, each
     ⌊remaining / (share · workers)⌋ tasks and at least one."""
@@ -253,7 +258,7 @@ class DaskExecutor(Executor):
         try:
             return self._wait(future)
         except Exception as exc:
-            if type(exc).__name__ != "KilledWorker":
+            if not _killed_worker(exc):
                 raise
         results = []
         for task in chunk:
@@ -262,7 +267,7 @@ class DaskExecutor(Executor):
                     results.extend(self._wait(self._submit_chunk(fn, [task])))
                     break
                 except Exception as exc:
-                    if type(exc).__name__ != "KilledWorker":
+                    if not _killed_worker(exc):
                         raise
                     if attempt == 2:
                         results.append(self._lost(task, on_lost))
