@@ -69,7 +69,7 @@ def _arrays(*named: tuple[str, Any]) -> list[np.ndarray]:
     return out
 
 
-def _new(width: float, height: float) -> tuple[Figure, Axes]:
+def new_axes(width: float, height: float) -> tuple[Figure, Axes]:
     """A figure with one styled axes, laid out so labels are never clipped."""
     fig = Figure(figsize=(width, height), layout="constrained")
     fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03)
@@ -99,7 +99,7 @@ def _plain_ticks(ax: Axes) -> None:
     ax.yaxis.set_major_formatter(ScalarFormatter(useOffset=False))
 
 
-def _labels(ax: Axes, x_label: str, y_label: str, title: str | None = None) -> None:
+def set_labels(ax: Axes, x_label: str, y_label: str, title: str | None = None) -> None:
     ax.set_xlabel(x_label, fontsize=FONT_SIZE)
     ax.set_ylabel(y_label, fontsize=FONT_SIZE)
     if title:
@@ -111,7 +111,7 @@ def _columns(ax: Axes) -> int:
     return int(ax.figure.get_figwidth() * COLUMNS_PER_INCH)
 
 
-def _band(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str) -> None:
+def draw_band(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str) -> None:
     """Posterior mean as a line with a translucent ±2 sd band (a long one thinned)."""
     order = np.argsort(x, kind="stable")
     if needs_thinning(x.size):
@@ -143,7 +143,7 @@ def _legend(ax: Axes, loc: str) -> None:
     )
 
 
-def _data_points(ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2) -> None:
+def draw_points(ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2) -> None:
     """The data as dots; a long series thinned, smaller, lighter and beneath the curves."""
     style: dict[str, Any] = {"markersize": size, "color": DATA_COLOUR, "alpha": 0.8}
     if needs_thinning(x.size):
@@ -153,9 +153,7 @@ def _data_points(ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2) -> N
     ax.plot(x, y, linestyle="none", marker="o", markeredgewidth=0, label="data", **style)
 
 
-def _shade_extrapolation(
-    ax: Axes, x_grid: np.ndarray, data_end: float, label: bool = False
-) -> None:
+def shade_extrapolation(ax: Axes, x_grid: np.ndarray, data_end: float, label: bool = False) -> None:
     """Shade the part of the grid beyond the last data point; with ``label``, name it if there
     is room."""
     if x_grid.size == 0:
@@ -186,12 +184,12 @@ def _shade_extrapolation(
 def data_figure(x: ArrayLike, y: ArrayLike, x_label: str, y_label: str) -> Figure:
     """The raw series: points joined by a faint line, full width."""
     x, y = _arrays(("x", x), ("y", y))
-    fig, ax = _new(FULL_WIDTH, FULL_HEIGHT)
+    fig, ax = new_axes(FULL_WIDTH, FULL_HEIGHT)
     order = thin(x, _columns(ax), y) if needs_thinning(x.size) else np.argsort(x, kind="stable")
     ax.plot(x[order], y[order], color=DATA_COLOUR, linewidth=0.6, alpha=0.45)
-    _data_points(ax, x, y, size=2.6)
+    draw_points(ax, x, y, size=2.6)
     ax.margins(x=0.01)
-    _labels(ax, x_label, y_label)
+    set_labels(ax, x_label, y_label)
     return fig
 
 
@@ -206,10 +204,10 @@ def component_figure(
 ) -> Figure:
     """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded."""
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
-    fig, ax = _new(HALF_WIDTH, HALF_HEIGHT)
-    _band(ax, x_grid, mean, sd, "posterior mean")
-    _shade_extrapolation(ax, x_grid, float(x_data_range[1]))
-    _labels(ax, x_label, y_label, title)
+    fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
+    draw_band(ax, x_grid, mean, sd, "posterior mean")
+    shade_extrapolation(ax, x_grid, float(x_data_range[1]))
+    set_labels(ax, x_label, y_label, title)
     return fig
 
 
@@ -226,12 +224,12 @@ def cumulative_figure(
     """Sum of the components so far (mean ± 2 sd) against the data points, half width."""
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     x, y = _arrays(("x", x), ("y", y))
-    fig, ax = _new(HALF_WIDTH, HALF_HEIGHT)
-    _band(ax, x_grid, mean, sd, "sum of components")
-    _data_points(ax, x, y, size=1.8)
+    fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
+    draw_band(ax, x_grid, mean, sd, "sum of components")
+    draw_points(ax, x, y, size=1.8)
     if x.size:
-        _shade_extrapolation(ax, x_grid, float(np.max(x)))
-    _labels(ax, x_label, y_label, title)
+        shade_extrapolation(ax, x_grid, float(np.max(x)))
+    set_labels(ax, x_label, y_label, title)
     return fig
 
 
@@ -250,8 +248,8 @@ def forecast_figure(
     forecast as a dashed line between dotted bounds."""
     x, y = _arrays(("x", x), ("y", y))
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
-    fig, ax = _new(FULL_WIDTH, FULL_HEIGHT + 0.2)
-    _band(ax, x_grid, mean, sd, "forecast mean")
+    fig, ax = new_axes(FULL_WIDTH, FULL_HEIGHT + 0.2)
+    draw_band(ax, x_grid, mean, sd, "forecast mean")
     if averaged is not None:
         grid, *lines = _arrays(
             ("x_grid", x_grid),
@@ -274,10 +272,10 @@ def forecast_figure(
                 linestyle=style,
                 label=label,
             )
-    _data_points(ax, x, y, size=2.4)
+    draw_points(ax, x, y, size=2.4)
     if x.size:
-        _shade_extrapolation(ax, x_grid, float(np.max(x)), label=True)
-    _labels(ax, x_label, y_label)
+        shade_extrapolation(ax, x_grid, float(np.max(x)), label=True)
+    set_labels(ax, x_label, y_label)
     _legend(ax, "upper left")
     return fig
 
@@ -304,7 +302,7 @@ def check_figure(
     qq = key in ("quantile-quantile", "qq")
     order = np.argsort(t, kind="stable")
     t, observed, low, high = t[order], observed[order], low[order], high[order]
-    fig, ax = _new(HALF_WIDTH, HALF_HEIGHT)
+    fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
     ax.fill_between(
         t, low, high, color=CHECK_BAND, alpha=0.35, linewidth=0, label="95% of simulations"
     )
@@ -332,7 +330,7 @@ def check_figure(
             ax.axhline(0.0, color="#888888", linewidth=0.6)
     if t.size > 1 and t[-1] > t[0]:
         ax.set_xlim(float(t[0]), float(t[-1]))
-    _labels(ax, x_label, y_label, title)
+    set_labels(ax, x_label, y_label, title)
     _legend(ax, "upper left" if qq else "upper right")
     return fig
 

@@ -1,5 +1,5 @@
 """Build the report of a model of several inputs: decomposition + sentences + figures → one
-plain context (rendered by ``templates/report_inputs.html``) and its JSON view.
+plain context (rendered by ``templates/report.html``, as for one input) and its JSON view.
 
 The JSON view has the one-input report's keys, with the inputs (``data.inputs``), each
 component's inputs and share of the fitted mean's variance, the variance table
@@ -28,8 +28,6 @@ from abcd_cli.reporting.inputs_sections import (
 )
 from abcd_cli.reporting.json_view import clean
 
-TEMPLATE = "report_inputs.html"
-
 
 def build_inputs_context(
     dec: InputsDecomposition,
@@ -44,7 +42,6 @@ def build_inputs_context(
     phrases = [component_phrase(dec, c) for c in dec.components]
     components = component_sections(dec, phrases, frame)
     context: dict[str, Any] = {
-        "template": TEMPLATE,
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

@@ -20,11 +20,11 @@ from abcd_cli.reporting.figures import (
     FULL_WIDTH,
     HALF_HEIGHT,
     HALF_WIDTH,
-    _band,
-    _data_points,
-    _labels,
-    _new,
-    _shade_extrapolation,
+    draw_band,
+    draw_points,
+    new_axes,
+    set_labels,
+    shade_extrapolation,
 )
 from abcd_cli.reporting.thinning import THIN_ABOVE, needs_thinning
 
@@ -75,11 +75,13 @@ def partial_figure(
 ) -> Figure:
     """A component of one input: its posterior mean ± 2 sd along the input, the partial
     residuals (the data less the other components' means) as points; past the data shaded."""
-    fig, ax = _new(FULL_WIDTH * 0.62, HALF_HEIGHT + 0.2)
-    _data_points(ax, np.asarray(x, dtype=float), np.asarray(partial, dtype=float), size=2.0)
-    _band(ax, np.asarray(x_grid, dtype=float), np.asarray(mean), np.asarray(sd), "posterior mean")
-    _shade_extrapolation(ax, np.asarray(x_grid, dtype=float), float(np.max(x)), label=True)
-    _labels(ax, x_label, y_label, title)
+    fig, ax = new_axes(FULL_WIDTH * 0.62, HALF_HEIGHT + 0.2)
+    draw_points(ax, np.asarray(x, dtype=float), np.asarray(partial, dtype=float), size=2.0)
+    draw_band(
+        ax, np.asarray(x_grid, dtype=float), np.asarray(mean), np.asarray(sd), "posterior mean"
+    )
+    shade_extrapolation(ax, np.asarray(x_grid, dtype=float), float(np.max(x)), label=True)
+    set_labels(ax, x_label, y_label, title)
     return fig
 
 
@@ -94,7 +96,7 @@ def surface_figure(
 ) -> Figure:
     """A component of two inputs: filled contours of its posterior mean over both inputs'
     ranges (a diverging scale centred on zero), the data's locations as small dots."""
-    fig, ax = _new(FULL_WIDTH * 0.62, HALF_WIDTH * 0.95)
+    fig, ax = new_axes(FULL_WIDTH * 0.62, HALF_WIDTH * 0.95)
     ax.grid(False)
     bound = float(np.max(np.abs(mean))) or 1.0
     levels = np.linspace(-bound, bound, LEVELS + 1)
@@ -106,5 +108,5 @@ def surface_figure(
     colourbar.ax.tick_params(labelsize=FONT_SIZE - 1.5)
     colourbar.ax.yaxis.set_major_locator(MaxNLocator(5))
     colourbar.set_label("posterior mean", fontsize=FONT_SIZE - 0.5)
-    _labels(ax, labels[0], labels[1], title)
+    set_labels(ax, labels[0], labels[1], title)
     return fig

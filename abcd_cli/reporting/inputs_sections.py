@@ -20,13 +20,12 @@ from abcd_cli.reporting.inputs_paragraphs import inputs_extrapolation, inputs_pa
 from abcd_cli.reporting.inputs_phrases import column, input_names
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.sections import (
-    BASELINE_NAMES,
-    TABLE_STATS,
     Frame,
     appendix_section,
     checks_section,
     level_sentence,
 )
+from abcd_cli.reporting.sections import table_section as one_input_table
 from abcd_cli.reporting.wording import (
     format_position,
     format_span,
@@ -100,15 +99,7 @@ def table_section(dec: InputsDecomposition, components: list[dict[str, Any]]) ->
             f"The cross-validation uses 10 blocks of consecutive {dec.names[dec.time_dim or 0]}:"
             " each block is predicted from the other times."
         )
-    return {
-        "baseline": BASELINE_NAMES[dec.model.prior_mean],
-        "baseline_mae": dec.baseline_mae,
-        "rows": [
-            {"index": c["index"], "phrase": c["phrase"], **{k: c["stats"][k] for k in TABLE_STATS}}
-            for c in components
-        ],
-        "folds": folds,
-    }
+    return {**one_input_table(dec, components), "folds": folds}
 
 
 def component_sections(

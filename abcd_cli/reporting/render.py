@@ -104,8 +104,7 @@ def render_html(context: dict[str, Any]) -> str:
     Raises :class:`jinja2.UndefinedError` when the context lacks a key the templates use.
     """
     env = environment()
-    template = context.get("template", "report.html")  # several inputs: report_inputs.html
-    return env.get_template(template).render(context, css=_css(env))
+    return env.get_template("report.html").render(context, css=_css(env))
 
 
 def render_pdf(html: str) -> bytes:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -24,6 +24,9 @@ from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
 from abcd_cli.reporting.wording import format_amount, format_position, format_span
+
+if TYPE_CHECKING:
+    from abcd_cli.decompose.several_inputs import InputsDecomposition
 
 FIGURE_KIND = "svg"
 PNG_ABOVE_POINTS = 1500  # larger series are drawn as PNG: vector plots of many points are slow
@@ -118,7 +121,9 @@ def summary_section(dec: Decomposition) -> dict[str, str | list[str]]:
     return describe.summary_sentences(dec.components, dec.axis, x_data=dec.model.x)
 
 
-def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[str, Any]:
+def table_section(
+    dec: Decomposition | InputsDecomposition, components: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The summary table: the baseline's error, then one row per component section."""
     rows = [
         {"index": c["index"], "phrase": c["phrase"], **{k: c["stats"][k] for k in TABLE_STATS}}
