@@ -15,6 +15,9 @@ with no-op fits.
 8, 32 and 128 workers (``benchmarks/dask_paper.py``: the scheduler's greedy order, each task
 its fit time plus the measured per-task overhead; the critical path is a level's slowest
 candidate per stage). ``--csv`` keeps every candidate's fit time.
+
+Each finished series is kept in ``--state`` (JSON, written atomically after every series), so an
+interrupted run resumes with the series it has not finished; ``--fresh`` starts over.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import platform
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -102,10 +106,35 @@ def per_task_overhead(executor: Executor, workers: int, name: str) -> float:
     return (time.perf_counter() - start) * workers / NOOP_TASKS
 
 
+def load_runs(path: Path, key: str) -> dict[str, dict[str, Run]]:
+    """The series a previous run with the same settings (``key``) finished; none without the
+    file or with other settings."""
+    if not path.exists():
+        return {}
+    saved = json.loads(path.read_text())
+    if saved.get("key") != key:
+        return {}
+    return {
+        name: {how: Run(**run) for how, run in both.items()} for name, both in saved["runs"].items()
+    }
+
+
+def save_runs(path: Path, key: str, runs: dict[str, dict[str, Run]]) -> None:
+    text = {name: {how: asdict(run) for how, run in both.items()} for name, both in runs.items()}
+    atomic_write(path, json.dumps({"key": key, "runs": text}))
+
+
 def compare(
-    names: list[str], settings: SearchSettings, workers: int, worker_options: list[str]
+    names: list[str],
+    settings: SearchSettings,
+    workers: int,
+    worker_options: list[str],
+    state: Path | None = None,
 ) -> dict[str, Any]:
-    """Both runs of every series on one process pool and one started cluster."""
+    """Both runs of every series on one process pool and one started cluster; the series
+    already in ``state`` (with these settings) are kept, and each new one is added to it as it
+    finishes."""
+    key = json.dumps([settings.to_dict(), workers, worker_options], sort_keys=True)
     from distributed import Client
 
     started = time.perf_counter()
@@ -120,14 +149,20 @@ def compare(
                 "pool": per_task_overhead(pool, workers, names[0]),
                 "dask": per_task_overhead(dask, workers, names[0]),
             }
+            done = load_runs(state, key) if state else {}
             runs: dict[str, dict[str, Run]] = {}
             for name in names:
+                if name in done:
+                    runs[name] = done[name]
+                    continue
                 runs[name] = {
                     "pool": search_once(name, settings, pool),
                     "dask": search_once(name, settings, dask),
                 }
                 pool_s, dask_s = runs[name]["pool"].seconds, runs[name]["dask"].seconds
                 print(f"  {name}: pool {pool_s:.1f} s, dask {dask_s:.1f} s", flush=True)
+                if state:
+                    save_runs(state, key, {**done, **runs})
         finally:
             dask.shutdown()
             pool.shutdown()
@@ -227,6 +262,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, help="also write the Markdown here")
     parser.add_argument("--csv", type=Path, help="every candidate's fit time, both runs")
     parser.add_argument(
+        "--state",
+        type=Path,
+        default=Path("results/bench_dask_state.json"),
+        help="finished series, kept across interrupted runs",
+    )
+    parser.add_argument("--fresh", action="store_true", help="forget --state's series")
+    parser.add_argument(
         "--worker-option",
         action="append",
         default=[],
@@ -235,7 +277,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     names = args.series or sorted(p.stem for p in DATASETS.glob("*.csv"))
     settings = SearchSettings(depth=args.depth, restarts=args.restarts)
-    measured = compare(names, settings, args.workers, args.worker_option)
+    if args.fresh and args.state.exists():
+        args.state.unlink()
+    args.state.parent.mkdir(parents=True, exist_ok=True)
+    measured = compare(names, settings, args.workers, args.worker_option, args.state)
     measured["workers"] = args.workers
     measured["worker_options"] = args.worker_option
     if args.csv:
