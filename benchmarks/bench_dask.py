@@ -40,6 +40,7 @@ from abcd_cli.data.reader import load_series
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.execution.dask import DaskExecutor
 from abcd_cli.execution.pool import ResilientPool
+from abcd_cli.execution.speculation import Started, workers
 from abcd_cli.files import atomic_write
 from abcd_cli.kernel_search.candidate import FitTask, entropy, lost_candidate
 from abcd_cli.kernel_search.loop import run_search
@@ -53,17 +54,39 @@ NOOP_TASKS = 200
 
 
 class Recorder(Executor):
-    """An executor that keeps each stage's per-candidate fit times, level by level."""
+    """An executor that keeps each stage's per-candidate fit times, level by level. Fits
+    started ahead of their stage (``speculate``) count in the stage that takes them."""
 
     def __init__(self, inner: Executor):
         self.inner = inner
         self.levels: Levels = []
         self._stages: list[list[float]] = []
 
+    @property
+    def workers(self) -> int:
+        return workers(self.inner)
+
     def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
-        results = list(self.inner.map(fn, *iterables))
-        self._stages.append([r.seconds for r in results])
-        return iter(results)
+        stage: list[float] = []
+        self._stages.append(stage)
+        return self._record(stage, self.inner.map(fn, *iterables))
+
+    @staticmethod
+    def _record(stage: list[float], results: Iterator[Any]) -> Iterator[Any]:
+        for result in results:
+            stage.append(result.seconds)
+            yield result
+
+    def speculate(self, fn: Callable, task: Any) -> Started:
+        started = self.inner.speculate(fn, task)  # type: ignore[attr-defined]
+
+        def result() -> Any | None:
+            fit = started.result()
+            if fit is not None:
+                self._stages[-1].append(fit.seconds)
+            return fit
+
+        return Started(started.done, result, started.cancel)
 
     def level_done(self, _line: str) -> None:
         self.levels.append(self._stages)

@@ -1,5 +1,6 @@
 """A real Dask cluster on this machine, started as the README says: ``dask scheduler`` and
-``dask worker ADDRESS --nthreads 1`` processes, on the loopback interface only."""
+``dask worker ADDRESS --nthreads 1`` processes (the workers' profiler off), on the loopback
+interface only."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def local_processes(
         PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
             os.pathsep
         ),
+        DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED="False",  # as the README starts workers
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
         MKL_NUM_THREADS="1",

@@ -49,15 +49,7 @@ pytestmark = pytest.mark.timeout(180)  # pytest-timeout (dev extra): no test han
 
 
 def _cluster(n_workers: int) -> distributed.LocalCluster:
-    return distributed.LocalCluster(
-        n_workers=n_workers,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-        silence_logs=50,
-    )
+    return abcd_dask._local_cluster(n_workers)
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +130,33 @@ def _echo_or_die_on_cluster(client, structures: list[str]) -> tuple[list, list, 
     finally:
         executor.shutdown()
     return tasks, results, executor.lost
+
+
+def test_an_early_fit_gives_its_result_or_none_when_its_workers_died(client) -> None:
+    summary = DataSummary.from_data(X, Y)
+    tasks = [
+        FitTask(parse_kernel(s), X[:, None], Y, summary, summary, i, 1, 10, (0, i))
+        for i, s in enumerate(["SE", VICTIM])
+    ]
+    executor = DaskExecutor(client, lost_candidate)
+    try:
+        assert executor.workers == 2
+        fine, killer = (executor.speculate(echo_or_die, task) for task in tasks)
+        assert fine.result().nll == 0.0
+        assert killer.result() is None
+        assert len(executor._data) == 2  # X and y sent once for both
+    finally:
+        executor.shutdown()
+
+
+def test_a_local_cluster_s_workers_run_without_the_profiler() -> None:
+    executor = abcd_dask.connect("local", 1, lost_candidate)
+    try:
+        client = executor.client  # type: ignore[attr-defined]
+        answers = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
+        assert list(answers.values()) == [False]
+    finally:
+        executor.shutdown()
 
 
 def test_a_task_whose_workers_keep_dying_is_skipped(client) -> None:

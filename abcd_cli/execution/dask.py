@@ -17,6 +17,8 @@ with results in order, as the process pool does:
   workers keep dying ends in ``KilledWorker`` and its tasks are sent again one at a time, each
   after the one before (Dask also blames the tasks merely queued on a dying worker); a task
   that dies twice on its own gets ``on_lost(task)`` (a skipped candidate).
+* ``speculate`` starts one task ahead of its stage (``execution.speculation``), sharing the
+  data as ``map`` does; a task whose worker dies there gives None and is run again by ``map``.
 * A cluster that goes away (scheduler lost, no workers for a while) or a worker running other
   code than this process raises :class:`ClusterError`, a one-line :class:`RunError`; the
   search's checkpoint holds every finished level.
@@ -44,6 +46,7 @@ import numpy as np
 
 import abcd_cli
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.execution.speculation import Started
 
 INSTALL_HINT = "pip install 'abcd-cli[dask]'"
 #: Seconds without any worker before the cluster counts as gone.
@@ -57,6 +60,10 @@ _POLL = 5.0
 _KEPT_DATA = 8  # arrays kept on the cluster (a search uses X and y of all points and a subset)
 #: A chunk takes at most 1/(CHUNK_SHARE · W) of the tasks not yet given out.
 CHUNK_SHARE = 2
+#: The workers' statistical profiler wakes every 10 ms and takes the GIL from the fit: about
+#: 4% of a search's time (benchmarks/dask_notes.md). Off on the clusters abcd starts; the
+#: README starts workers with it off.
+PROFILER = "distributed.worker.profile.enabled"
 
 
 class ClusterError(RunError):
@@ -166,6 +173,7 @@ class DaskExecutor(Executor):
         self.lost = 0  # tasks given up after their workers kept dying
         self._data: OrderedDict[str, Any] = OrderedDict()  # digest -> future of the data
         self._pending: list[Any] = []
+        self._ahead: list[Any] = []  # futures started by ``speculate``
         check_workers(client)
 
     @property
@@ -197,6 +205,25 @@ class DaskExecutor(Executor):
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
         """One call on the cluster (a ``distributed.Future``); its data is not shared."""
         return self.client.submit(fn, *args, pure=False, **kwargs)
+
+    @property
+    def workers(self) -> int:
+        return self._threads()
+
+    def speculate(self, fn: Callable, task: Any) -> Started:
+        """``fn(task)`` started now on the cluster, its result None if its workers died."""
+        future = self._submit_chunk(fn, [task])
+        self._ahead = [f for f in self._ahead if not f.done()] + [future]
+
+        def result() -> Any | None:
+            try:
+                return self._wait(future)[0]
+            except Exception as exc:
+                if _killed_worker(exc):
+                    return None
+                raise
+
+        return Started(future.done, result, lambda: self.client.cancel([future]))
 
     def map(
         self,
@@ -335,10 +362,11 @@ class DaskExecutor(Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Cancel this executor's unfinished tasks (always when ``wait`` is False) and close
         what it opened; a cluster it merely connected to keeps running."""
-        if (cancel_futures or not wait) and self._pending:
+        unfinished = self._pending + self._ahead
+        if (cancel_futures or not wait) and unfinished:
             with contextlib.suppress(Exception):  # the cluster may be gone already
-                self.client.cancel(self._pending)
-        self._pending = []
+                self.client.cancel(unfinished)
+        self._pending, self._ahead = [], []
         self._data.clear()
         for thing in self.owned:
             with contextlib.suppress(Exception):  # closing what may already be gone
@@ -364,22 +392,17 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
     """A DaskExecutor on a new local cluster (``scheduler`` = "local": ``jobs`` single-threaded
     worker processes, 0 or None: one per core) or on the running cluster at ``scheduler``."""
     require_distributed()
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     quiet_logs()
     if scheduler == "local":
         import os
 
+        import dask
+
         n = jobs or os.cpu_count() or 1
-        cluster = LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",  # nothing listens beyond this machine
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server too
-            silence_logs=logging.CRITICAL,  # our one-line errors say what matters
-        )
+        with dask.config.set({PROFILER: False}):  # the workers' nannies pass it on
+            cluster = _local_cluster(n)
         client = Client(cluster)
         owned: tuple[Any, ...] = (client, cluster)
     else:
@@ -395,6 +418,21 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         for thing in owned:
             thing.close()
         raise
+
+
+def _local_cluster(n: int) -> Any:
+    """A LocalCluster of ``n`` single-threaded worker processes on the loopback interface."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",  # nothing listens beyond this machine
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server too
+        silence_logs=logging.CRITICAL,  # our one-line errors say what matters
+    )
 
 
 def quiet_logs() -> None:

@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from threadpoolctl import threadpool_limits
+
+from abcd_cli.execution.speculation import Started
 
 
 def init_worker() -> None:
@@ -42,6 +44,7 @@ class ResilientPool(Executor):
 
     ``map`` submits every item; if the pool breaks, it is replaced and each unfinished item is
     tried once more, alone, on the new pool; an item that breaks it again gets ``on_lost(item)``.
+    ``speculate`` starts one item ahead of its stage (``execution.speculation``).
     """
 
     def __init__(self, jobs: int, on_lost: Callable[[Any], Any] | None = None):
@@ -53,12 +56,36 @@ class ResilientPool(Executor):
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.jobs, initializer=init_worker)
 
+    @property
+    def workers(self) -> int:
+        return self.jobs
+
     def map(self, fn: Callable, *iterables: Iterable, timeout=None, chunksize=1) -> Iterator[Any]:
         """Submit every item now; the results, in order, as they come (a search's progress
         counts them)."""
         items = list(zip(*iterables, strict=True))
-        futures = [self._pool.submit(fn, *item) for item in items]
-        return self._results(fn, items, futures)
+        return self._results(fn, items, [self._submit(fn, *item) for item in items])
+
+    def _submit(self, fn: Callable, *item: Any) -> Any:
+        """Submit, on a new pool if a worker died since the last call (in a fit that ran
+        ahead of its stage)."""
+        try:
+            return self._pool.submit(fn, *item)
+        except BrokenProcessPool:
+            self._replace()
+            return self._pool.submit(fn, *item)
+
+    def speculate(self, fn: Callable, item: Any) -> Started:
+        """``fn(item)`` started now, its result None if its worker died."""
+        future = self._submit(fn, item)
+
+        def result() -> Any | None:
+            try:
+                return future.result()
+            except (BrokenProcessPool, CancelledError):
+                return None
+
+        return Started(future.done, result, future.cancel)
 
     def _results(self, fn: Callable, items: list[tuple], futures: list) -> Iterator[Any]:
         """Each result in order; once the pool breaks, the rest are collected, the unfinished

@@ -12,6 +12,11 @@ all the data, and only full-data BICs are reported or compared. With skc, where 
 refinement is most of a level's time, it has two phases: a short one for every refined
 candidate, then convergence for those the next level would expand.
 
+A stage ends when its slowest fit does. On an executor with several workers, a worker left
+idle at a stage's end starts the next stage's fit of the candidate leading so far
+(``execution.speculation``); the next stage takes it if it chooses that candidate. The choices
+and every number are those of a serial search.
+
 After every level the state is written atomically to a checkpoint (``checkpoint``); a search
 resumed from it continues exactly as an uninterrupted one would, since every candidate's random
 numbers come from the seed and the candidate's structure alone.
@@ -42,7 +47,7 @@ in a worker), ``scoring`` (BIC and its interval), ``buffer`` (the models expande
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -54,6 +59,7 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import Engine, NLLBounds
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.execution.speculation import Started, can_speculate, workers
 from abcd_cli.kernel_search.buffer import keep
 from abcd_cli.kernel_search.candidate import (
     Candidate,
@@ -86,6 +92,17 @@ WIDE_BIC = 10.0
 #: refinement is ~90% of a level at N = 10⁴, and after 10-20 iterations the candidates are
 #: already in their final order).
 SKC_FIRST_REFINE = 15
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """How the next stage's fits may start before this stage ends: ``pick`` gives the
+    candidates it would choose from the results so far (best first), ``task`` the next
+    stage's task of one of them."""
+
+    stage: str
+    pick: Callable[[dict[int, Candidate]], list[int]]
+    task: Callable[[int, dict[int, Candidate]], FitTask]
 
 
 @dataclass
@@ -198,55 +215,118 @@ class Search:
         self.level_started = time.perf_counter()
         self.evaluations = self.full_evaluations = self.pcg_products = 0
         self.shown_best: tuple[float, float] | None = None
+        self.ahead: dict[tuple[str, int], Started] = {}  # (stage, candidate) -> early fit
 
     # --- fitting and scoring -------------------------------------------------------------
-    def _fit_all(
-        self,
-        kernels: list[Kernel],
-        full: bool,
-        restarts: int,
-        max_iter: int,
-        alternatives: list[tuple[Kernel, ...]] | None = None,
-        stage: str = "screen",
-    ) -> list[Candidate]:
-        """Fit ``kernels`` on all the data (``full``: with the search's engine) or on the
-        subset (with the exact engine), reporting each fit as it arrives."""
+    def _task(
+        self, kernel: Kernel, full: bool, restarts: int, max_iter: int, others: tuple = ()
+    ) -> FitTask:
+        """The task fitting ``kernel`` on all the data (``full``: with the search's engine) or
+        on the subset (with the exact engine)."""
         s = self.settings
         X, y = (self.X, self.Y) if full else (self.X_fit, self.Y_fit)
-        summary = self.full_summary if full else self.fit_summary
-        engine = self.engine if full else DEFAULT_ENGINE
-        alternatives = alternatives or [()] * len(kernels)
-        tasks = [
-            FitTask(
-                k,
-                X,
-                y,
-                summary,
-                self.full_summary,
-                restarts,
-                s.polish,
-                max_iter,
-                entropy(s.seed, k),
-                others,
-                self.constant_mean,
-                engine,
-            )
-            for k, others in zip(kernels, alternatives, strict=True)
-        ]
+        return FitTask(
+            kernel,
+            X,
+            y,
+            self.full_summary if full else self.fit_summary,
+            self.full_summary,
+            restarts,
+            s.polish,
+            max_iter,
+            entropy(s.seed, kernel),
+            others,
+            self.constant_mean,
+            self.engine if full else DEFAULT_ENGINE,
+        )
+
+    def _fit_all(
+        self,
+        tasks: list[FitTask],
+        stage: str,
+        keys: list[int] | None = None,
+        ahead: Ahead | None = None,
+    ) -> list[Candidate]:
+        """Fit ``tasks`` (the stage's candidates ``keys``, by default their positions),
+        reporting each fit as it arrives; results in the tasks' order.
+
+        Fits of this stage that ``ahead`` started early are taken from there (those not
+        chosen after all are cancelled). With ``ahead``, whenever fewer fits than workers are
+        left running, the next stage's fits of the candidates leading so far are started
+        (``execution.speculation``)."""
+        keys = list(range(len(tasks))) if keys is None else keys
+        started = self._started_for(stage, keys)
+        fresh = [i for i, k in enumerate(keys) if k not in started]
+        width = workers(self.executor) if ahead and can_speculate(self.executor) else 0
+        results: dict[int, Candidate] = {}
         self._event("stage", stage=stage, total=len(tasks))
-        results = []
-        for result in self.executor.map(self.fit_fn, tasks):
-            results.append(result)
-            self.evaluations += result.evaluations
-            if full:
-                self.full_evaluations += result.evaluations
-                if result.bounds is not None:
-                    self.pcg_products += result.bounds.products
-                if result.status == "ok" and result.bounds is not None:
-                    scored = self.scorer.scored(result.kernel, result.nll, self.n, result.bounds)
-                    self._offer(scored)
+
+        def take(i: int, result: Candidate) -> None:
+            results[i] = result
+            self._count(result, tasks[i].X is self.X)
             self._event("fit", stage=stage, done=len(results), total=len(tasks))
-        return results
+            idle = width - (len(tasks) - len(results) + self._running())
+            if ahead and idle > 0:
+                self._start_ahead(ahead, {keys[j]: r for j, r in results.items()}, idle)
+
+        for i, result in self._map(tasks, fresh):
+            take(i, result)
+        again = []
+        for k, early in started.items():
+            i = keys.index(k)
+            result = early.result()
+            if result is None:  # its worker died: fitted again the ordinary way
+                again.append(i)
+            else:
+                take(i, result)
+        if again:
+            for i, result in self._map(tasks, again):
+                take(i, result)
+        return [results[i] for i in range(len(tasks))]
+
+    def _map(self, tasks: list[FitTask], which: list[int]) -> Iterator[tuple[int, Candidate]]:
+        """(i, result) for the tasks ``which``, fitted on the executor, in order."""
+        results = self.executor.map(self.fit_fn, [tasks[i] for i in which])
+        return zip(which, results, strict=True)
+
+    def _count(self, result: Candidate, full: bool) -> None:
+        """Add a fit to the level's counts and, on all the data, to the best shown so far."""
+        self.evaluations += result.evaluations
+        if full:
+            self.full_evaluations += result.evaluations
+            if result.bounds is not None:
+                self.pcg_products += result.bounds.products
+            if result.status == "ok" and result.bounds is not None:
+                self._offer(self.scorer.scored(result.kernel, result.nll, self.n, result.bounds))
+
+    # --- fits started ahead of their stage -----------------------------------------------
+    def _started_for(self, stage: str, keys: list[int]) -> dict[int, Started]:
+        """The fits of ``stage``'s candidates ``keys`` started early; the stage's other early
+        fits are cancelled."""
+        mine = {k: self.ahead.pop((st, k)) for st, k in list(self.ahead) if st == stage}
+        for k in [k for k in mine if k not in keys]:
+            mine.pop(k).cancel()
+        return mine
+
+    def _start_ahead(self, ahead: Ahead, done: dict[int, Candidate], idle: int) -> None:
+        """Start up to ``idle`` of the next stage's fits, leaders first."""
+        for k in ahead.pick(done):
+            if idle <= 0:
+                return
+            if (ahead.stage, k) not in self.ahead:
+                self.ahead[(ahead.stage, k)] = self.executor.speculate(  # type: ignore[attr-defined]
+                    self.fit_fn, ahead.task(k, done)
+                )
+                idle -= 1
+
+    def _running(self) -> int:
+        return sum(not early.done() for early in self.ahead.values())
+
+    def _cancel_ahead(self) -> None:
+        """Cancel the early fits no stage took (at a level's end)."""
+        for early in self.ahead.values():
+            early.cancel()
+        self.ahead.clear()
 
     # --- progress ------------------------------------------------------------------------
     def _offer(self, scored: Scored) -> None:
@@ -287,33 +367,59 @@ class Search:
            parent's values fitted on all the data, the subset's values for the new parameters);
            with skc in two phases: ``SKC_FIRST_REFINE`` iterations each, then the rest of
            ``refine_iter`` for those the next level would expand (``_finish``).
+        Each stage's choice is also the rule by which its fits start early (``Ahead``).
         """
         s = self.settings
         kernels = [k for family in families for k in family]
         family_of = [i for i, family in enumerate(families) for _ in family]
         full = self.subset is None
-        first = dict(enumerate(self._fit_all(kernels, full, s.restarts, s.screen_iter)))
+        two_phase = not full and s.engine == "skc" and s.refine_iter > SKC_FIRST_REFINE
+        first_refine = SKC_FIRST_REFINE if two_phase else s.refine_iter
+
+        def finalists(done: dict[int, Candidate]) -> list[int]:
+            return self._best_per_family(done, family_of, s.finalists)
+
+        def converge(j: int, screened: dict[int, Candidate]) -> FitTask:
+            return self._task(screened[j].kernel, full, 1, s.max_iter)
+
+        def refined(done: dict[int, Candidate]) -> list[int]:
+            return self._best_per_family(done, family_of, s.refine)
+
+        def refine(j: int, converged: dict[int, Candidate]) -> FitTask:
+            fitted = converged[j].kernel
+            return self._task(fitted, True, 1, first_refine, (graft(kernels[j], fitted),))
+
+        def finish(j: int, refined: dict[int, Candidate]) -> FitTask:
+            return self._task(refined[j].kernel, True, 1, s.refine_iter - SKC_FIRST_REFINE)
+
+        screen = [self._task(k, full, s.restarts, s.screen_iter) for k in kernels]
+        first = dict(
+            enumerate(self._fit_all(screen, "screen", ahead=Ahead("converge", finalists, converge)))
+        )
         counts = {
             "candidates": len(first),
             "failed": sum(r.status == "failed" for r in first.values()),
             "rejected": sum(r.status == "rejected" for r in first.values()),
         }
-        chosen = self._best_per_family(first, family_of, s.finalists)
-        fits = self._fit_all(
-            [first[j].kernel for j in chosen], full, 1, s.max_iter, stage="converge"
-        )
-        second = dict(zip(chosen, fits, strict=True))
+        chosen = finalists(first)
+        after = None if full else Ahead("refine", refined, refine)
+        tasks = [converge(j, first) for j in chosen]
+        second = dict(zip(chosen, self._fit_all(tasks, "converge", chosen, after), strict=True))
         if not full:
-            chosen = self._best_per_family(second, family_of, s.refine)
-            grafts = [(graft(kernels[j], second[j].kernel),) for j in chosen]
-            two_phase = s.engine == "skc" and s.refine_iter > SKC_FIRST_REFINE
-            iterations = SKC_FIRST_REFINE if two_phase else s.refine_iter
-            fits = self._fit_all(
-                [second[j].kernel for j in chosen], True, 1, iterations, grafts, "refine"
-            )
-            second = dict(zip(chosen, fits, strict=True))
+            chosen = refined(second)
+            after = Ahead("finish", self._expanded, finish) if two_phase else None
+            tasks = [refine(j, second) for j in chosen]
+            second = dict(zip(chosen, self._fit_all(tasks, "refine", chosen, after), strict=True))
             if two_phase:
-                second.update(self._finish(second, s.refine_iter - SKC_FIRST_REFINE))
+                chosen = self._expanded(second)
+                fits = self._fit_all([finish(j, second) for j in chosen], "finish", chosen)
+                second.update(
+                    {
+                        j: fit if fit.status == "ok" and fit.nll <= second[j].nll else second[j]
+                        for j, fit in zip(chosen, fits, strict=True)
+                    }
+                )
+        self._cancel_ahead()
         scored = [
             self.scorer.scored(r.kernel, r.nll, self.n, r.bounds)
             for r in second.values()
@@ -322,23 +428,22 @@ class Search:
         scored.sort(key=lambda c: c.bic)
         return scored, counts
 
-    def _finish(self, refined: dict[int, Candidate], iterations: int) -> dict[int, Candidate]:
+    def _expanded(self, refined: dict[int, Candidate]) -> list[int]:
         """skc's second phase: the refined candidates the next level would expand, ranked by
-        their intervals after the first phase (``keep``), optimised ``iterations`` more on all
-        the data from where they stopped; each keeps the better of its two fits."""
-        ok = {j: r for j, r in refined.items() if r.status == "ok"}
+        their intervals after the first phase (``keep``); each is optimised further on all the
+        data from where it stopped and keeps the better of its two fits."""
         scored = sorted(
-            ((self.scorer.scored(r.kernel, r.nll, self.n, r.bounds), j) for j, r in ok.items()),
+            (
+                (self.scorer.scored(r.kernel, r.nll, self.n, r.bounds), j)
+                for j, r in refined.items()
+                if r.status == "ok"
+            ),
             key=lambda pair: (pair[0].bic, pair[1]),
         )
-        ranked = [c for c, _ in scored]
-        expanded = keep(ranked, self.settings.beam_at(self.level + 1), self.settings.buffer)
-        chosen = [j for c, j in scored if any(c is k for k in expanded.models)]
-        fits = self._fit_all([ok[j].kernel for j in chosen], True, 1, iterations, stage="finish")
-        return {
-            j: fit if fit.status == "ok" and fit.nll <= ok[j].nll else ok[j]
-            for j, fit in zip(chosen, fits, strict=True)
-        }
+        expanded = keep(
+            [c for c, _ in scored], self.settings.beam_at(self.level + 1), self.settings.buffer
+        )
+        return [j for c, j in scored if any(c is k for k in expanded.models)]
 
     # --- levels --------------------------------------------------------------------------
     def _candidates(self) -> list[list[Kernel]]:
