@@ -366,7 +366,7 @@ class Search:
            data, each from the likelier of two starts: its subset optimum, or ``graft`` (the
            parent's values fitted on all the data, the subset's values for the new parameters);
            with skc in two phases: ``SKC_FIRST_REFINE`` iterations each, then the rest of
-           ``refine_iter`` for those the next level would expand (``_finish``).
+           ``refine_iter`` for those the next level would expand (``_expanded``).
         Each stage's choice is also the rule by which its fits start early (``Ahead``).
         """
         s = self.settings
