@@ -27,7 +27,7 @@ import pandas as pd
 
 import abcd_cli
 from abcd_cli.kernel_search.events import SearchEvent
-from benchmarks.common import machine_line, publish, python_command
+from benchmarks.common import comma_integers, machine_line, publish, python_command
 
 
 def data(n: int, dims: int, seed: int = 0) -> pd.DataFrame:
@@ -69,15 +69,15 @@ def measure(n: int, dims: int, depth: int, jobs: int) -> tuple[float, float, int
     return time.perf_counter() - start, _cpu_seconds() - cpu, fits, found.structure
 
 
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
-
-
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=_ints, default=[100, 200, 400], help="N, comma-separated")
-    parser.add_argument("--dims", type=_ints, default=[1, 2, 4, 8], help="D, comma-separated")
+    parser.add_argument(
+        "--sizes", type=comma_integers, default=[100, 200, 400], help="N, comma-separated"
+    )
+    parser.add_argument(
+        "--dims", type=comma_integers, default=[1, 2, 4, 8], help="D, comma-separated"
+    )
     parser.add_argument("--depth", type=int, default=2, help="levels searched (all run)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")

@@ -38,7 +38,7 @@ from abcd_cli.kernel_search.checkpoint import load_state
 from abcd_cli.kernel_search.events import SearchEvent
 from abcd_cli.kernel_search.loop import Search
 from abcd_cli.kernel_search.settings import SearchSettings
-from benchmarks.common import publish, python_command
+from benchmarks.common import comma_integers, publish, python_command
 from benchmarks.dask_paper import stage_time
 
 #: Evaluations after which the refinement's best bound is compared with its final one.
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint", type=Path, required=True)
     parser.add_argument(
         "--widths",
-        type=lambda s: [int(v) for v in s.split(",") if v],
+        type=comma_integers,
         default=[],
         help="also the best model's bounds at these m (comma-separated)",
     )

@@ -48,7 +48,7 @@ from abcd_cli.kernel_search.engine_choice import default_inducing
 from abcd_cli.kernel_search.loop import Search
 from abcd_cli.kernels import Kernel
 from benchmarks.bench_skc_level import _settings
-from benchmarks.common import load_average, publish, python_command
+from benchmarks.common import comma_integers, load_average, publish, python_command
 
 LEVELS_CSV = Path(__file__).with_name("long_series_levels.csv")
 #: At most this many elements of K(X, X) are made to time one product.
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint", type=Path, required=True)
     parser.add_argument(
         "--sizes",
-        type=lambda s: sorted(int(v) for v in s.split(",") if v),
+        type=lambda s: sorted(comma_integers(s)),
         default=[10_000, 30_000, 100_000],
     )
     parser.add_argument("--levels", type=Path, default=LEVELS_CSV)

@@ -46,3 +46,8 @@ def publish(text: str, out: Path | None) -> None:
     print(text)
     if out is not None:
         atomic_write(out, text)
+
+
+def comma_integers(text: str) -> list[int]:
+    """An option's comma-separated whole numbers ("200,300,500"), in the order given."""
+    return [int(v) for v in text.split(",") if v]

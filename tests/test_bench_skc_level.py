@@ -12,14 +12,20 @@ from benchmarks import bench_skc_level, bench_skc_scale
 from tests.test_dependable import series, write_csv
 
 
-def test_profile_of_the_level_after_a_checkpoint(tmp_path: Path) -> None:
+def checkpointed_search(folder: Path) -> tuple[Path, Path]:
+    """A 300-point series' CSV and the checkpoint of its two-level skc search (levels 0, 1)."""
     x, y = series(300, seed=2)
-    data = write_csv(tmp_path / "s.csv", x, y)
-    checkpoint = tmp_path / "s.ckpt.json"
+    data = write_csv(folder / "s.csv", x, y)
+    checkpoint = folder / "s.ckpt.json"
     settings = SearchSettings(
         depth=1, restarts=2, seed=0, engine="skc", inducing=40, subset_size=100, patience=0
     )
     run_search(x, y, settings, checkpoint=checkpoint)
+    return data, checkpoint
+
+
+def test_profile_of_the_level_after_a_checkpoint(tmp_path: Path) -> None:
+    data, checkpoint = checkpointed_search(tmp_path)
     before = checkpoint.read_bytes()
     out = tmp_path / "level.md"
     bench_skc_level.main(
@@ -51,13 +57,7 @@ def test_profile_of_the_level_after_a_checkpoint(tmp_path: Path) -> None:
 def test_unit_costs_and_projection_from_a_checkpoint(tmp_path: Path) -> None:
     """bench_skc_scale: unit costs at each N (the product timed whole, then on its first row
     blocks) and the measured levels' full-data work costed at each N."""
-    x, y = series(300, seed=2)
-    data = write_csv(tmp_path / "s.csv", x, y)
-    checkpoint = tmp_path / "s.ckpt.json"
-    settings = SearchSettings(
-        depth=1, restarts=2, seed=0, engine="skc", inducing=40, subset_size=100, patience=0
-    )
-    run_search(x, y, settings, checkpoint=checkpoint)
+    data, checkpoint = checkpointed_search(tmp_path)
     levels = tmp_path / "levels.csv"
     levels.write_text(
         "series,args,level,seconds,full_evaluations,pcg\n"

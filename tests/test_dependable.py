@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -257,9 +258,16 @@ def echo_or_die(task: FitTask) -> Candidate:
     return Candidate(task.kernel, float(task.restarts), "ok")
 
 
-def die_once_fit(task: FitTask, marker: str) -> Candidate:
-    """``fit_candidate``, except that the first candidate with a Per kills its worker."""
-    if "Per" in task.kernel.structure:
+def has_per(task: FitTask) -> bool:
+    return "Per" in task.kernel.structure
+
+
+def die_once_fit(
+    task: FitTask, marker: str, kills: Callable[[FitTask], bool] = has_per
+) -> Candidate:
+    """``fit_candidate``, except that the first task that ``kills`` (by default the first
+    candidate with a Per) kills its worker; ``marker`` is the file that says it happened."""
+    if kills(task):
         try:
             os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from pathlib import Path
@@ -16,11 +14,11 @@ from typing import Any
 import pytest
 
 from abcd_cli.execution.pool import ResilientPool
-from abcd_cli.execution.speculation import Started, can_speculate
-from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate, lost_candidate
+from abcd_cli.execution.speculation import Started, speculation_width
+from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
-from tests.test_dependable import result_doc, series
+from tests.test_dependable import die_once_fit, result_doc, series
 
 SETTINGS = SearchSettings(depth=2, restarts=2, seed=3, patience=0)
 #: a long series in miniature: screened on a subset, refined with skc in two phases
@@ -71,7 +69,7 @@ def test_early_fits_change_nothing_and_are_taken_when_chosen(settings) -> None:
     # every early fit either replaced one the stage would have mapped or was cancelled
     calls = len(ahead.mapped) + len(ahead.early) - ahead.cancelled
     counting = Ahead(workers=1)
-    assert not can_speculate(counting)
+    assert speculation_width(counting) == 0
     assert _doc(settings, counting, n=n) == serial
     assert calls == len(counting.mapped)
     if settings.engine == "skc":
@@ -86,17 +84,9 @@ def test_an_early_fit_whose_worker_died_is_fitted_again() -> None:
     assert len(ahead.early) > 2
 
 
-def kill_in_converge(task: FitTask, marker: str) -> Candidate:
-    """``fit_candidate``, except that the first fit to convergence (one restart) kills its
-    worker: with two workers, one started early."""
-    if task.restarts == 1:
-        try:
-            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            pass
-        else:
-            os.kill(os.getpid(), signal.SIGKILL)
-    return fit_candidate(task)
+def converging(task: FitTask) -> bool:
+    """A fit to convergence (one restart): with two workers, the first one starts early."""
+    return task.restarts == 1
 
 
 def test_the_pool_survives_a_worker_dying_in_an_early_fit(tmp_path: Path) -> None:
@@ -104,7 +94,7 @@ def test_the_pool_survives_a_worker_dying_in_an_early_fit(tmp_path: Path) -> Non
     serial = json.dumps(result_doc(run_search(x, y, SETTINGS)))
     pool = ResilientPool(2, on_lost=lost_candidate)
     try:
-        fit_fn = functools.partial(kill_in_converge, marker=str(tmp_path / "died"))
+        fit_fn = functools.partial(die_once_fit, marker=str(tmp_path / "died"), kills=converging)
         result = run_search(x, y, SETTINGS, executor=pool, fit_fn=fit_fn)
     finally:
         pool.shutdown()

@@ -60,8 +60,8 @@ _POLL = 5.0
 _KEPT_DATA = 8  # arrays kept on the cluster (a search uses X and y of all points and a subset)
 #: A chunk takes at most 1/(CHUNK_SHARE · W) of the tasks not yet given out.
 CHUNK_SHARE = 2
-#: The workers' statistical profiler wakes every 10 ms and takes the GIL from the fit: about
-#: 4% of a search's time (benchmarks/dask_notes.md). Off on the clusters abcd starts; the
+#: The workers' statistical profiler wakes every 10 ms, in the worker process beside the fit:
+#: with it on, a measured search took about 3% longer (benchmarks/dask_notes.md). Off on the clusters abcd starts; the
 #: README starts workers with it off.
 PROFILER = "distributed.worker.profile.enabled"
 

@@ -31,8 +31,12 @@ class Started:
     cancel: Callable[[], Any]
 
 
-def can_speculate(executor: Executor) -> bool:
-    return callable(getattr(executor, "speculate", None)) and workers(executor) > 1
+def speculation_width(executor: Executor) -> int:
+    """How many fits ``executor`` runs at once if it can speculate (more than one), else 0."""
+    if not callable(getattr(executor, "speculate", None)):
+        return 0
+    width = workers(executor)
+    return width if width > 1 else 0
 
 
 def workers(executor: Executor) -> int:

@@ -59,7 +59,7 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import Engine, NLLBounds
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
-from abcd_cli.execution.speculation import Started, can_speculate, workers
+from abcd_cli.execution.speculation import Started, speculation_width
 from abcd_cli.kernel_search.buffer import keep
 from abcd_cli.kernel_search.candidate import (
     Candidate,
@@ -257,7 +257,7 @@ class Search:
         keys = list(range(len(tasks))) if keys is None else keys
         started = self._started_for(stage, keys)
         fresh = [i for i, k in enumerate(keys) if k not in started]
-        width = workers(self.executor) if ahead and can_speculate(self.executor) else 0
+        width = speculation_width(self.executor) if ahead else 0  # Dask: asks the scheduler
         results: dict[int, Candidate] = {}
         self._event("stage", stage=stage, total=len(tasks))
 
@@ -265,6 +265,8 @@ class Search:
             results[i] = result
             self._count(result, tasks[i].X is self.X)
             self._event("fit", stage=stage, done=len(results), total=len(tasks))
+            if not width:
+                return
             idle = width - (len(tasks) - len(results) + self._running())
             if ahead and idle > 0:
                 self._start_ahead(ahead, {keys[j]: r for j, r in results.items()}, idle)
