@@ -61,8 +61,8 @@ _KEPT_DATA = 8  # arrays kept on the cluster (a search uses X and y of all point
 #: A chunk takes at most 1/(CHUNK_SHARE · W) of the tasks not yet given out.
 CHUNK_SHARE = 2
 #: The workers' statistical profiler wakes every 10 ms, in the worker process beside the fit:
-#: with it on, a measured search took about 3% longer (benchmarks/dask_notes.md). Off on the clusters abcd starts; the
-#: README starts workers with it off.
+#: with it on, a measured search took about 3% longer (benchmarks/dask_notes.md). Off on the
+#: clusters abcd starts; the README starts workers with it off.
 PROFILER = "distributed.worker.profile.enabled"
 
 
