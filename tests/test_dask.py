@@ -9,6 +9,7 @@ single-threaded worker processes, shut down by its fixture.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import dask
 import distributed
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -79,8 +81,42 @@ def test_data_goes_to_the_cluster_once_per_search(client) -> None:
         run_search(X, Y, SETTINGS, executor)
         # all points and nothing else (no subset below subset_size): X and y, once each
         assert len(executor._data) == 2
-        data_keys = [k for k in client.who_has() if str(k).startswith("abcd-data-")]
+        data_keys = [k for k in client.who_has() if str(k).startswith("abcd_data_")]
         assert len(data_keys) == 2
+    finally:
+        executor.shutdown()
+
+
+@dataclasses.dataclass(frozen=True)
+class TwoArrays:
+    a: np.ndarray
+    b: np.ndarray
+
+
+def total(task: TwoArrays) -> float:
+    return float(task.a.sum() + task.b.sum())
+
+
+def test_fits_stay_queued_on_the_scheduler_after_work_on_other_data(client) -> None:
+    """Dask queues a task for the next free worker only while its task group is root-ish
+    (few dependencies, counted over the group's life); after work on six other arrays the
+    fits on new data must still be, or a stage's tasks are placed on workers up front."""
+    executor = DaskExecutor(client, lost_candidate)
+    rng = np.random.default_rng(0)
+    try:
+        for _ in range(3):  # earlier searches' data
+            earlier = TwoArrays(rng.normal(size=5), rng.normal(size=5))
+            assert len(list(executor.map(total, [earlier] * 6))) == 6
+        task = TwoArrays(rng.normal(size=5), rng.normal(size=5))
+        held = [executor._submit_chunk(total, [task]) for _ in range(2 * executor.workers + 1)]
+        keys = [future.key for future in held]
+        distributed.wait(held)  # known to the scheduler, and kept while held
+
+        def rootish(dask_scheduler) -> list[bool]:
+            return [dask_scheduler.is_rootish(dask_scheduler.tasks[key]) for key in keys]
+
+        assert client.run_on_scheduler(rootish) == [True] * len(keys)
+        assert client.gather(held) == [[total(task)]] * len(keys)
     finally:
         executor.shutdown()
 

@@ -8,6 +8,16 @@ with results in order, as the process pool does:
   it. Held as a task rather than scattered, it is recomputed (from the copy the scheduler keeps)
   if the worker holding it dies. Any engine's fits run this way (a long-series engine's
   inducing inputs too, if its task carries them as array fields).
+* Task keys keep the scheduler's queueing on. Dask queues a task on the scheduler, handing it
+  to the next free worker, only while its task group (the key's name before the first dash)
+  is "root-ish": more tasks than twice the threads, depending on fewer than 5 tasks of fewer
+  than 5 groups, where a group counts every task it ever held until all are forgotten.
+  Otherwise it places each task on a worker at once, and a stage of fits of unequal length
+  ends with one worker idle while the other works through its queue (measured: searches
+  following other work on one cluster took 14-25% longer than on the process pool instead
+  of 4-6%, benchmarks/dask_notes.md). So each array is a group of its own
+  (``abcd_data_<digest>``) and the fits on one set of arrays are a group of their own
+  (``abcd_fit_<digest of the arrays' keys>-<unique>``), whatever ran before.
 * Tasks go in chunks of consecutive tasks, by guided self-scheduling: each chunk takes
   1/(``CHUNK_SHARE`` · W) of the tasks not yet given out (W the cluster's threads), so a stage
   of many short fits costs the scheduler a few dozen tasks, not hundreds (each costs about
@@ -36,6 +46,7 @@ import hashlib
 import logging
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError, Executor
@@ -135,6 +146,12 @@ def chunk_sizes(n: int, workers: int, share: int = CHUNK_SHARE) -> list[int]:
     return sizes
 
 
+def fit_key(data_keys: Iterable[str]) -> str:
+    """A unique key for a chunk of fits, its task group named by the data it depends on."""
+    digest = hashlib.blake2b(",".join(sorted(set(data_keys))).encode(), digest_size=6)
+    return f"abcd_fit_{digest.hexdigest()}-{uuid.uuid4().hex}"
+
+
 def _mismatch_text(who: str, theirs: str, ours: str) -> str:
     return (
         f"{who} runs other abcd code ({theirs}) than this machine ({ours}):"
@@ -185,7 +202,7 @@ class DaskExecutor(Executor):
         if key in self._data:
             self._data.move_to_end(key)
         else:
-            self._data[key] = self.client.submit(hold, array, key=f"abcd-data-{key}", pure=False)
+            self._data[key] = self.client.submit(hold, array, key=f"abcd_data_{key}", pure=False)
             while len(self._data) > _KEPT_DATA:
                 self._data.popitem(last=False)
         return self._data[key]
@@ -261,7 +278,13 @@ class DaskExecutor(Executor):
     def _submit_chunk(self, fn: Callable, chunk: list[Any]) -> Any:
         stubs, arrays = zip(*(self._split(task) for task in chunk), strict=True)
         return self.client.submit(
-            run_tasks, fn, list(stubs), code_fingerprint(), list(arrays), pure=False
+            run_tasks,
+            fn,
+            list(stubs),
+            code_fingerprint(),
+            list(arrays),
+            key=fit_key(data.key for own in arrays for data in own.values()),
+            pure=False,
         )
 
     def _results(
