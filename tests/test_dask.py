@@ -97,10 +97,12 @@ def total(task: TwoArrays) -> float:
     return float(task.a.sum() + task.b.sum())
 
 
-def test_fits_stay_queued_on_the_scheduler_after_work_on_other_data(client) -> None:
+def test_fits_stay_queued_on_the_scheduler_from_stage_to_stage(client) -> None:
     """Dask queues a task for the next free worker only while its task group is root-ish
-    (few dependencies, counted over the group's life); after work on six other arrays the
-    fits on new data must still be, or a stage's tasks are placed on workers up front."""
+    (few dependencies, counted over the group's life; enough tasks, counted since the group
+    was last empty); otherwise it sends the task to a worker holding its data. After work on
+    six other arrays, and a finished stage on new data, the next stage's very first chunk
+    must be queued."""
     executor = DaskExecutor(client, lost_candidate)
     rng = np.random.default_rng(0)
     try:
@@ -108,15 +110,16 @@ def test_fits_stay_queued_on_the_scheduler_after_work_on_other_data(client) -> N
             earlier = TwoArrays(rng.normal(size=5), rng.normal(size=5))
             assert len(list(executor.map(total, [earlier] * 6))) == 6
         task = TwoArrays(rng.normal(size=5), rng.normal(size=5))
-        held = [executor._submit_chunk(total, [task]) for _ in range(2 * executor.workers + 1)]
-        keys = [future.key for future in held]
+        first_stage = list(executor.map(total, [task] * (2 * executor.workers + 1)))
+        assert first_stage == [total(task)] * (2 * executor.workers + 1)
+        held = executor._submit_chunk(total, [task])  # the next stage's first chunk
         distributed.wait(held)  # known to the scheduler, and kept while held
 
-        def rootish(dask_scheduler) -> list[bool]:
-            return [dask_scheduler.is_rootish(dask_scheduler.tasks[key]) for key in keys]
+        def rootish(dask_scheduler) -> bool:
+            return dask_scheduler.is_rootish(dask_scheduler.tasks[held.key])
 
-        assert client.run_on_scheduler(rootish) == [True] * len(keys)
-        assert client.gather(held) == [[total(task)]] * len(keys)
+        assert client.run_on_scheduler(rootish)
+        assert held.result() == [total(task)]
     finally:
         executor.shutdown()
 

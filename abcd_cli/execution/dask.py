@@ -11,13 +11,14 @@ with results in order, as the process pool does:
 * Task keys keep the scheduler's queueing on. Dask queues a task on the scheduler, handing it
   to the next free worker, only while its task group (the key's name before the first dash)
   is "root-ish": more tasks than twice the threads, depending on fewer than 5 tasks of fewer
-  than 5 groups, where a group counts every task it ever held until all are forgotten.
-  Otherwise it places each task on a worker at once, and a stage of fits of unequal length
-  ends with one worker idle while the other works through its queue (measured: searches
-  following other work on one cluster took 14-25% longer than on the process pool instead
-  of 4-6%, benchmarks/dask_notes.md). So each array is a group of its own
-  (``abcd_data_<digest>``) and the fits on one set of arrays are a group of their own
-  (``abcd_fit_<digest of the arrays' keys>-<unique>``), whatever ran before.
+  than 5 groups, where a group counts every task it ever held until all are forgotten. Any
+  other task goes at once to a worker holding its data, and Dask keeps one copy of data no
+  task is waiting for: a stage's first chunks all went to one worker, and the stage ended
+  with the other idle (searches took 11-25% longer than on the process pool instead of
+  4-6%, benchmarks/dask_notes.md). So each array is a group of its own
+  (``abcd_data_<digest>``), the fits on one set of arrays are a group of their own
+  (``abcd_fit_<digest of the arrays' keys>-<unique>``) whatever ran before, and a
+  placeholder task (``abcd_fit_<digest>-0``) keeps that group alive from stage to stage.
 * Tasks go in chunks of consecutive tasks, by guided self-scheduling: each chunk takes
   1/(``CHUNK_SHARE`` · W) of the tasks not yet given out (W the cluster's threads), so a stage
   of many short fits costs the scheduler a few dozen tasks, not hundreds (each costs about
@@ -146,12 +147,6 @@ def chunk_sizes(n: int, workers: int, share: int = CHUNK_SHARE) -> list[int]:
     return sizes
 
 
-def fit_key(data_keys: Iterable[str]) -> str:
-    """A unique key for a chunk of fits, its task group named by the data it depends on."""
-    digest = hashlib.blake2b(",".join(sorted(set(data_keys))).encode(), digest_size=6)
-    return f"abcd_fit_{digest.hexdigest()}-{uuid.uuid4().hex}"
-
-
 def _mismatch_text(who: str, theirs: str, ours: str) -> str:
     return (
         f"{who} runs other abcd code ({theirs}) than this machine ({ours}):"
@@ -189,6 +184,7 @@ class DaskExecutor(Executor):
         self.no_worker_grace = no_worker_grace
         self.lost = 0  # tasks given up after their workers kept dying
         self._data: OrderedDict[str, Any] = OrderedDict()  # digest -> future of the data
+        self._groups: OrderedDict[str, Any] = OrderedDict()  # fit group -> its placeholder
         self._pending: list[Any] = []
         self._ahead: list[Any] = []  # futures started by ``speculate``
         check_workers(client)
@@ -277,15 +273,29 @@ class DaskExecutor(Executor):
 
     def _submit_chunk(self, fn: Callable, chunk: list[Any]) -> Any:
         stubs, arrays = zip(*(self._split(task) for task in chunk), strict=True)
+        group = self._fit_group(data.key for own in arrays for data in own.values())
         return self.client.submit(
             run_tasks,
             fn,
             list(stubs),
             code_fingerprint(),
             list(arrays),
-            key=fit_key(data.key for own in arrays for data in own.values()),
+            key=f"{group}-{uuid.uuid4().hex}",
             pure=False,
         )
+
+    def _fit_group(self, data_keys: Iterable[str]) -> str:
+        """The task group of the fits on these arrays, kept alive by a placeholder task so
+        that the scheduler keeps queueing them from stage to stage (module docstring)."""
+        digest = hashlib.blake2b(",".join(sorted(set(data_keys))).encode(), digest_size=6)
+        group = f"abcd_fit_{digest.hexdigest()}"
+        if group in self._groups:
+            self._groups.move_to_end(group)
+        else:
+            self._groups[group] = self.client.submit(hold, None, key=f"{group}-0", pure=False)
+            while len(self._groups) > _KEPT_DATA:
+                self._groups.popitem(last=False)
+        return group
 
     def _results(
         self,
@@ -391,6 +401,7 @@ class DaskExecutor(Executor):
                 self.client.cancel(unfinished)
         self._pending, self._ahead = [], []
         self._data.clear()
+        self._groups.clear()
         for thing in self.owned:
             with contextlib.suppress(Exception):  # closing what may already be gone
                 thing.close()
