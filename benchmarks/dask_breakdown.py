@@ -51,11 +51,14 @@ def read_fits(path: Path) -> dict[str, dict[str, Levels]]:
 
 
 def read_walls(path: Path) -> dict[str, dict[str, float]]:
-    """series → run → measured wall seconds, from bench_dask's Markdown table."""
-    walls = {}
+    """series → run → measured wall seconds, from bench_dask's comparison table (the first
+    table; the scaling tables after it have rows of the same shape)."""
+    walls: dict[str, dict[str, float]] = {}
     for line in path.read_text().splitlines():
         if match := ROW.match(line):
-            walls[match["name"]] = {"pool": float(match["pool"]), "dask": float(match["dask"])}
+            walls.setdefault(
+                match["name"], {"pool": float(match["pool"]), "dask": float(match["dask"])}
+            )
     return walls
 
 
