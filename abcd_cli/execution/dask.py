@@ -183,8 +183,8 @@ class DaskExecutor(Executor):
         self.owned = owned
         self.no_worker_grace = no_worker_grace
         self.lost = 0  # tasks given up after their workers kept dying
-        self._data: OrderedDict[str, Any] = OrderedDict()  # digest -> future of the data
-        self._groups: OrderedDict[str, Any] = OrderedDict()  # fit group -> its placeholder
+        self._data: OrderedDict[str, Any] = OrderedDict()  # key -> future of the data
+        self._groups: OrderedDict[str, Any] = OrderedDict()  # key -> a fit group's placeholder
         self._pending: list[Any] = []
         self._ahead: list[Any] = []  # futures started by ``speculate``
         check_workers(client)
@@ -193,15 +193,19 @@ class DaskExecutor(Executor):
     def where(self) -> str:
         return str(getattr(self.client.scheduler, "address", "") or "the Dask scheduler")
 
-    def _data_future(self, array: np.ndarray) -> Any:
-        key = _digest(array)
-        if key in self._data:
-            self._data.move_to_end(key)
+    def _held(self, store: OrderedDict[str, Any], key: str, value: Any) -> Any:
+        """The future of ``hold(value)`` under ``key``, submitted once; ``store`` keeps the
+        ``_KEPT_DATA`` most recently used."""
+        if key in store:
+            store.move_to_end(key)
         else:
-            self._data[key] = self.client.submit(hold, array, key=f"abcd_data_{key}", pure=False)
-            while len(self._data) > _KEPT_DATA:
-                self._data.popitem(last=False)
-        return self._data[key]
+            store[key] = self.client.submit(hold, value, key=key, pure=False)
+            while len(store) > _KEPT_DATA:
+                store.popitem(last=False)
+        return store[key]
+
+    def _data_future(self, array: np.ndarray) -> Any:
+        return self._held(self._data, f"abcd_data_{_digest(array)}", array)
 
     def _split(self, task: Any) -> tuple[Any, dict[str, Any]]:
         """The task without its arrays, and a future of each array."""
@@ -289,12 +293,7 @@ class DaskExecutor(Executor):
         that the scheduler keeps queueing them from stage to stage (module docstring)."""
         digest = hashlib.blake2b(",".join(sorted(set(data_keys))).encode(), digest_size=6)
         group = f"abcd_fit_{digest.hexdigest()}"
-        if group in self._groups:
-            self._groups.move_to_end(group)
-        else:
-            self._groups[group] = self.client.submit(hold, None, key=f"{group}-0", pure=False)
-            while len(self._groups) > _KEPT_DATA:
-                self._groups.popitem(last=False)
+        self._held(self._groups, f"{group}-0", None)
         return group
 
     def _results(
