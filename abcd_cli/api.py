@@ -295,7 +295,7 @@ def predict(
     shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
     if is_datetime_like(shown):
         found.check_x_kind("date", "x")
-        values = decimal_years(shown)
+        values = found.on_model_axis(decimal_years(shown), "date")
     else:
         values = pd.to_numeric(pd.Series(shown), errors="raise").to_numpy(dtype=float)
     models, weights, text = [found.model], None, ""
@@ -337,7 +337,7 @@ def _predict_inputs(
         column = x.iloc[:, labels.index(name)]
         if is_datetime_like(column):
             found.check_x_kind("date", f"column {name!r}", trained)
-            columns.append(decimal_years(column))
+            columns.append(found.on_model_axis(decimal_years(column), "date", trained))
         else:
             columns.append(pd.to_numeric(column, errors="raise").to_numpy(dtype=float))
     models, weights, text = [found.model], None, ""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from abcd_cli.data.dates import as_calendar_years
 from abcd_cli.errors import InputError
 from abcd_cli.files import atomic_write
 from abcd_cli.model import Model, seed_models
@@ -278,6 +279,13 @@ class FoundModel:
                 f"{what} holds {kinds[kind == 'number']} but the model was"
                 f" fitted to {kinds[trained == 'number']}"
             )
+
+    def on_model_axis(self, x: np.ndarray, kind: str, trained: str | None = None) -> np.ndarray:
+        """New x of ``kind`` on the axis the model was fitted on: dates (``decimal_year``'s
+        uniform axis) given to a model fitted to numbers written as years (kind "year",
+        read as calendar fractions) become those numbers (``as_calendar_years``)."""
+        trained = self.x_kind if trained is None else trained
+        return as_calendar_years(x) if kind == "date" and trained == "year" else x
 
     # ------------------------------------------------------------------ output
 

@@ -460,12 +460,27 @@ def test_x_kind_of_numeric_columns(
 
 
 def test_decimal_year_formula() -> None:
-    assert decimal_year(2020, 1, 1) == 2020.0
-    assert decimal_year(2021, 7, 2) == pytest.approx(2021 + 182 / 365)
-    assert decimal_year(2020, 1, 1, 43200.0) == pytest.approx(2020 + 0.5 / 366)
-    assert decimal_year(2020, 12, 31) == pytest.approx(2020 + 365 / 366)
+    year = 365.2425
+    assert decimal_year(2000, 1, 1) == 2000.0
+    assert decimal_year(2020, 1, 1) == pytest.approx(2000 + 7305 / year, abs=1e-12)
+    assert decimal_year(1999, 12, 31, 43200.0) == pytest.approx(2000 - 0.5 / year, abs=1e-12)
+    for y in range(1900, 2101):  # 1 January stays within about a day of the integer year
+        assert abs(decimal_year(y, 1, 1) - y) < 1.5 / year
     moment = from_decimal_year(decimal_year(2019, 3, 4, 3600.0))
     assert moment is not None and moment.isoformat() == "2019-03-04T01:00:00"
+
+
+def test_decimal_years_are_evenly_spaced_across_leap_years() -> None:
+    """An hour is the same step in x in 2015 and in the leap year 2016, so hourly data lie on
+    one regular grid and a daily cycle has one period in x."""
+    hour = 3600.0
+    steps = [
+        decimal_year(2015, 12, 31, 23 * hour) - decimal_year(2015, 12, 31, 22 * hour),
+        decimal_year(2016, 1, 1, 0.0) - decimal_year(2015, 12, 31, 23 * hour),
+        decimal_year(2016, 2, 29, 13 * hour) - decimal_year(2016, 2, 29, 12 * hour),
+        decimal_year(2017, 1, 1, hour) - decimal_year(2017, 1, 1, 0.0),
+    ]
+    assert np.allclose(steps, 1.0 / (24 * 365.2425), rtol=1e-8, atol=0)
 
 
 DATE_CASES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.data.dates import decimal_year
+from abcd_cli.data.dates import calendar_year
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.kernels import (
     RQ,
@@ -184,7 +184,7 @@ def test_several_change_factors_combine() -> None:
 
 
 def test_change_dates_use_the_switch_width_and_data_spacing() -> None:
-    kernel = prod(SE((1.0, 1.0)), After((decimal_year(1955, 3, 14), 0.01)))
+    kernel = prod(SE((1.0, 1.0)), After((calendar_year(1955, 3, 14), 0.01)))  # a YEAR axis
     assert "from March 1955 onwards" in noun_phrase(kernel, YEAR, x_data=X_DATA)
     assert "from 14 March 1955 onwards" in noun_phrase(kernel, YEAR)
     on_numbers = noun_phrase(prod(SE((1.0, 1.0)), Before((4.25, 0.01))), NUMBER)

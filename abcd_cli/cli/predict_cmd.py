@@ -69,11 +69,13 @@ def predict(
                 f" {len(names)} inputs by their names ({', '.join(map(repr, names))})"
             )
         values, columns, kinds = load_named_inputs(inputs, names)
-        for name, kind, trained in zip(names, kinds, found.x_kinds, strict=True):
+        for d, (name, kind, trained) in enumerate(zip(names, kinds, found.x_kinds, strict=True)):
             found.check_x_kind(kind, f"{inputs}: column {name!r}", trained)
+            values[:, d] = found.on_model_axis(values[:, d], kind, trained)
     else:
         values, cells, name, kind = load_inputs(inputs, x)
         found.check_x_kind(kind, f"{inputs}: column {name!r}")
+        values = found.on_model_axis(values, kind)
         names, columns = [name], [cells]
     table = predictive_table(models, values, weights)
     atomic_write(output, to_csv(names, columns, table))

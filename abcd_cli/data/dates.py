@@ -5,7 +5,12 @@ times and AM/PM) are read by regular expressions; other spellings with a four-di
 (``Jan 2020``, ``2020-01-31T13:45+02:00``) by pandas, converted to UTC. Whether ``a/b/yyyy`` is
 day or month first is decided for a whole column by the caller (``abcd_cli.data.values``).
 
-A date becomes year + (day_of_year - 1 + fraction of the day) / days_in_year.
+A date becomes a decimal year on a uniform axis: 2000 + (days since 2000-01-01 00:00) / 365.2425.
+Every hour is then the same step in x, in leap years too, so hourly or daily data are evenly
+spaced and a daily cycle has one period in x. (Calendar fractions, year + (day_of_year - 1) /
+days_in_year, change the step at every new year: a daily cycle's period in x then differs
+between 365- and 366-day years and its phase slips.) A year's 1 January lies within about a
+day of the integer year.
 """
 
 from __future__ import annotations
@@ -17,11 +22,15 @@ import warnings
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
+import numpy as np
 import pandas as pd
 from pandas.tseries.api import guess_datetime_format
 
 #: Mean length of a Gregorian year in days (the unit of x on time axes is this year).
 DAYS_PER_YEAR = 365.2425
+#: The moment at which x is EPOCH_YEAR exactly.
+EPOCH = datetime(2000, 1, 1)
+EPOCH_YEAR = 2000.0
 #: A calendar date and the seconds into its day.
 DateParts = tuple[int, int, int, float]
 
@@ -132,14 +141,32 @@ def _pandas_date(cell: str) -> DateParts | None:
 
 
 def decimal_year(year: int, month: int, day: int, seconds: float = 0.0) -> float:
-    """year + (day_of_year - 1 + fraction of the day) / days_in_year."""
+    """EPOCH_YEAR + (days since EPOCH + fraction of the day) / DAYS_PER_YEAR (module docstring)."""
+    days = (date(year, month, day) - EPOCH.date()).days + seconds / 86400.0
+    return EPOCH_YEAR + days / DAYS_PER_YEAR
+
+
+def from_decimal_year(value: float) -> datetime | None:
+    """The datetime of a decimal year (to the nearest second), or None if out of range."""
+    if not math.isfinite(value) or not 1 <= value < 10000:
+        return None
+    try:
+        return EPOCH + timedelta(seconds=round((value - EPOCH_YEAR) * DAYS_PER_YEAR * 86400.0))
+    except (OverflowError, ValueError):
+        return None
+
+
+def calendar_year(year: int, month: int, day: int, seconds: float = 0.0) -> float:
+    """year + (day_of_year - 1 + fraction of the day) / days_in_year: how decimal years that
+    a user writes as numbers (1985.5, mid-1985) are read, for dates given to a model fitted
+    to such numbers."""
     day_of_year = date(year, month, day).timetuple().tm_yday
     days_in_year = 366 if calendar.isleap(year) else 365
     return year + (day_of_year - 1 + seconds / 86400.0) / days_in_year
 
 
-def from_decimal_year(value: float) -> datetime | None:
-    """The datetime of a decimal year (to the nearest second), or None if out of range."""
+def from_calendar_year(value: float) -> datetime | None:
+    """The datetime of a number read as ``calendar_year`` (to the nearest second), or None."""
     if not math.isfinite(value) or not 1 <= value < 10000:
         return None
     year = int(value)
@@ -148,4 +175,20 @@ def from_decimal_year(value: float) -> datetime | None:
     try:
         return datetime(year, 1, 1) + timedelta(seconds=seconds)
     except OverflowError:
+        return None
+
+
+def as_calendar_years(x: np.ndarray) -> np.ndarray:
+    """Decimal years of dates (``decimal_year``) as ``calendar_year`` reads the same moments."""
+    out = np.full(np.shape(x), math.nan)
+    for i, value in enumerate(np.ravel(x)):
+        moment = from_decimal_year(float(value))
+        if moment is not None:
+            seconds = moment.hour * 3600.0 + moment.minute * 60.0 + moment.second
+            out.flat[i] = calendar_year(moment.year, moment.month, moment.day, seconds)
+    return out
+    seconds = round((value - EPOCH_YEAR) * DAYS_PER_YEAR * 86400.0)
+    try:
+        return EPOCH + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
         return None

@@ -5,7 +5,7 @@ datetimes as ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, missing values as empty cell
 :func:`~abcd_cli.data.series.series_from_table`, the CSV reader's own column, value, date and
 sanity rules, so a frame and the CSV written from it give the same
 :class:`~abcd_cli.data.series.Series`: a datetime column becomes
-decimal years, year + (day_of_year - 1 + fraction of the day) / days_in_year.
+decimal years on a uniform axis, 2000 + (days since 2000-01-01) / 365.2425.
 
 Columns: the frame's column labels are the names (a default ``RangeIndex`` of labels counts as
 no header: ``column 1``, ``column 2``, ...). A ``DatetimeIndex``, ``PeriodIndex`` or named index

@@ -40,7 +40,8 @@ Rules, in the order they are applied:
   settles it, else a part that never changes is the day, else it is an error), ``31.01.2020``,
   ``2020-01`` (monthly), ``2020-Q1``, AM/PM times, and through pandas anything with a 4-digit
   year such as ``Jan 2020`` or ``2020-01-31T13:45+02:00`` (converted to UTC). Dates become
-  decimal years: year + (day_of_year - 1 + fraction of the day) / days_in_year
+  decimal years on a uniform axis, 2000 + (days since 2000-01-01) / 365.2425, so every hour is
+  the same step in x
   (:mod:`abcd_cli.data.dates` reads the cells; the column-wide day/month decision is in
   :mod:`abcd_cli.data.values`).
 * **Kind of x** (see :func:`is_year_column`). A column of dates is ``"date"``. A numeric

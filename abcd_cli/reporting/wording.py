@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
+from abcd_cli.data.dates import DAYS_PER_YEAR, from_calendar_year, from_decimal_year
 from abcd_cli.data.time_units import MONTH_NAMES, convert, counted, in_largest_unit
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.reporting.numbers import format_number, format_percent
@@ -92,7 +92,8 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
     if days >= 182:
         year = round(x) if axis.kind == "year" else math.floor(x)
         return str(year)
-    moment = from_decimal_year(x)
+    # dates are on the uniform axis; numbers written as years are calendar fractions
+    moment = from_decimal_year(x) if axis.kind == "date" else from_calendar_year(x)
     if moment is None:
         return format_number(x, decimals=4, grouping=False)
     month = MONTH_NAMES[moment.month - 1]
