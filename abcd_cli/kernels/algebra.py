@@ -224,19 +224,19 @@ def _gate_factors(op: ChangeOperator) -> tuple[Kernel, Kernel]:
     return Outside(op.params, op.dim), Inside(op.params, op.dim)
 
 
-def _expand(kernel: Kernel) -> list[list[Kernel]]:
+def factor_lists(kernel: Kernel) -> list[list[Kernel]]:
     """The kernel as a list of products, each a list of factors (no sums or CP/CW inside)."""
     if isinstance(kernel, Sum):
-        return [p for k in kernel.operands for p in _expand(k)]
+        return [p for k in kernel.operands for p in factor_lists(k)]
     if isinstance(kernel, Product):
         prods: list[list[Kernel]] = [[]]
         for k in kernel.operands:
-            prods = [p + q for p in prods for q in _expand(k)]
+            prods = [p + q for p in prods for q in factor_lists(k)]
         return prods
     if isinstance(kernel, ChangeOperator):
         g_first, g_second = _gate_factors(kernel)
-        return [p + [g_first] for p in _expand(kernel.first)] + [
-            p + [g_second] for p in _expand(kernel.second)
+        return [p + [g_first] for p in factor_lists(kernel.first)] + [
+            p + [g_second] for p in factor_lists(kernel.second)
         ]
     return [[kernel]]
 
@@ -247,7 +247,7 @@ def sum_of_products(kernel: Kernel) -> list[Kernel]:
 
     Terms whose simplified structure coincides (e.g. two WN) are merged.
     """
-    terms = [simplify(product(factors)) for factors in _expand(kernel)]
+    terms = [simplify(product(factors)) for factors in factor_lists(kernel)]
     merged = simplify(total(terms))
     return list(merged.operands) if isinstance(merged, Sum) else [merged]
 

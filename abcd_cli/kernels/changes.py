@@ -258,6 +258,10 @@ class Gate(BaseKernel):
         g, dg = OPERATORS[self.operator].weight_of_first(x, self.params)
         return (g, dg) if self.first_side else (1.0 - g, -dg)
 
+    def modulator(self, x: np.ndarray) -> np.ndarray:
+        """g with this gate's kernel g(x) g(x'), on its input values."""
+        return self._weight(x)[0]
+
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         g1, dg1 = self._weight(inp.col(self.dim))
         g2, dg2 = (g1, dg1) if inp.same else self._weight(inp.col2(self.dim))

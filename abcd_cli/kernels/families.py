@@ -100,6 +100,11 @@ class Lin(BaseKernel):
         d_loc = -(sd**2) * (a[:, None] + b[None, :])
         return K, [2.0 * K, d_loc]
 
+    def modulator(self, x: np.ndarray) -> np.ndarray:
+        """f with Lin(x, x') = f(x) f(x'): sd (x - location), on this kernel's input values."""
+        sd, loc = self.params
+        return sd * (x - loc)
+
     def _diag(self, X: np.ndarray) -> np.ndarray:
         sd, loc = self.params
         a = X[:, self.dim] - loc

@@ -1,0 +1,86 @@
+"""Products with K by FFT on a regular grid of inputs (``engines.grid``) against the dense
+noise-free Gram, and the upper bound made with them against the one made in row blocks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abcd_cli.engines.grid import grid_matvec, grid_positions
+from abcd_cli.engines.sparse import SparseEngine
+from abcd_cli.kernels.text import parse_kernel
+
+KERNELS = [
+    "SE(lengthscale=1.5, sd=1.0) + WN(sd=0.3)",
+    "RQ(lengthscale=1.0, sd=1.2, alpha=0.8) * Cos(period=2.0, sd=0.8) + C(sd=0.5)",
+    "(Lin(sd=0.3, location=4.0) + WN(sd=0.5)) * Per(lengthscale=1.2, period=2.0, sd=0.8)",
+    "(C(sd=1.0) + SE(lengthscale=3.0, sd=0.5) * Lin(sd=0.2, location=1.0)) * (Lin(sd=0.1, location=6.0)"
+    " * WN(sd=0.2) + SE(lengthscale=5.0, sd=1.0)) * Per(lengthscale=1.0, period=2.5, sd=0.7)"
+    " + Lin(sd=0.05, location=3.0)",
+    "CP(SE(lengthscale=2.0, sd=1.0), Per(lengthscale=1.0, period=2.0, sd=0.6), location=5.0,"
+    " steepness=0.5) + WN(sd=0.3)",
+    "CW(Lin(sd=0.3, location=2.0), SE(lengthscale=1.0, sd=0.8) + C(sd=0.4), location=6.0,"
+    " width=2.0, steepness=0.3) * SE(lengthscale=8.0, sd=1.0) + WN(sd=0.3)",
+]
+
+
+def _grid_inputs(rng: np.random.Generator, n: int, gaps: bool, repeats: bool) -> np.ndarray:
+    """n points on the grid 0.37 + 0.1 k, shuffled, with gaps or repeated points if asked."""
+    k = np.arange(n + n // 3 if gaps else n)
+    if gaps:
+        k = np.sort(rng.choice(k, n, replace=False))
+    if repeats:
+        k[1::7] = k[:-1:7]
+    return (0.37 + 0.1 * rng.permutation(k))[:, None]
+
+
+@pytest.mark.parametrize("text", KERNELS)
+@pytest.mark.parametrize(("gaps", "repeats"), [(False, False), (True, False), (True, True)])
+def test_grid_products_are_the_dense_noise_free_gram(text: str, gaps: bool, repeats: bool):
+    rng = np.random.default_rng(len(text))
+    X = _grid_inputs(rng, 300, gaps, repeats)
+    kernel = parse_kernel(text)
+    matvec = grid_matvec(kernel, X)
+    assert matvec is not None
+    K = kernel.gram(X, X.copy())  # a distinct copy: no white noise
+    V = rng.standard_normal((X.shape[0], 2))
+    scale = np.abs(K).sum(axis=1).max() * np.abs(V).max()
+    np.testing.assert_allclose(matvec(V), K @ V, rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(matvec(V[:, 0]), K @ V[:, 0], rtol=0, atol=1e-12 * scale)
+
+
+def test_what_is_not_on_a_grid_is_left_to_the_row_blocks():
+    rng = np.random.default_rng(3)
+    kernel = parse_kernel("SE(lengthscale=1.5, sd=1.0) + WN(sd=0.3)")
+    uneven = np.sort(rng.uniform(0.0, 10.0, 200))[:, None]
+    assert grid_positions(uneven[:, 0]) is None and grid_matvec(kernel, uneven) is None
+    sparse = np.array([0.0, 0.1, 0.2, 50.0])  # a grid of 501 points for 4 observations
+    assert grid_positions(sparse) is None
+    two_inputs = np.column_stack([np.arange(50.0), np.arange(50.0) % 7])
+    assert grid_matvec(parse_kernel("SE(lengthscale=1.5, sd=1.0)"), two_inputs) is None
+    k, x0, h = grid_positions(np.array([2.0, 1.5, 3.0 + 1e-12, 1.0]))
+    assert (x0, h) == (1.0, 0.5) and k.tolist() == [2, 1, 4, 0]
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+def test_the_upper_bound_by_fft_is_the_one_made_in_row_blocks(monkeypatch, constant_mean):
+    """At N = 2,000 on an hourly-like grid with 10% of the points removed the bound by FFT is
+    the row blocks' one, and it lies above the lower bound."""
+    import abcd_cli.engines.sparse_upper as sparse_upper
+
+    rng = np.random.default_rng(11)
+    x = _grid_inputs(rng, 2000, gaps=True, repeats=False)[:, 0] / 10.0
+    X = np.sort(x)[:, None]
+    assert grid_positions(X[:, 0]) is not None and X.shape[0] >= sparse_upper.GRID_FROM
+    y = np.sin(2 * np.pi * X[:, 0]) + 0.02 * X[:, 0] + 0.3 * rng.standard_normal(X.shape[0])
+    kernel = parse_kernel(
+        "SE(lengthscale=5.0, sd=1.0) * Per(lengthscale=1.0, period=1.0, sd=0.8)"
+        " + Lin(sd=0.05, location=10.0) + WN(sd=0.3)"
+    )
+    engine = SparseEngine(m=60)
+    by_fft = engine.upper_bound(kernel, X, y, constant_mean)
+    monkeypatch.setattr(sparse_upper, "GRID_FROM", 10**9)
+    by_blocks = engine.upper_bound(kernel, X, y, constant_mean)
+    assert by_fft.converged and by_blocks.converged
+    assert by_fft.value == pytest.approx(by_blocks.value, abs=1e-6)
+    assert by_fft.value >= engine.lower_bound(kernel, X, y, constant_mean)
