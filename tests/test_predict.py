@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from scipy.stats import norm
 
 from abcd_cli.cli.main import main
+from abcd_cli.data.dates import calendar_year, decimal_year
 from abcd_cli.prediction import QUANTILES, evidence_weights, mixture_quantile, predictive_table
 from tests.test_report import _search_doc, fixed_model, other_model
 
@@ -49,6 +50,26 @@ def test_predict_reads_dates(model_file, tmp_path):
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(out.open()))
     assert rows[0]["when"] == "2008-02-15"
+    # the model was fitted to numbers written as years: dates are read as those numbers are
+    mean, _ = fixed_model().predict(
+        np.array([calendar_year(2008, 2, 15), calendar_year(2008, 7, 1)])
+    )
+    assert [float(r["mean"]) for r in rows] == pytest.approx(mean, rel=1e-12)
+
+
+def test_predict_reads_dates_on_the_axis_of_a_model_fitted_to_dates(tmp_path):
+    doc = _search_doc(fixed_model())
+    doc["data"]["x_kind"] = "date"
+    model_file = tmp_path / "model.json"
+    model_file.write_text(json.dumps(doc))
+    new = tmp_path / "x.csv"
+    new.write_text("when\n2008-02-15\n2008-07-01 12:00\n")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(main, ["predict", str(model_file), str(new), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    at = [decimal_year(2008, 2, 15), decimal_year(2008, 7, 1, 12 * 3600.0)]
+    mean, _ = fixed_model().predict(np.array(at))
+    assert [float(r["mean"]) for r in csv.DictReader(out.open())] == pytest.approx(mean, rel=1e-12)
 
 
 @pytest.mark.parametrize(

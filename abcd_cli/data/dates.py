@@ -187,8 +187,3 @@ def as_calendar_years(x: np.ndarray) -> np.ndarray:
             seconds = moment.hour * 3600.0 + moment.minute * 60.0 + moment.second
             out.flat[i] = calendar_year(moment.year, moment.month, moment.day, seconds)
     return out
-    seconds = round((value - EPOCH_YEAR) * DAYS_PER_YEAR * 86400.0)
-    try:
-        return EPOCH + timedelta(seconds=seconds)
-    except (OverflowError, ValueError):
-        return None
