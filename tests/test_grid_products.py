@@ -84,3 +84,11 @@ def test_the_upper_bound_by_fft_is_the_one_made_in_row_blocks(monkeypatch, const
     assert by_fft.converged and by_blocks.converged
     assert by_fft.value == pytest.approx(by_blocks.value, abs=1e-6)
     assert by_fft.value >= engine.lower_bound(kernel, X, y, constant_mean)
+
+
+def test_the_products_benchmark_measures_both_ways_and_they_agree():
+    from benchmarks import bench_grid_products as bench
+
+    row = bench.measure(1500, rows=True, repeats=1)
+    assert row["rows"] > 0 and row["fft"] > 0 and row["diff"] < 1e-10
+    assert bench.measure(1500, rows=False, repeats=1)["rows"] is None
