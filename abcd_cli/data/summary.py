@@ -95,10 +95,20 @@ class InputSummaries:
 Summary = DataSummary | InputSummaries
 
 
+#: Points of each zoom on a peak the geometric grid cannot resolve (two zooms per peak).
+ZOOM_POINTS = 200
+
+
 def _periodogram_peaks(
     x: np.ndarray, y: np.ndarray, spacing: float, x_range: float, n_peaks: int
 ) -> tuple[float, ...]:
-    """Periods of the highest local maxima of the Lomb-Scargle periodogram (irregular x is fine)."""
+    """Periods of the highest local maxima of the Lomb-Scargle periodogram (irregular x is fine).
+
+    The frequencies are 2,000 geometrically spaced ones. A peak's main lobe is 2/x_range wide,
+    so on a long series (thousands of cycles) the grid's steps can be as wide and miss it, and a
+    period off by half a step slips by more than a quarter of a cycle over the span: a start
+    the optimiser cannot recover from. Where a step is wider than 0.5/x_range each peak is
+    found again on a finer grid between its neighbours (``_zoom``)."""
     if x.size < 8:
         return ()
     f_lo, f_hi = 2.0 / x_range, 0.5 / spacing
@@ -111,4 +121,37 @@ def _periodogram_peaks(
     power = lombscargle(x, residual, 2 * np.pi * freqs)
     peaks = np.flatnonzero((power[1:-1] > power[:-2]) & (power[1:-1] >= power[2:])) + 1
     best = peaks[np.argsort(power[peaks])[::-1][:n_peaks]]
-    return tuple(float(1.0 / freqs[i]) for i in best)
+    found = [_zoom(x, residual, freqs, power, i, x_range) for i in best]
+    found.sort(key=lambda fp: -fp[1])
+    kept: list[float] = []
+    for f, _ in found:  # zooms on side lobes of one peak end on the same frequency
+        if all(abs(f - g) > 1.0 / x_range for g in kept):
+            kept.append(f)
+    return tuple(float(1.0 / f) for f in kept)
+
+
+def _zoom(
+    x: np.ndarray,
+    residual: np.ndarray,
+    freqs: np.ndarray,
+    power: np.ndarray,
+    i: int,
+    x_range: float,
+) -> tuple[float, float]:
+    """(frequency, power) of the peak at grid point i: as it is when the grid's steps there are
+    at most 0.5/x_range, else the maximum over two zooms of ``ZOOM_POINTS`` between its
+    neighbours (the second around the first's maximum), to a step of a small fraction of the
+    main lobe's width 2/x_range."""
+    lo, hi = freqs[max(i - 1, 0)], freqs[min(i + 1, freqs.size - 1)]
+    if hi - lo <= 1.0 / x_range:
+        return float(freqs[i]), float(power[i])
+    f, p = float(freqs[i]), float(power[i])
+    for _ in range(2):
+        fine = np.linspace(lo, hi, ZOOM_POINTS)
+        fine_power = lombscargle(x, residual, 2 * np.pi * fine)
+        j = int(np.argmax(fine_power))
+        if fine_power[j] > p:
+            f, p = float(fine[j]), float(fine_power[j])
+        step = fine[1] - fine[0]
+        lo, hi = f - step, f + step
+    return f, p
