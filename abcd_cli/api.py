@@ -294,8 +294,7 @@ def predict(
     shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
     shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
     if is_datetime_like(shown):
-        found.check_x_kind("date", "x")
-        values = found.on_model_axis(decimal_years(shown), "date")
+        values = found.checked_x(decimal_years(shown), "date", "x")
     else:
         values = pd.to_numeric(pd.Series(shown), errors="raise").to_numpy(dtype=float)
     models, weights, text = [found.model], None, ""
@@ -336,8 +335,9 @@ def _predict_inputs(
             )
         column = x.iloc[:, labels.index(name)]
         if is_datetime_like(column):
-            found.check_x_kind("date", f"column {name!r}", trained)
-            columns.append(found.on_model_axis(decimal_years(column), "date", trained))
+            columns.append(
+                found.checked_x(decimal_years(column), "date", f"column {name!r}", trained)
+            )
         else:
             columns.append(pd.to_numeric(column, errors="raise").to_numpy(dtype=float))
     models, weights, text = [found.model], None, ""

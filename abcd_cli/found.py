@@ -267,10 +267,14 @@ class FoundModel:
         text += f" weighted by evidence: {seed_shares(list(by_seed), weights)}"
         return models, weights, text
 
-    def check_x_kind(self, kind: str, what: str, trained: str | None = None) -> None:
-        """Refuse new x of another kind (dates or years vs plain numbers) than the data's (or
-        than ``trained``, one input's kind); ``what`` names them in the message (e.g.
-        "X.csv: column 'date'")."""
+    def checked_x(
+        self, x: np.ndarray, kind: str, what: str, trained: str | None = None
+    ) -> np.ndarray:
+        """New x of ``kind`` on the axis the model was fitted on. Refused (``InputError``)
+        when its kind (dates or years vs plain numbers) is not the data's (or ``trained``, one
+        input's kind); ``what`` names them in the message (e.g. "X.csv: column 'date'"). Dates
+        (``decimal_year``'s even axis) given to a model fitted to numbers written as years
+        (kind "year", read as calendar fractions) become those numbers (``as_calendar_years``)."""
         if trained is None:
             trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
         if (trained == "number") != (kind == "number"):
@@ -279,12 +283,6 @@ class FoundModel:
                 f"{what} holds {kinds[kind == 'number']} but the model was"
                 f" fitted to {kinds[trained == 'number']}"
             )
-
-    def on_model_axis(self, x: np.ndarray, kind: str, trained: str | None = None) -> np.ndarray:
-        """New x of ``kind`` on the axis the model was fitted on: dates (``decimal_year``'s
-        uniform axis) given to a model fitted to numbers written as years (kind "year",
-        read as calendar fractions) become those numbers (``as_calendar_years``)."""
-        trained = self.x_kind if trained is None else trained
         return as_calendar_years(x) if kind == "date" and trained == "year" else x
 
     # ------------------------------------------------------------------ output

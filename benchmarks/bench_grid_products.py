@@ -1,8 +1,9 @@
 """One product with K + D, as the upper bound's conjugate gradients make it: in row blocks
 (O(N²)) against by FFT on a regular grid (O(T·N log N), ``abcd_cli/engines/grid.py``).
 
-The kernel is the one the 10⁴-point hourly search chose (eight products in its sum-of-products
-form, three of them with a WN factor), on hourly points in internal units; two right-hand sides
+The kernel has the structure the 10⁴-point hourly search chose, with illustrative values (eight
+products in its sum-of-products form, four of them with a WN factor), on hourly points with x
+in years; two right-hand sides
 (y and 1, as with a constant mean). Times are the best of ``--repeats`` on one BLAS thread; the
 largest difference between the two products is printed relative to the largest entry. Row
 blocks are timed up to ``--rows-up-to`` points. Run from the project folder::
@@ -25,7 +26,7 @@ from abcd_cli.files import atomic_write
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import load_average, python_command
 
-#: The hourly-10k search's choice with its fitted values rounded (x in years, internally).
+#: The hourly-10k search's structure with illustrative values (x in years).
 KERNEL = (
     "((C(sd=0.4) + SE(lengthscale=0.3, sd=0.8)) * Lin(sd=0.5, location=0.1) + WN(sd=0.2))"
     " * (Lin(sd=0.3, location=-0.4) * WN(sd=0.4) + SE(lengthscale=0.05, sd=1.0))"
@@ -77,7 +78,7 @@ def main() -> None:
         "# One product with K + D: row blocks against FFT on a grid",
         "",
         f"Made by `OPENBLAS_NUM_THREADS=1 {command}` (load average when run:"
-        f" {load_average()}). Kernel: the hourly-10k search's choice (`benchmarks/"
+        f" {load_average()}). Kernel: the hourly-10k search's structure, illustrative values (`benchmarks/"
         "bench_grid_products.py`), two right-hand sides.",
         "",
         "| N | row blocks (s) | FFT (s) | speed-up | largest difference / largest entry |",

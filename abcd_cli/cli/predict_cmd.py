@@ -70,12 +70,12 @@ def predict(
             )
         values, columns, kinds = load_named_inputs(inputs, names)
         for d, (name, kind, trained) in enumerate(zip(names, kinds, found.x_kinds, strict=True)):
-            found.check_x_kind(kind, f"{inputs}: column {name!r}", trained)
-            values[:, d] = found.on_model_axis(values[:, d], kind, trained)
+            values[:, d] = found.checked_x(
+                values[:, d], kind, f"{inputs}: column {name!r}", trained
+            )
     else:
         values, cells, name, kind = load_inputs(inputs, x)
-        found.check_x_kind(kind, f"{inputs}: column {name!r}")
-        values = found.on_model_axis(values, kind)
+        values = found.checked_x(values, kind, f"{inputs}: column {name!r}")
         names, columns = [name], [cells]
     table = predictive_table(models, values, weights)
     atomic_write(output, to_csv(names, columns, table))
