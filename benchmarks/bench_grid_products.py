@@ -78,8 +78,8 @@ def main() -> None:
         "# One product with K + D: row blocks against FFT on a grid",
         "",
         f"Made by `OPENBLAS_NUM_THREADS=1 {command}` (load average when run:"
-        f" {load_average()}). Kernel: the hourly-10k search's structure, illustrative values (`benchmarks/"
-        "bench_grid_products.py`), two right-hand sides.",
+        f" {load_average()}). Kernel: the hourly-10k search's structure, illustrative values"
+        " (`benchmarks/bench_grid_products.py`), two right-hand sides.",
         "",
         "| N | row blocks (s) | FFT (s) | speed-up | largest difference / largest entry |",
         "|---:|---:|---:|---:|---:|",
