@@ -364,3 +364,71 @@ def test_the_exact_engine_refines_in_one_phase():
     stages, _ = _stages(settings)
     assert "finish" not in {s.stage for s in stages}
     assert [s.stage for s in stages if s.level == 1] == ["screen", "converge", "refine"]
+
+
+def _fits_by_size(settings: SearchSettings, n: int = 400):
+    """Run a search recording each fit's stage-independent facts: (points, iterations)."""
+    from abcd_cli.kernel_search.candidate import fit_candidate
+
+    x = np.linspace(0.0, 12.0, n)
+    y = np.sin(2.0 * x) + 0.1 * x + 0.2 * np.random.default_rng(7).standard_normal(n)
+    sizes: list[tuple[int, int]] = []
+
+    def recording(task):
+        sizes.append((task.y.size, task.max_iter))
+        return fit_candidate(task)
+
+    events: list[SearchEvent] = []
+    result = run_search(x, y, settings, fit_fn=recording, events=events.append)
+    return sizes, [e for e in events if e.kind == "stage"], result
+
+
+def test_above_refine_size_only_the_models_expanded_next_are_fitted_on_all_the_data():
+    settings = SearchSettings(
+        depth=1, restarts=2, engine="skc", inducing=40, subset_size=60, refine_size=150
+    )
+    sizes, stages, result = _fits_by_size(settings)
+    assert {n for n, _ in sizes} == {60, 150, 400}  # subset, refinement subset, all
+    on_all = [it for n, it in sizes if n == 400]
+    assert set(on_all) == {settings.refine_iter - 15}  # only the finishing fits
+    assert [it for n, it in sizes if n == 150] and {it for n, it in sizes if n == 150} == {
+        settings.refine_iter
+    }
+    for level in (0, 1):
+        names = dict((s.stage, s.total) for s in stages if s.level == level)
+        assert 1 <= names["finish"] <= min(names["refine"], settings.buffer)
+        assert result.trace[level]["full_data_evaluations"] > 0
+    # every reported score is on all the data
+    assert result.model.n == 400
+    assert any("refined on 150 points" in note for note in result.notes)
+    # at or below refine_size the refinement is on all the data, as before
+    sizes, _, _ = _fits_by_size(replace(settings, refine_size=400))
+    assert {n for n, _ in sizes} == {60, 400}
+
+
+def test_when_every_finish_fails_the_other_refined_candidates_are_fitted_on_all_the_data():
+    """Every fit of level 1's first "finish" stage is made to fail."""
+    from abcd_cli.kernel_search.candidate import Candidate, fit_candidate
+
+    settings = SearchSettings(
+        depth=1, restarts=1, engine="skc", inducing=40, subset_size=60, refine_size=150
+    )
+    x = np.linspace(0.0, 12.0, 400)
+    y = np.sin(2.0 * x) + 0.2 * np.random.default_rng(7).standard_normal(400)
+    finishes: list[int] = []  # the size of each level-1 finish stage
+    failed: list[str] = []
+
+    def on_event(event: SearchEvent) -> None:
+        if event.kind == "stage" and event.stage == "finish" and event.level == 1:
+            finishes.append(event.total)
+
+    def first_finish_fails(task):
+        if task.y.size == 400 and len(finishes) == 1:
+            failed.append(task.kernel.to_text(False))
+            return Candidate(task.kernel, float("inf"), "failed", "made to fail")
+        return fit_candidate(task)
+
+    result = run_search(x, y, settings, fit_fn=first_finish_fails, events=on_event)
+    assert len(finishes) == 2 and len(failed) == finishes[0]
+    assert result.trace[1]["structure"] is not None
+    assert result.trace[1]["structure"] not in failed

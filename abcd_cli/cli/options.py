@@ -25,6 +25,7 @@ SETTING_NAMES = (
     "language",
     "interpretable",
     "subset_size",
+    "refine_size",
     "patience",
     "prior_mean",
     "max_order",
@@ -134,6 +135,14 @@ def _strategy_options() -> list[Any]:
             default=DEFAULTS.subset_size,
             show_default=True,
             help="Above this many points, optimise on a subset and refine on all.",
+        ),
+        click.option(
+            "--refine-size",
+            type=click.IntRange(20, 10**7),
+            default=DEFAULTS.refine_size,
+            show_default=True,
+            help="Above this many points, refine on a subset of this size and fit on all the"
+            " points only the models the next level expands.",
         ),
         click.option(
             "--patience",

@@ -195,6 +195,11 @@ class Search:
         idx = _subset(self.n, settings.subset_size)
         self.subset = idx if idx.size < self.n else None
         self.X_fit, self.Y_fit = self.X[idx], self.Y[idx]
+        # the refinement's data: a larger subset above ``refine_size`` points, else all of it
+        mid = _subset(self.n, settings.refine_size)
+        above = self.subset is not None and settings.subset_size < mid.size < self.n
+        self.middle = mid if above else None
+        self.X_mid, self.Y_mid = (self.X[mid], self.Y[mid]) if above else (self.X, self.Y)
         self.full_summary = InputSummaries.from_data(self.X, self.Y)
         # The subset's own spectrum is aliased by its uneven spacing (pairs of neighbours):
         # its starting periods are the full series' periodogram peaks.
@@ -219,17 +224,21 @@ class Search:
 
     # --- fitting and scoring -------------------------------------------------------------
     def _task(
-        self, kernel: Kernel, full: bool, restarts: int, max_iter: int, others: tuple = ()
+        self, kernel: Kernel, on: str, restarts: int, max_iter: int, others: tuple = ()
     ) -> FitTask:
-        """The task fitting ``kernel`` on all the data (``full``: with the search's engine) or
-        on the subset (with the exact engine)."""
+        """The task fitting ``kernel`` ``on`` "all" the data or the "refine" subset (with the
+        search's engine), or the screening "subset" (with the exact engine)."""
         s = self.settings
-        X, y = (self.X, self.Y) if full else (self.X_fit, self.Y_fit)
+        X, y = {
+            "all": (self.X, self.Y),
+            "refine": (self.X_mid, self.Y_mid),
+            "subset": (self.X_fit, self.Y_fit),
+        }[on]
         return FitTask(
             kernel,
             X,
             y,
-            self.full_summary if full else self.fit_summary,
+            self.fit_summary if on == "subset" else self.full_summary,
             self.full_summary,
             restarts,
             s.polish,
@@ -237,7 +246,7 @@ class Search:
             entropy(s.seed, kernel),
             others,
             self.constant_mean,
-            self.engine if full else DEFAULT_ENGINE,
+            DEFAULT_ENGINE if on == "subset" else self.engine,
         )
 
     def _fit_all(
@@ -364,37 +373,48 @@ class Search:
         a greedy search, whatever the other families' children score.
         1. every candidate: screened restarts and a short optimisation on the search data;
         2. each family's best ``finalists`` by BIC: optimised to convergence on the search data;
-        3. long series only: each family's best ``refine`` of those re-optimised on all the
-           data, each from the likelier of two starts: its subset optimum, or ``graft`` (the
-           parent's values fitted on all the data, the subset's values for the new parameters);
-           with skc in two phases: ``SKC_FIRST_REFINE`` iterations each, then the rest of
-           ``refine_iter`` for those the next level would expand (``_expanded``).
+        3. long series only: each family's best ``refine`` of those re-optimised on the
+           refinement's data (all of it up to ``refine_size`` points), each from the likelier
+           of two starts: its subset optimum, or ``graft`` (the parent's values fitted on all
+           the data, the subset's values for the new parameters);
+        4. "finish": on all the data, for the refined candidates the next level would expand
+           (``_expanded``), from where stage 3 left them: ``refine_iter - SKC_FIRST_REFINE``
+           further iterations (``refine_iter`` when that is not positive).
+           Above ``refine_size`` points these are the only fits on all the data, and the
+           level's only scores; below it, with skc, stage 3 has ``SKC_FIRST_REFINE`` iterations
+           on all the data and each finished candidate keeps the better of its two fits.
         Each stage's choice is also the rule by which its fits start early (``Ahead``).
         """
         s = self.settings
         kernels = [k for family in families for k in family]
         family_of = [i for i, family in enumerate(families) for _ in family]
         full = self.subset is None
-        two_phase = not full and s.engine == "skc" and s.refine_iter > SKC_FIRST_REFINE
+        small = "all" if full else "subset"
+        middle = self.middle is not None
+        later = s.refine_iter - SKC_FIRST_REFINE
+        two_phase = not full and not middle and s.engine == "skc" and later > 0
         first_refine = SKC_FIRST_REFINE if two_phase else s.refine_iter
 
         def finalists(done: dict[int, Candidate]) -> list[int]:
             return self._best_per_family(done, family_of, s.finalists)
 
         def converge(j: int, screened: dict[int, Candidate]) -> FitTask:
-            return self._task(screened[j].kernel, full, 1, s.max_iter)
+            return self._task(screened[j].kernel, small, 1, s.max_iter)
 
         def refined(done: dict[int, Candidate]) -> list[int]:
             return self._best_per_family(done, family_of, s.refine)
 
         def refine(j: int, converged: dict[int, Candidate]) -> FitTask:
             fitted = converged[j].kernel
-            return self._task(fitted, True, 1, first_refine, (graft(kernels[j], fitted),))
+            return self._task(fitted, "refine", 1, first_refine, (graft(kernels[j], fitted),))
+
+        def expanded(done: dict[int, Candidate]) -> list[int]:
+            return self._expanded(done, self.Y_mid.size)
 
         def finish(j: int, refined: dict[int, Candidate]) -> FitTask:
-            return self._task(refined[j].kernel, True, 1, s.refine_iter - SKC_FIRST_REFINE)
+            return self._task(refined[j].kernel, "all", 1, later if later > 0 else s.refine_iter)
 
-        screen = [self._task(k, full, s.restarts, s.screen_iter) for k in kernels]
+        screen = [self._task(k, small, s.restarts, s.screen_iter) for k in kernels]
         first = dict(
             enumerate(self._fit_all(screen, "screen", ahead=Ahead("converge", finalists, converge)))
         )
@@ -409,11 +429,13 @@ class Search:
         second = dict(zip(chosen, self._fit_all(tasks, "converge", chosen, after), strict=True))
         if not full:
             chosen = refined(second)
-            after = Ahead("finish", self._expanded, finish) if two_phase else None
+            after = Ahead("finish", expanded, finish) if two_phase or middle else None
             tasks = [refine(j, second) for j in chosen]
             second = dict(zip(chosen, self._fit_all(tasks, "refine", chosen, after), strict=True))
-            if two_phase:
-                chosen = self._expanded(second)
+            if middle:
+                second = self._finish_middle(second, expanded(second), finish)
+            elif two_phase:
+                chosen = expanded(second)
                 fits = self._fit_all([finish(j, second) for j in chosen], "finish", chosen)
                 second.update(
                     {
@@ -430,13 +452,33 @@ class Search:
         scored.sort(key=lambda c: c.bic)
         return scored, counts
 
-    def _expanded(self, refined: dict[int, Candidate]) -> list[int]:
-        """skc's second phase: the refined candidates the next level would expand, ranked by
-        their intervals after the first phase (``keep``); each is optimised further on all the
-        data from where it stopped and keeps the better of its two fits."""
+    def _finish_middle(
+        self,
+        refined: dict[int, Candidate],
+        chosen: list[int],
+        finish: Callable[[int, dict[int, Candidate]], FitTask],
+    ) -> dict[int, Candidate]:
+        """Stage 4 above ``refine_size`` points: the ``chosen`` refined candidates fitted on
+        all the data (their results, the level's only full-data fits); should none of them
+        succeed, the other refined candidates are fitted too, so that a level has a model
+        whenever one can be fitted."""
+        done: dict[int, Candidate] = {}
+        rest = [j for j in refined if j not in chosen and refined[j].status == "ok"]
+        for group in (chosen, rest):
+            if not group:
+                continue
+            fits = self._fit_all([finish(j, refined) for j in group], "finish", group)
+            done.update(zip(group, fits, strict=True))
+            if any(fit.status == "ok" for fit in done.values()):
+                break
+        return done
+
+    def _expanded(self, refined: dict[int, Candidate], n: int) -> list[int]:
+        """Stage 4's candidates: the refined ones (fitted on ``n`` points) the next level would
+        expand, ranked by their intervals after stage 3 (``keep``)."""
         scored = sorted(
             (
-                (self.scorer.scored(r.kernel, r.nll, self.n, r.bounds), j)
+                (self.scorer.scored(r.kernel, r.nll, n, r.bounds), j)
                 for j, r in refined.items()
                 if r.status == "ok"
             ),
@@ -542,7 +584,13 @@ class Search:
                 f"candidates were optimised on {self.X_fit.shape[0]} of {self.n}"
                 " points (evenly spread pairs of neighbours),"
                 f" and the best {self.settings.refine} of each level"
-                " (of each kept model's children) refined on all the data"
+                " (of each kept model's children) refined on "
+                + (
+                    "all the data"
+                    if self.middle is None
+                    else f"{self.X_mid.shape[0]} points (chosen the same way); only the models"
+                    " each next level expanded were fitted on all the data"
+                )
             )
         notes += self._engine_notes()
         best = self.best

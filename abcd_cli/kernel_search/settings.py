@@ -38,6 +38,8 @@ class SearchSettings:
     interpretable: bool = False
     bases: tuple[str, ...] = DEFAULT_BASES
     subset_size: int = 250  # above this many points, optimise on a subset first
+    refine_size: int = 10_000  # above this many points, refine on a subset of this size and
+    # fit on all the data only the models the next level expands
     finalists: int = 6  # children of each kept model optimised to convergence per level
     refine: int = 3  # long series: of those, re-optimised on all the data per kept model
     patience: int = 3  # stop after this many levels without a better BIC (0: never)
@@ -60,6 +62,7 @@ class SearchSettings:
             "beam": self.beam >= 1,
             "beam_levels": self.beam_levels >= 0,
             "subset_size": self.subset_size >= 20,
+            "refine_size": self.refine_size >= 20,
             "refine": self.refine >= 1,
             "finalists": self.finalists >= 1,
             "screen_iter": self.screen_iter >= 1,
