@@ -59,7 +59,21 @@ def test_what_is_not_on_a_grid_is_left_to_the_row_blocks():
     two_inputs = np.column_stack([np.arange(50.0), np.arange(50.0) % 7])
     assert grid_matvec(parse_kernel("SE(lengthscale=1.5, sd=1.0)"), two_inputs) is None
     k, x0, h = grid_positions(np.array([2.0, 1.5, 3.0 + 1e-12, 1.0]))
-    assert (x0, h) == (1.0, 0.5) and k.tolist() == [2, 1, 4, 0]
+    assert x0 == 1.0 and h == pytest.approx(0.5, abs=1e-12) and k.tolist() == [2, 1, 4, 0]
+
+
+def test_hourly_dates_over_years_are_on_a_grid():
+    """10⁵ hours as decimal years near 2015 (the date axis): each difference is rounded by
+    ~4·10⁻⁹ of a step, which the smallest one, taken as the step, adds up over the span."""
+    hours = np.arange(100_000)
+    x = 2000.0 + (5483.0 + hours / 24.0) / 365.2425
+    found = grid_positions(x)
+    assert found is not None
+    k, x0, h = found
+    assert k.tolist() == hours.tolist() and h == pytest.approx(1 / 24 / 365.2425, rel=1e-9)
+    # every other pair of hours (the refinement's subset): a grid with gaps, 10 points per point
+    pairs = np.unique(np.concatenate([np.arange(0, 100_000 - 1, 20), np.arange(1, 100_000, 20)]))
+    assert grid_positions(x[pairs]) is not None
 
 
 @pytest.mark.parametrize("constant_mean", [False, True])
