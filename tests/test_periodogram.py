@@ -41,3 +41,13 @@ def test_peaks_the_grid_resolves_are_left_as_they_are(monkeypatch):
     monkeypatch.setattr(summary, "_zoom", spy)
     summary.DataSummary.from_data(x, y)
     assert zoomed and not any(zoomed)
+
+
+def test_the_periodogram_in_chunks_is_scipys_in_one_piece(monkeypatch):
+    """Chunks of frequencies bound the temporaries (N × chunk elements) and change nothing."""
+    x, y = _hourly(3000, 1.003)
+    freqs = np.geomspace(0.01, 10.0, 301)
+    whole = summary.lombscargle(x, y, 2 * np.pi * freqs)
+    monkeypatch.setattr(summary, "PERIODOGRAM_ELEMENTS", 3000 * 7)  # 7 frequencies a chunk
+    chunked = summary._lombscargle(x, y, freqs)
+    np.testing.assert_allclose(chunked, whole, rtol=1e-12, atol=1e-15)

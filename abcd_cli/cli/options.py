@@ -182,7 +182,7 @@ def _engine_options() -> list[Any]:
             metavar="M",
             callback=_whole_number,
             help="Inducing inputs of the skc engine (default: every point up to 500, 500 up"
-            " to 16,000 points, then fewer, 200 at 100,000). More: tighter bounds, slower.",
+            " to 64,000 points, then fewer, 400 at 100,000). More: tighter bounds, slower.",
         ),
     ]
 

@@ -11,12 +11,13 @@ The default number of inducing inputs, when ``--inducing`` is not given (``defau
 
     m(N) = min(N, M_MAX, max(M_MIN, ⌊√(NM2_BUDGET / N)⌋ rounded down to a multiple of 10)),
 
-that is every point up to 500, then 500 up to N = 16,000, then as many as keep N·m² at
-``NM2_BUDGET`` (310 at 4·10⁴, 200 at 10⁵), never fewer than 200. The paper used 40-80 on small
-data and 160-640 at 10⁴-4·10⁴ points; the bounds collapse below the kernel's effective rank
+that is every point up to 500, then 500 up to N = 64,000, then as many as keep N·m² at
+``NM2_BUDGET`` (400 at 10⁵), never fewer than 200. The paper used 40-80 on small data and
+160-640 at 10⁴-4·10⁴ points; the bounds collapse below the kernel's effective rank
 (``/work/shared/SCALING.md``: −21 nats at m = 100, −0.26 at m = 200 on 1,000 hourly points), so
-m errs on the large side where it is cheap. The budget keeps one bound with its gradient at
-N = 10⁵ near 8 s on one core (``benchmarks/sparse_engine.md``).
+m errs on the large side where it is cheap. At 10⁵ hourly points m = 200 left the daily cycle's
+model (Per × SE, slowly modulated over eleven years) an interval 795 BIC wide, and the weekly
+cycle was not found (``benchmarks/long_series_notes.md``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ AUTO_THRESHOLD = 2000
 #: The default m's limits and its budget of N·m² (see the module docstring).
 M_MIN = 200
 M_MAX = 500
-NM2_BUDGET = 4e9
+NM2_BUDGET = 1.6e10
 
 
 def default_inducing(n: int) -> int:

@@ -10,7 +10,9 @@ Long series: above ``subset_size`` points, candidates are optimised on a subset 
 pairs of neighbouring points) and ranked by their subset BIC; the best few are then refined on
 all the data, and only full-data BICs are reported or compared. With skc, where the
 refinement is most of a level's time, it has two phases: a short one for every refined
-candidate, then convergence for those the next level would expand.
+candidate, then convergence for those the next level would expand. Above ``refine_size``
+points the refinement runs on a subset of that size (chosen the same way), and only the models
+the next level would expand are fitted on all the data: the level's only scores.
 
 A stage ends when its slowest fit does. On an executor with several workers, a worker left
 idle at a stage's end starts the next stage's fit of the candidate leading so far
@@ -378,7 +380,8 @@ class Search:
            of two starts: its subset optimum, or ``graft`` (the parent's values fitted on all
            the data, the subset's values for the new parameters);
         4. "finish": on all the data, for the refined candidates the next level would expand
-           (``_expanded``), from where stage 3 left them: ``refine_iter - SKC_FIRST_REFINE``
+           (``_expanded``), from where stage 3 left them (above ``refine_size`` points: or
+           from ``graft`` of that fit, if likelier): ``refine_iter - SKC_FIRST_REFINE``
            further iterations (``refine_iter`` when that is not positive).
            Above ``refine_size`` points these are the only fits on all the data, and the
            level's only scores; below it, with skc, stage 3 has ``SKC_FIRST_REFINE`` iterations
@@ -412,7 +415,10 @@ class Search:
             return self._expanded(done, self.Y_mid.size)
 
         def finish(j: int, refined: dict[int, Candidate]) -> FitTask:
-            return self._task(refined[j].kernel, "all", 1, later if later > 0 else s.refine_iter)
+            fitted = refined[j].kernel
+            # from a subset's optimum, the parent's full-data values may be the better start
+            others = (graft(kernels[j], fitted),) if middle else ()
+            return self._task(fitted, "all", 1, later if later > 0 else s.refine_iter, others)
 
         screen = [self._task(k, small, s.restarts, s.screen_iter) for k in kernels]
         first = dict(
