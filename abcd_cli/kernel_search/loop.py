@@ -198,10 +198,13 @@ class Search:
         self.subset = idx if idx.size < self.n else None
         self.X_fit, self.Y_fit = self.X[idx], self.Y[idx]
         # the refinement's data: a larger subset above ``refine_size`` points, else all of it
-        mid = _subset(self.n, settings.refine_size)
-        above = self.subset is not None and settings.subset_size < mid.size < self.n
-        self.middle = mid if above else None
-        self.X_mid, self.Y_mid = (self.X[mid], self.Y[mid]) if above else (self.X, self.Y)
+        rows = _subset(self.n, settings.refine_size)
+        self.refine_on_subset = (
+            self.subset is not None and settings.subset_size < rows.size < self.n
+        )
+        self.X_refine, self.Y_refine = (
+            (self.X[rows], self.Y[rows]) if self.refine_on_subset else (self.X, self.Y)
+        )
         self.full_summary = InputSummaries.from_data(self.X, self.Y)
         # The subset's own spectrum is aliased by its uneven spacing (pairs of neighbours):
         # its starting periods are the full series' periodogram peaks.
@@ -233,7 +236,7 @@ class Search:
         s = self.settings
         X, y = {
             "all": (self.X, self.Y),
-            "refine": (self.X_mid, self.Y_mid),
+            "refine": (self.X_refine, self.Y_refine),
             "subset": (self.X_fit, self.Y_fit),
         }[on]
         return FitTask(
@@ -393,9 +396,9 @@ class Search:
         family_of = [i for i, family in enumerate(families) for _ in family]
         full = self.subset is None
         small = "all" if full else "subset"
-        middle = self.middle is not None
+        on_subset = self.refine_on_subset  # stage 3 on a subset: stage 4 scores the level
         later = s.refine_iter - SKC_FIRST_REFINE
-        two_phase = not full and not middle and s.engine == "skc" and later > 0
+        two_phase = not full and not on_subset and s.engine == "skc" and later > 0
         first_refine = SKC_FIRST_REFINE if two_phase else s.refine_iter
 
         def finalists(done: dict[int, Candidate]) -> list[int]:
@@ -412,12 +415,12 @@ class Search:
             return self._task(fitted, "refine", 1, first_refine, (graft(kernels[j], fitted),))
 
         def expanded(done: dict[int, Candidate]) -> list[int]:
-            return self._expanded(done, self.Y_mid.size)
+            return self._expanded(done, self.Y_refine.size)
 
         def finish(j: int, refined: dict[int, Candidate]) -> FitTask:
             fitted = refined[j].kernel
             # from a subset's optimum, the parent's full-data values may be the better start
-            others = (graft(kernels[j], fitted),) if middle else ()
+            others = (graft(kernels[j], fitted),) if on_subset else ()
             return self._task(fitted, "all", 1, later if later > 0 else s.refine_iter, others)
 
         screen = [self._task(k, small, s.restarts, s.screen_iter) for k in kernels]
@@ -435,11 +438,11 @@ class Search:
         second = dict(zip(chosen, self._fit_all(tasks, "converge", chosen, after), strict=True))
         if not full:
             chosen = refined(second)
-            after = Ahead("finish", expanded, finish) if two_phase or middle else None
+            after = Ahead("finish", expanded, finish) if two_phase or on_subset else None
             tasks = [refine(j, second) for j in chosen]
             second = dict(zip(chosen, self._fit_all(tasks, "refine", chosen, after), strict=True))
-            if middle:
-                second = self._finish_middle(second, expanded(second), finish)
+            if on_subset:
+                second = self._finish_on_all(second, expanded(second), finish)
             elif two_phase:
                 chosen = expanded(second)
                 fits = self._fit_all([finish(j, second) for j in chosen], "finish", chosen)
@@ -458,7 +461,7 @@ class Search:
         scored.sort(key=lambda c: c.bic)
         return scored, counts
 
-    def _finish_middle(
+    def _finish_on_all(
         self,
         refined: dict[int, Candidate],
         chosen: list[int],
@@ -593,8 +596,8 @@ class Search:
                 " (of each kept model's children) refined on "
                 + (
                     "all the data"
-                    if self.middle is None
-                    else f"{self.X_mid.shape[0]} points (chosen the same way); only the models"
+                    if not self.refine_on_subset
+                    else f"{self.Y_refine.size} points (chosen the same way); only the models"
                     " each next level expanded were fitted on all the data"
                 )
             )

@@ -41,7 +41,8 @@ class SearchSettings:
     refine_size: int = 10_000  # above this many points, refine on a subset of this size and
     # fit on all the data only the models the next level expands
     finalists: int = 6  # children of each kept model optimised to convergence per level
-    refine: int = 3  # long series: of those, re-optimised on all the data per kept model
+    refine: int = 3  # long series: of those, re-optimised on all the data (or, above
+    # refine_size points, on its subset) per kept model
     patience: int = 3  # stop after this many levels without a better BIC (0: never)
     prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y), "zero", "constant"
     polish: int = 1  # restarts kept after ranking the starting points by likelihood
