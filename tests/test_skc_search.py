@@ -406,6 +406,19 @@ def test_above_refine_size_only_the_models_expanded_next_are_fitted_on_all_the_d
     assert {n for n, _ in sizes} == {60, 400}
 
 
+def test_the_default_refinement_subset_is_a_tenth_of_the_points_and_at_least_2500():
+    from abcd_cli.kernel_search.settings import REFINE_MIN
+
+    default = SearchSettings()
+    assert default.refine_size is None
+    assert default.refine_points(2_000) == REFINE_MIN == 2_500  # not below: all the data
+    assert default.refine_points(10_000) == 2_500
+    assert default.refine_points(100_000) == 10_000
+    assert SearchSettings(refine_size=400).refine_points(100_000) == 400
+    with pytest.raises(InputError, match="refine_size"):
+        SearchSettings(refine_size=10)
+
+
 def test_when_every_finish_fails_the_other_refined_candidates_are_fitted_on_all_the_data():
     """Every fit of level 1's first "finish" stage is made to fail."""
     from abcd_cli.kernel_search.candidate import Candidate, fit_candidate

@@ -10,7 +10,7 @@ from abcd_cli.api import DEFAULTS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import LANGUAGES
-from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS
+from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS, REFINE_MIN
 from abcd_cli.kernels.additive import MAX_ORDER
 
 LANGUAGE_NAMES = tuple(LANGUAGES)
@@ -140,9 +140,9 @@ def _strategy_options() -> list[Any]:
             "--refine-size",
             type=click.IntRange(20, 10**7),
             default=DEFAULTS.refine_size,
-            show_default=True,
             help="Above this many points, refine on a subset of this size and fit on all the"
-            " points only the models the next level expands.",
+            " points only the models the next level expands [default: a tenth of the points,"
+            f" at least {REFINE_MIN:,}].",
         ),
         click.option(
             "--patience",

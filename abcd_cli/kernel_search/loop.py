@@ -10,9 +10,11 @@ Long series: above ``subset_size`` points, candidates are optimised on a subset 
 pairs of neighbouring points) and ranked by their subset BIC; the best few are then refined on
 all the data, and only full-data BICs are reported or compared. With skc, where the
 refinement is most of a level's time, it has two phases: a short one for every refined
-candidate, then convergence for those the next level would expand. Above ``refine_size``
-points the refinement runs on a subset of that size (chosen the same way), and only the models
-the next level would expand are fitted on all the data: the level's only scores.
+candidate, then convergence for those the next level would expand. When
+``settings.refine_points(N)`` is below N (by default above 2,500 points: 2,500 of them, or a
+tenth beyond 25,000) the refinement runs on a subset of that size (chosen the same way), and
+only the models the next level would expand are fitted on all the data: the level's only
+scores.
 
 A stage ends when its slowest fit does. On an executor with several workers, a worker left
 idle at a stage's end starts the next stage's fit of the candidate leading so far
@@ -197,8 +199,8 @@ class Search:
         idx = _subset(self.n, settings.subset_size)
         self.subset = idx if idx.size < self.n else None
         self.X_fit, self.Y_fit = self.X[idx], self.Y[idx]
-        # the refinement's data: a larger subset above ``refine_size`` points, else all of it
-        rows = _subset(self.n, settings.refine_size)
+        # the refinement's data: a larger subset (``refine_points``) or all of it
+        rows = _subset(self.n, settings.refine_points(self.n))
         self.refine_on_subset = (
             self.subset is not None and settings.subset_size < rows.size < self.n
         )
@@ -379,16 +381,17 @@ class Search:
         1. every candidate: screened restarts and a short optimisation on the search data;
         2. each family's best ``finalists`` by BIC: optimised to convergence on the search data;
         3. long series only: each family's best ``refine`` of those re-optimised on the
-           refinement's data (all of it up to ``refine_size`` points), each from the likelier
+           refinement's data (all of it, or ``refine_points`` of it), each from the likelier
            of two starts: its subset optimum, or ``graft`` (the parent's values fitted on all
            the data, the subset's values for the new parameters);
         4. "finish": on all the data, for the refined candidates the next level would expand
-           (``_expanded``), from where stage 3 left them (above ``refine_size`` points: or
+           (``_expanded``), from where stage 3 left them (refined on a subset: or
            from ``graft`` of that fit, if likelier): ``refine_iter - SKC_FIRST_REFINE``
            further iterations (``refine_iter`` when that is not positive).
-           Above ``refine_size`` points these are the only fits on all the data, and the
-           level's only scores; below it, with skc, stage 3 has ``SKC_FIRST_REFINE`` iterations
-           on all the data and each finished candidate keeps the better of its two fits.
+           After a subset's refinement these are the only fits on all the data, and the
+           level's only scores; refined on all the data with skc, stage 3 has
+           ``SKC_FIRST_REFINE`` iterations on all the data and each finished candidate keeps
+           the better of its two fits.
         Each stage's choice is also the rule by which its fits start early (``Ahead``).
         """
         s = self.settings
@@ -467,7 +470,7 @@ class Search:
         chosen: list[int],
         finish: Callable[[int, dict[int, Candidate]], FitTask],
     ) -> dict[int, Candidate]:
-        """Stage 4 above ``refine_size`` points: the ``chosen`` refined candidates fitted on
+        """Stage 4 after a subset's refinement: the ``chosen`` refined candidates fitted on
         all the data (their results, the level's only full-data fits); should none of them
         succeed, the other refined candidates are fitted too, so that a level has a model
         whenever one can be fitted."""

@@ -22,6 +22,12 @@ ENGINES = ("auto", "exact", "skc")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
 FAR_LEVEL = 100.0
+#: The default refinement subset (``SearchSettings.refine_points``): a tenth of the points,
+#: never fewer than this many. Measured on the synthetic hourly series
+#: (benchmarks/long_series_notes.md): 2,500 of 10⁴ points chose a better model in 12.6 min than
+#: all of them did in over 20; at 10⁵, 2,500 lost the weekly cycle that 10,000 found.
+REFINE_MIN = 2_500
+REFINE_SHARE = 10
 
 
 @dataclass(frozen=True)
@@ -38,8 +44,8 @@ class SearchSettings:
     interpretable: bool = False
     bases: tuple[str, ...] = DEFAULT_BASES
     subset_size: int = 250  # above this many points, optimise on a subset first
-    refine_size: int = 10_000  # above this many points, refine on a subset of this size and
-    # fit on all the data only the models the next level expands
+    refine_size: int | None = None  # above this many points, refine on a subset of this size
+    # and fit on all the data only the models the next level expands (None: ``refine_points``)
     finalists: int = 6  # children of each kept model optimised to convergence per level
     refine: int = 3  # long series: of those, re-optimised on all the data (or, above
     # refine_size points, on its subset) per kept model
@@ -63,7 +69,7 @@ class SearchSettings:
             "beam": self.beam >= 1,
             "beam_levels": self.beam_levels >= 0,
             "subset_size": self.subset_size >= 20,
-            "refine_size": self.refine_size >= 20,
+            "refine_size": self.refine_size is None or self.refine_size >= 20,
             "refine": self.refine >= 1,
             "finalists": self.finalists >= 1,
             "screen_iter": self.screen_iter >= 1,
@@ -103,6 +109,11 @@ class SearchSettings:
             raise InputError(
                 f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
             )
+
+    def refine_points(self, n: int) -> int:
+        """How many of ``n`` points the refinement uses (all of them when this is at least
+        ``n``): ``refine_size``, or by default max(REFINE_MIN, n / REFINE_SHARE)."""
+        return self.refine_size or max(REFINE_MIN, n // REFINE_SHARE)
 
     def beam_at(self, level: int) -> int:
         """Models of ``level`` that are expanded at the next one."""
