@@ -4,9 +4,9 @@ Resumes a search from its checkpoint (as ``make bench-long`` leaves one, e.g. af
 limit) and runs the next level serially in this process, measuring:
 
 * each candidate's CPU seconds by stage: the exact screen and convergence on the subset, the
-  refinement with the skc bound, on all the data or, above ``refine_size`` points, on its
-  subset, then the finish on all the data (its objective evaluations, and how much lower
-  the bound still went in its last iterations: what fewer iterations would give up);
+  refinement with the skc bound, on all the data or on a subset (``refine_points``), then the
+  finish on all the data (its objective evaluations, and how much lower the bound still went
+  in its last iterations: what fewer iterations would give up);
 * what the level would take on W workers (each stage's tasks in order to the first free
   worker, ``dask_paper.stage_time``);
 * the bounds of the checkpoint's best model at several m (its parameters as fitted), with the

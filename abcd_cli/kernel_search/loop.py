@@ -11,10 +11,9 @@ pairs of neighbouring points) and ranked by their subset BIC; the best few are t
 all the data, and only full-data BICs are reported or compared. With skc, where the
 refinement is most of a level's time, it has two phases: a short one for every refined
 candidate, then convergence for those the next level would expand. When
-``settings.refine_points(N)`` is below N (by default above 2,500 points: 2,500 of them, or a
-tenth beyond 25,000) the refinement runs on a subset of that size (chosen the same way), and
-only the models the next level would expand are fitted on all the data: the level's only
-scores.
+``settings.refine_points(N)`` is below N, the refinement runs on a subset of that size (chosen
+the same way), and only the models the next level would expand are fitted on all the data: the
+level's only scores.
 
 A stage ends when its slowest fit does. On an executor with several workers, a worker left
 idle at a stage's end starts the next stage's fit of the candidate leading so far

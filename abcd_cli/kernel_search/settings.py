@@ -24,8 +24,8 @@ ENGINES = ("auto", "exact", "skc")
 FAR_LEVEL = 100.0
 #: The default refinement subset (``SearchSettings.refine_points``): a tenth of the points,
 #: never fewer than this many. Measured on the synthetic hourly series
-#: (benchmarks/long_series_notes.md): 2,500 of 10⁴ points chose a better model in 12.6 min than
-#: all of them did in over 20; at 10⁵, 2,500 lost the weekly cycle that 10,000 found.
+#: (benchmarks/long_series_notes.md): 2,500 of 10⁴ points reached a lower BIC in 12.6 min than
+#: all of them did in 20; at 10⁵, 2,500 lost the weekly cycle that 10,000 found.
 REFINE_MIN = 2_500
 REFINE_SHARE = 10
 
@@ -47,8 +47,8 @@ class SearchSettings:
     refine_size: int | None = None  # above this many points, refine on a subset of this size
     # and fit on all the data only the models the next level expands (None: ``refine_points``)
     finalists: int = 6  # children of each kept model optimised to convergence per level
-    refine: int = 3  # long series: of those, re-optimised on all the data (or, above
-    # refine_size points, on its subset) per kept model
+    refine: int = 3  # long series: of those, re-optimised per kept model on all the data or
+    # on ``refine_points`` of it
     patience: int = 3  # stop after this many levels without a better BIC (0: never)
     prior_mean: str = "data"  # the GP's prior mean: "data" (the mean of y), "zero", "constant"
     polish: int = 1  # restarts kept after ranking the starting points by likelihood
