@@ -24,6 +24,7 @@ import statistics
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 from benchmarks import regression_data, regression_methods
 from benchmarks.common import machine_line, publish, python_command
@@ -42,6 +43,15 @@ FIELDS = [
     "seconds",
     "chosen",
 ]
+
+
+class Sizes(NamedTuple):
+    """A dataset's rows, training rows per split (before subsampling) and input columns, in
+    the order the search names them x1, x2, ..."""
+
+    rows: int
+    train: int
+    inputs: tuple[str, ...]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -102,9 +112,9 @@ def append_row(path: Path | None, row: dict[str, str]) -> None:
         writer.writerow(row)
 
 
-def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, tuple[int, int, int]]]:
+def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes]]:
     """Every (dataset, split, method) row, from ``--csv`` when already there; and per dataset
-    its rows, inputs and training rows before subsampling."""
+    its rows, training rows before subsampling and input columns."""
     done = read_rows(args.csv)
     options = regression_methods.Options(args.depth, args.jobs, args.seed, args.max_order)
     rows, sizes = [], {}
@@ -112,7 +122,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, tuple
         data = regression_data.load(name)
         for index in range(args.splits):
             split = regression_data.split(data, index, args.seed, args.max_train)
-            sizes[name] = (data.n, data.dims, split.n_train_all)
+            sizes[name] = Sizes(data.n, split.n_train_all, tuple(map(str, data.x.columns)))
             for method in args.methods:
                 row = {
                     "dataset": name,
@@ -189,9 +199,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     rows, sizes = run(args)
     described = "; ".join(
-        f"{name}: {n} rows, {dims} inputs, {train} training rows per split"
-        + (f" subsampled to {args.max_train}" if train > args.max_train else "")
-        for name, (n, dims, train) in sizes.items()
+        f"{name}, {s.rows} rows, {len(s.inputs)} inputs ("
+        + ", ".join(f"x{i + 1} {column}" for i, column in enumerate(s.inputs))
+        + f"), {s.train} training rows per split"
+        + (f" subsampled to {args.max_train}" if s.train > args.max_train else "")
+        for name, s in sizes.items()
     )
     text = "\n".join(
         [
@@ -199,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
             "",
             f"Made by `{this_command(argv)}` on {dt.date.today()}.",
             f"- {machine_line()}.",
-            f"- Data ({described}); sources in `benchmarks/regression_data.py`.",
+            f"- Data: {described}; sources in `benchmarks/regression_data.py`.",
             f"- {args.splits} splits per dataset: rows shuffled with"
             f" `default_rng(({args.seed}, split))`, the last 10% (rounded up) held out, the"
             f" first {args.max_train} of the rest at most used for training. Inputs and y"
