@@ -209,6 +209,33 @@ def test_graft_keeps_inherited_values_and_takes_new_ones_from_the_subset_fit():
     )
 
 
+def test_a_period_at_a_multiple_of_a_periodogram_peak_is_also_started_at_the_peak():
+    from abcd_cli.data.summary import InputSummaries
+    from abcd_cli.kernel_search.candidate import harmonic_starts
+    from abcd_cli.kernel_search.fit import fit
+
+    rng = np.random.default_rng(1)
+    x = np.arange(0.0, 300.0, 0.5)
+    y = np.sin(2 * np.pi * x / 7) + 0.5 * np.cos(4 * np.pi * x / 7) + rng.normal(0, 0.3, x.size)
+    X = x[:, None]
+    summary = InputSummaries.from_data(X, y)
+    assert summary.for_dim(0).periods[0] == pytest.approx(7.0, rel=0.01)
+    trapped = parse_kernel("Per(lengthscale=0.5, period=21.3, sd=1) + WN(sd=0.5)")
+    (moved,) = harmonic_starts(trapped, summary)  # 21.3 is within 3% of 3 × 7.0
+    assert moved.values()[1] == summary.for_dim(0).periods[0]
+    np.testing.assert_array_equal(np.delete(moved.values(), 1), np.delete(trapped.values(), 1))
+    # at a peak itself, or not within 3% of a multiple of one: no other start
+    for period in (7.05, 10.0, 16.0):
+        assert harmonic_starts(trapped.with_values([0.5, period, 1, 0.5]), summary) == ()
+    assert harmonic_starts(parse_kernel("SE(lengthscale=1, sd=1)"), summary) == ()
+    # the trap is real: from 21 the optimiser does not find 7; from the moved start it does
+    alone = fit(trapped, X, y, np.random.default_rng(0), restarts=1, summary=summary)
+    helped = fit(trapped, X, y, np.random.default_rng(0), 1, summary, also_from=(moved,), polish=1)
+    assert alone.kernel.values()[1] != pytest.approx(7.0, rel=0.05)
+    assert helped.kernel.values()[1] == pytest.approx(7.0, rel=0.01)
+    assert helped.nll < alone.nll - 10
+
+
 def test_a_fit_starts_from_the_likeliest_of_its_alternatives():
     from abcd_cli.engines.exact import negative_log_likelihood
     from abcd_cli.kernel_search.candidate import FitTask, fit_candidate

@@ -105,6 +105,37 @@ def graft(unfitted: Kernel, fitted: Kernel) -> Kernel:
     return unfitted.with_values(np.where(np.isfinite(known), known, fitted.values()))
 
 
+#: A period within this relative distance of k times a periodogram peak counts as k times it.
+HARMONIC_TOLERANCE = 0.03
+#: The multiples k of a peak that ``harmonic_starts`` moves back to the peak.
+HARMONICS = range(2, 6)
+
+
+def harmonic_starts(kernel: Kernel, summary: Summary) -> tuple[Kernel, ...]:
+    """Copies of ``kernel`` (fitted) with one periodic term's period P moved to a periodogram
+    peak p of its input, for each term with P = k·p (k = 2..5, within ``HARMONIC_TOLERANCE``;
+    the strongest peak P is a multiple of decides, and a P at a peak itself stays).
+
+    A kernel of period k·p holds every function of period p, so an optimiser that reaches the
+    multiple stays there: a local optimum it cannot leave by small steps. At 3·10⁴ hourly
+    points a search kept a 21-day period for a 7-day cycle; the same model started at 7 days
+    was 190 nats likelier on all the data (benchmarks/long_series_notes.md)."""
+    values = kernel.values()
+    starts = []
+    for i, (spec, dim) in enumerate(kernel.param_specs()):
+        if spec.name != "period":
+            continue
+        for peak in summary.for_dim(dim).periods:  # strongest first
+            k = round(values[i] / peak)
+            if k >= 1 and abs(values[i] / (k * peak) - 1.0) <= HARMONIC_TOLERANCE:
+                if k in HARMONICS:  # at a peak itself (k = 1) it stays
+                    moved = values.copy()
+                    moved[i] = peak
+                    starts.append(kernel.with_values(moved))
+                break
+    return tuple(starts)
+
+
 def entropy(seed: int, kernel: Kernel) -> tuple[int, ...]:
     """The random stream of one candidate: the seed and its structure, nothing else."""
     return (seed, zlib.crc32(structure_key(kernel).encode()))

@@ -70,6 +70,7 @@ from abcd_cli.kernel_search.candidate import (
     entropy,
     fit_candidate,
     graft,
+    harmonic_starts,
 )
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.engine_choice import resolve
@@ -380,9 +381,11 @@ class Search:
         1. every candidate: screened restarts and a short optimisation on the search data;
         2. each family's best ``finalists`` by BIC: optimised to convergence on the search data;
         3. long series only: each family's best ``refine`` of those re-optimised on the
-           refinement's data (all of it, or ``refine_points`` of it), each from the likelier
-           of two starts: its subset optimum, or ``graft`` (the parent's values fitted on all
-           the data, the subset's values for the new parameters);
+           refinement's data (all of it, or ``refine_points`` of it), each from the likeliest
+           of its starts: its subset optimum, ``graft`` (the parent's values fitted on all
+           the data, the subset's values for the new parameters), and the copies of both
+           whose periods at a multiple of a periodogram peak are moved to it
+           (``harmonic_starts``);
         4. "finish": on all the data, for the refined candidates the next level would expand
            (``_expanded``), from where stage 3 left them (refined on a subset: or
            from ``graft`` of that fit, if likelier): ``refine_iter - SKC_FIRST_REFINE``
@@ -414,7 +417,11 @@ class Search:
 
         def refine(j: int, converged: dict[int, Candidate]) -> FitTask:
             fitted = converged[j].kernel
-            return self._task(fitted, "refine", 1, first_refine, (graft(kernels[j], fitted),))
+            grafted = graft(kernels[j], fitted)
+            others = (grafted,) + tuple(
+                h for k in (fitted, grafted) for h in harmonic_starts(k, self.full_summary)
+            )
+            return self._task(fitted, "refine", 1, first_refine, others)
 
         def expanded(done: dict[int, Candidate]) -> list[int]:
             return self._expanded(done, self.Y_refine.size)
