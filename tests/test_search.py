@@ -228,6 +228,10 @@ def test_a_period_at_a_multiple_of_a_periodogram_peak_is_also_started_at_the_pea
     for period in (7.05, 10.0, 16.0):
         assert harmonic_starts(trapped.with_values([0.5, period, 1, 0.5]), summary) == ()
     assert harmonic_starts(parse_kernel("SE(lengthscale=1, sd=1)"), summary) == ()
+    # a stronger short peak (a daily cycle) is not the one 21 is a multiple of: 21 × 1 is no harmonic
+    daily_first = InputSummaries((replace(summary.for_dim(0), periods=(1.0, 7.0)),))
+    (moved,) = harmonic_starts(trapped, daily_first)
+    assert moved.values()[1] == 7.0
     # the trap is real: from 21 the optimiser does not find 7; from the moved start it does
     alone = fit(trapped, X, y, np.random.default_rng(0), restarts=1, summary=summary)
     helped = fit(trapped, X, y, np.random.default_rng(0), 1, summary, also_from=(moved,), polish=1)

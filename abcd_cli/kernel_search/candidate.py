@@ -114,7 +114,7 @@ HARMONICS = range(2, 6)
 def harmonic_starts(kernel: Kernel, summary: Summary) -> tuple[Kernel, ...]:
     """Copies of ``kernel`` (fitted) with one periodic term's period P moved to a periodogram
     peak p of its input, for each term with P = k·p (k = 2..5, within ``HARMONIC_TOLERANCE``;
-    the strongest peak P is a multiple of decides, and a P at a peak itself stays).
+    the strongest peak with P = k·p for k = 1..5 decides, and a P at a peak itself stays).
 
     A kernel of period k·p holds every function of period p, so an optimiser that reaches the
     multiple stays there: a local optimum it cannot leave by small steps. At 3·10⁴ hourly
@@ -127,7 +127,7 @@ def harmonic_starts(kernel: Kernel, summary: Summary) -> tuple[Kernel, ...]:
             continue
         for peak in summary.for_dim(dim).periods:  # strongest first
             k = round(values[i] / peak)
-            if k >= 1 and abs(values[i] / (k * peak) - 1.0) <= HARMONIC_TOLERANCE:
+            if 1 <= k <= HARMONICS[-1] and abs(values[i] / (k * peak) - 1.0) <= HARMONIC_TOLERANCE:
                 if k in HARMONICS:  # at a peak itself (k = 1) it stays
                     moved = values.copy()
                     moved[i] = peak
