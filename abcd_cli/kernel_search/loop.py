@@ -383,9 +383,10 @@ class Search:
         3. long series only: each family's best ``refine`` of those re-optimised on the
            refinement's data (all of it, or ``refine_points`` of it), each from the likeliest
            of its starts: its subset optimum, ``graft`` (the parent's values fitted on all
-           the data, the subset's values for the new parameters), and the copies of both
-           whose periods at a multiple of a periodogram peak are moved to it
-           (``harmonic_starts``);
+           the data, the subset's values for the new parameters), and with skc the copies of
+           both whose periods at a multiple of a periodogram peak are moved to it
+           (``harmonic_starts``; measured on long series only, so the exact engine's
+           published results stand);
         4. "finish": on all the data, for the refined candidates the next level would expand
            (``_expanded``), from where stage 3 left them (refined on a subset: or
            from ``graft`` of that fit, if likelier): ``refine_iter - SKC_FIRST_REFINE``
@@ -419,7 +420,9 @@ class Search:
             fitted = converged[j].kernel
             grafted = graft(kernels[j], fitted)
             others = (grafted,) + tuple(
-                h for k in (fitted, grafted) for h in harmonic_starts(k, self.full_summary)
+                h
+                for k in ((fitted, grafted) if s.engine == "skc" else ())
+                for h in harmonic_starts(k, self.full_summary)
             )
             return self._task(fitted, "refine", 1, first_refine, others)
 
