@@ -107,19 +107,20 @@ def graft(unfitted: Kernel, fitted: Kernel) -> Kernel:
 
 #: A period within this relative distance of k times a periodogram peak counts as k times it.
 HARMONIC_TOLERANCE = 0.03
-#: The multiples k of a peak that ``harmonic_starts`` moves back to the peak.
-HARMONICS = range(2, 6)
+#: The largest multiple k of a peak that ``harmonic_starts`` moves back to the peak.
+MAX_HARMONIC = 5
 
 
 def harmonic_starts(kernel: Kernel, summary: Summary) -> tuple[Kernel, ...]:
     """Copies of ``kernel`` (fitted) with one periodic term's period P moved to a periodogram
-    peak p of its input, for each term with P = k·p (k = 2..5, within ``HARMONIC_TOLERANCE``;
-    the strongest peak with P = k·p for k = 1..5 decides, and a P at a peak itself stays).
+    peak p of its input, for each term with P = k·p, k = 2..``MAX_HARMONIC`` (within
+    ``HARMONIC_TOLERANCE``). The strongest peak that P is 1 to 5 times decides: a P at a
+    peak itself stays.
 
     A kernel of period k·p holds every function of period p, so an optimiser that reaches the
     multiple stays there: a local optimum it cannot leave by small steps. At 3·10⁴ hourly
-    points a search kept a 21-day period for a 7-day cycle; the same model started at 7 days
-    was 190 nats likelier on all the data (benchmarks/long_series_notes.md)."""
+    points a search kept a 21-day period for a 7-day cycle; the same model refitted from 7
+    days was 192 nats likelier on all the data (benchmarks/long_series_notes.md)."""
     values = kernel.values()
     starts = []
     for i, (spec, dim) in enumerate(kernel.param_specs()):
@@ -127,12 +128,13 @@ def harmonic_starts(kernel: Kernel, summary: Summary) -> tuple[Kernel, ...]:
             continue
         for peak in summary.for_dim(dim).periods:  # strongest first
             k = round(values[i] / peak)
-            if 1 <= k <= HARMONICS[-1] and abs(values[i] / (k * peak) - 1.0) <= HARMONIC_TOLERANCE:
-                if k in HARMONICS:  # at a peak itself (k = 1) it stays
-                    moved = values.copy()
-                    moved[i] = peak
-                    starts.append(kernel.with_values(moved))
-                break
+            if not 1 <= k <= MAX_HARMONIC or abs(values[i] / (k * peak) - 1) > HARMONIC_TOLERANCE:
+                continue
+            if k > 1:
+                moved = values.copy()
+                moved[i] = peak
+                starts.append(kernel.with_values(moved))
+            break
     return tuple(starts)
 
 
