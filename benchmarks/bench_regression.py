@@ -74,6 +74,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the splits and searches")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     parser.add_argument("--csv", type=Path, default=None, help="keep one row per fit here")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="fit nothing: write the page from the rows already in --csv (the table's splits"
+        " column says how many each method has)",
+    )
     args = parser.parse_args(argv)
     for name, known in (
         ("datasets", regression_data.LOADERS),
@@ -134,6 +140,8 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                 }
                 if _key(row) in done:
                     rows.append(done[_key(row)])
+                    continue
+                if args.report_only:
                     continue
                 p = regression_methods.METHODS[method](split, options)
                 mse, nll = regression_methods.scores(split.y_test, p)
