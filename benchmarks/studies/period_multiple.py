@@ -4,7 +4,7 @@ Reads a model JSON that ``abcd report --json`` wrote for an skc search, and fits
 all the data twice with the search's engine (``--inducing`` inducing inputs, seed 0), one
 start each: from the chosen values, and from the same values with one periodic term's period
 divided by ``--factor``. Prints each fit's −LB before and after L-BFGS-B (150 iterations) and
-its interval on −log p(y). Internal units (``abcd_cli.data.scaling``); one BLAS thread is
+its interval on −log p(y). Internal units (``Scaling.x_in``, ``y_in``); one BLAS thread is
 advised (``OMP_NUM_THREADS=1``), as the search's workers use.
 
     OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.studies.period_multiple \\
@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines import get_engine
 from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernels.text import parse_kernel
@@ -34,9 +35,9 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.model) as file:
         document = json.load(file)
-    scaling = document["internal"]["scaling"]
-    X = ((np.array(document["data"]["x"]) - scaling["x_shift"]) / scaling["x_scale"])[:, None]
-    y = (np.array(document["data"]["y"]) - scaling["y_shift"]) / scaling["y_scale"]
+    scaling = Scaling.from_dict(document["internal"]["scaling"])
+    X = scaling.x_in(np.array(document["data"]["x"])).reshape(len(document["data"]["y"]), -1)
+    y = scaling.y_in(document["data"]["y"])
     text = document["internal"]["kernel"]
     if args.period not in text:
         parser.error(f"no period {args.period} in {text}")
