@@ -201,6 +201,25 @@ def test_gates_from_a_changewindow_split() -> None:
     )
 
 
+def test_change_factors_that_do_not_switch_within_the_data_are_not_described() -> None:
+    """A window far softer than the data's span only rescales the component there, as a
+    changepoint beyond the data's end does: no 'applies' clause and no switch sentences; the
+    extrapolation still says where the changepoint switches it off."""
+    year = np.arange(2010.0, 2011.0, 1.0 / 365.0)
+    soft = (2010.49, 0.04, 1.0)  # steepness 1 year on a 1-year span: a factor 0.74-0.79
+    for gate in (Outside(soft), Inside(soft)):
+        kernel = prod(SE((0.2, 1.0)), gate)
+        assert noun_phrase(kernel, YEAR, x_data=year) == "a smooth function"
+        paragraph = component_paragraph(make_facts(kernel, grid=year), YEAR, x_data=year)
+        assert "switch" not in paragraph and "applies" not in paragraph
+    later = prod(SE((0.2, 1.0)), Before((2012.0, 0.01)))
+    assert noun_phrase(later, YEAR, x_data=year) == "a smooth function"
+    assert "switched off from 1 January 2012" in describe_extrapolation(make_facts(later), YEAR)
+    # a sharp window inside the data still switches it, and says so
+    sharp = prod(SE((0.2, 1.0)), Outside((2010.5, 0.2, 0.001)))
+    assert "which applies before" in noun_phrase(sharp, YEAR, x_data=year)
+
+
 # ------------------------------------------------------------------------------ paragraphs
 
 

@@ -4,7 +4,8 @@ A component is one product of base kernels and change factors (thesis ch. 4). :f
 is the one place that says which role a base kernel plays (periodic, smooth, noise, constant,
 linear, change factor); :class:`Factors` sorts a product's factors by it and picks the head noun
 by the ordering Per > WN, SE, C > Lin > change factors. Change factors become the intervals of x
-where the component is switched on.
+where the component is switched on; those that barely change its amplitude over the data
+(:func:`switches_in_data`) are left out of what is said about the data.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from abcd_cli.kernels import (
     WN,
@@ -81,9 +84,10 @@ def role_of(base: BaseKernel) -> str | None:
     return _FIELD_OF_ROLE.get(getattr(base, "role", ""))
 
 
-def factors_of(kernel: Kernel) -> Factors | None:
+def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | None:
     """Split a product of base kernels by role; None when ``kernel`` is not such a product or
-    holds a kernel without a role."""
+    holds a kernel without a role. With ``x_data``, change factors that do not switch the
+    component within the data are dropped (:func:`switches_in_data`)."""
     if any(not isinstance(k, (BaseKernel, Product)) for k in kernel.nodes()):
         return None
     parts = Factors()
@@ -92,7 +96,26 @@ def factors_of(kernel: Kernel) -> Factors | None:
         if role is None:
             return None
         getattr(parts, role).append(base)
+    if parts.gates and x_data is not None and not switches_in_data(parts.gates, x_data):
+        parts.gates = []
     return parts
+
+
+#: Change factors switch a component within the data when its amplitude, Π g(x), falls below
+#: this share of its largest value somewhere in the data; above it everywhere, they only rescale
+#: it there (a window far softer than the data's span, a changepoint beyond the data's end).
+SWITCH_SHARE = 0.5
+
+
+def switches_in_data(gates: Sequence[Gate], x_data: np.ndarray) -> bool:
+    """Whether min Π g(x) < SWITCH_SHARE · max Π g(x) over the data's x (True without data)."""
+    x = np.asarray(x_data, dtype=float)
+    if x.size == 0:
+        return True
+    amplitude = np.ones_like(x)
+    for gate in gates:
+        amplitude = amplitude * gate.modulator(x)
+    return bool(amplitude.min() < SWITCH_SHARE * amplitude.max())
 
 
 def noise_terms(kernel: Kernel) -> list[Factors]:

@@ -344,7 +344,7 @@ def component_paragraph(
     ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2);
     ``input_name``: the input it is a function of, in a model of several inputs.
     """
-    parts = factors_of(facts.kernel)
+    parts = factors_of(facts.kernel, x_data)
     direction = mean_trend(facts, x_data)
     phrase = noun_phrase(
         facts.kernel, axis, x_data=x_data, direction=direction, input_name=input_name

@@ -173,12 +173,13 @@ def noun_phrase(
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'.
 
-    ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data (and
-    sets the precision of dates); ``direction`` ("increasing"/"decreasing", from the posterior
-    mean) names the direction of a linear trend. ``input_name`` names the input the function
-    is of, after its head noun ('a smooth function of weight'), in a model of several inputs.
+    ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
+    and whether change factors switch it there, and sets the precision of dates;
+    ``direction`` ("increasing"/"decreasing", from the posterior mean) names the direction of
+    a linear trend. ``input_name`` names the input the function is of, after its head noun
+    ('a smooth function of weight'), in a model of several inputs.
     """
-    parts = factors_of(kernel)
+    parts = factors_of(kernel, x_data)
     if parts is None:
         if noise_terms(kernel):
             return _noise_sum_phrase(kernel, x_data)
