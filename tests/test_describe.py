@@ -220,6 +220,19 @@ def test_change_factors_that_do_not_switch_within_the_data_are_not_described() -
     assert "which applies before" in noun_phrase(sharp, YEAR, x_data=year)
 
 
+def test_a_side_of_a_window_beyond_the_data_is_not_described() -> None:
+    """A window from 2005 to mid-2010 on data of 2010: off at the data's start, on from mid-2010;
+    its start five years before the data is not a switch the data show."""
+    year = np.arange(2010.0, 2011.0, 1.0 / 365.0)
+    kernel = prod(SE((0.2, 1.0)), Outside((2007.75, 5.5, 0.01)))
+    assert noun_phrase(kernel, YEAR, x_data=year) == (
+        "a smooth function which applies from 2 July 2010 onwards"
+    )
+    paragraph = component_paragraph(make_facts(kernel, grid=year), YEAR, x_data=year)
+    assert "It switches on around 2 July 2010" in paragraph and "2005" not in paragraph
+    assert "applies before 1 January 2005 and after" in noun_phrase(kernel, YEAR)  # no data: all
+
+
 # ------------------------------------------------------------------------------ paragraphs
 
 

@@ -187,6 +187,18 @@ def on_intervals(gates: Sequence[Gate]) -> list[Interval]:
     return on
 
 
+def on_in_data(gates: Sequence[Gate], x_data: np.ndarray | None) -> list[Interval]:
+    """``on_intervals`` without those wholly outside the data: ending, switch included (one
+    steepness), before its first x or beginning after its last (a window's side that lies
+    beyond the data's start). All of them without data, or when none would be left."""
+    on = on_intervals(gates)
+    if x_data is None or len(x_data) == 0:
+        return on
+    first, last = float(np.min(x_data)), float(np.max(x_data))
+    inside = [i for i in on if i.high + i.high_steep > first and i.low - i.low_steep < last]
+    return inside or on
+
+
 def switch_precision(steepness: float, spacing: float | None) -> float:
     """How precisely to print a switch: its width (2 steepness), never finer than the data."""
     width = 2.0 * steepness

@@ -17,7 +17,7 @@ from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
     noise_terms,
-    on_intervals,
+    on_in_data,
     periodic_length,
     product_lengthscale,
     switch_precision,
@@ -204,8 +204,9 @@ def _trend_sentences(
 
 
 def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """When the change factors switch the component on and off, in time order."""
-    on = on_intervals(parts.gates)
+    """When the change factors switch the component on and off within the data, in time
+    order."""
+    on = on_in_data(parts.gates, x_data)
     if not on:
         return ["Its change factors leave it switched off everywhere."]
     spacing = data_spacing(x_data)

@@ -23,7 +23,7 @@ from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
     noise_terms,
-    on_intervals,
+    on_in_data,
     switch_precision,
 )
 from abcd_cli.reporting.trends import (
@@ -118,9 +118,11 @@ def _join_modifiers(post: Sequence[str]) -> str:
     return text
 
 
-def _applies_clause(gates: Sequence[Gate], axis: Axis, spacing: float | None) -> str:
-    """'until 1643', 'from 1716 onwards', 'between 1645 and 1715', 'before 1645 and after 1715'."""
-    on = on_intervals(gates)
+def _applies_clause(gates: Sequence[Gate], axis: Axis, x_data: np.ndarray | None) -> str:
+    """'until 1643', 'from 1716 onwards', 'between 1645 and 1715', 'before 1645 and after 1715'
+    (of the data: an interval wholly outside it is not mentioned)."""
+    on = on_in_data(gates, x_data)
+    spacing = data_spacing(x_data)
     if not on:
         return "is switched off everywhere"
 
@@ -193,7 +195,7 @@ def noun_phrase(
         post.append(_lin_modifier(parts.lin, what, x_range))
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     if parts.gates:
-        clause = _applies_clause(parts.gates, axis, data_spacing(x_data))
+        clause = _applies_clause(parts.gates, axis, x_data)
         if clause:
             phrase += f" which {clause}"
     return phrase
