@@ -82,6 +82,7 @@ def test_every_searching_command_takes_the_engine_options():
     for command in ("search", "report", "benchmark"):
         text = CliRunner().invoke(main, [command, "--help"]).output
         assert "--engine" in text and "--inducing" in text and "--quiet" in text, command
+        assert "--buffer" in text, command
 
 
 def test_the_api_refuses_bad_engine_values(series_csv: Path):
@@ -94,11 +95,11 @@ def test_the_engine_used_is_recorded_and_skc_says_so(series_csv: Path, tmp_path:
     out = tmp_path / "m.json"
     args = ["search", str(series_csv), "--depth", "1", "--restarts", "1", "--jobs", "1"]
     result = CliRunner().invoke(
-        main, [*args, "--engine", "skc", "--inducing", "25", "--json", str(out)]
+        main, [*args, "--engine", "skc", "--inducing", "25", "--buffer", "2", "--json", str(out)]
     )
     assert result.exit_code == 0, result.output
     settings = json.loads(out.read_text())["settings"]
-    assert (settings["engine"], settings["inducing"]) == ("skc", 25)
+    assert (settings["engine"], settings["inducing"], settings["buffer"]) == ("skc", 25, 2)
     assert "note: likelihoods were bounded with 25 inducing inputs" in result.stdout
     trace = json.loads(out.read_text())["trace"]
     for level in trace:

@@ -31,6 +31,7 @@ SETTING_NAMES = (
     "max_order",
     "engine",
     "inducing",
+    "buffer",
 )
 
 
@@ -183,6 +184,15 @@ def _engine_options() -> list[Any]:
             callback=_whole_number,
             help="Inducing inputs of the skc engine (default: every point up to 500, 500 up"
             " to 64,000 points, then fewer, 400 at 100,000). More: tighter bounds, slower.",
+        ),
+        click.option(
+            "--buffer",
+            type=click.IntRange(1, 20),
+            default=DEFAULTS.buffer,
+            show_default=True,
+            help="With the skc engine, the most models each level expands: the beam and those"
+            " whose BIC intervals overlap the best one's. Fewer: quicker levels when the"
+            " intervals are wide.",
         ),
     ]
 
