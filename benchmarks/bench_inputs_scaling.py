@@ -1,14 +1,17 @@
-"""Time of one search against the number of points N and of inputs D, on the exact engine.
+"""Time of one search against the number of points N and of inputs D, on the exact engine
+or, for large N, the long-series one (``--engine skc``, its default m for N).
 
 Run from the project folder (the full grid; ``--sizes 50 --dims 1,2 --depth 1`` is a smoke
 run)::
 
     .venv/bin/python -m benchmarks.bench_inputs_scaling --out benchmarks/inputs_scaling.md
+    .venv/bin/python -m benchmarks.bench_inputs_scaling --engine skc --sizes 2000,5000 \
+        --out benchmarks/inputs_scaling_skc.md
 
 The data: x uniform on [-2, 2]^D, y = Σ_d sin(2 x_d) / √D + noise of sd 0.1 (every input
 matters, with the same share of y's variance), seed 0. The search: ``abcd_cli.search`` to a
-fixed ``--depth`` (patience 0, so every level runs), ``--jobs`` workers, every other setting
-its default, ``engine="exact"``. Reported: wall time, CPU time (this process and its workers),
+fixed ``--depth`` (patience 0, so every level runs), ``--jobs`` workers, ``--engine``, every
+other setting its default. Reported: wall time, CPU time (this process and its workers),
 candidate fits, and the time per fit. The grammar offers every base kernel on every input, so
 a level's candidates grow about linearly in D.
 """
@@ -46,7 +49,9 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
-def measure(n: int, dims: int, depth: int, jobs: int) -> tuple[float, float, int, str]:
+def measure(
+    n: int, dims: int, depth: int, jobs: int, engine: str = "exact"
+) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds, candidate fits and the chosen structure of one search."""
     frame = data(n, dims)
     fits = 0
@@ -63,7 +68,7 @@ def measure(n: int, dims: int, depth: int, jobs: int) -> tuple[float, float, int
         depth=depth,
         patience=0,
         jobs=jobs,
-        engine="exact",
+        engine=engine,
         on_event=count,
     )
     return time.perf_counter() - start, _cpu_seconds() - cpu, fits, found.structure
@@ -80,6 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--depth", type=int, default=2, help="levels searched (all run)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--engine", choices=("exact", "skc"), default="exact")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     args = parser.parse_args(argv)
     lines = [
@@ -88,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     ]
     for dims in args.dims:
         for n in args.sizes:
-            wall, cpu, fits, chosen = measure(n, dims, args.depth, args.jobs)
+            wall, cpu, fits, chosen = measure(n, dims, args.depth, args.jobs, args.engine)
             per_fit = cpu / fits if fits else float("nan")
             lines.append(
                 f"| {n} | {dims} | {wall:.1f} | {cpu:.1f} | {fits} | {per_fit:.2f} | `{chosen}` |"
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
             print(lines[-1], flush=True)
     text = "\n".join(
         [
-            "# Search time against N and D (exact engine)",
+            f"# Search time against N and D ({args.engine} engine)",
             "",
             f"Made by `{python_command('benchmarks.bench_inputs_scaling', argv)}` on"
             f" {dt.date.today()}.",

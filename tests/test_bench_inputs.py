@@ -120,3 +120,15 @@ def test_the_time_table_has_one_row_per_size_and_dimension(tmp_path) -> None:
     rows = [line for line in out.read_text().splitlines() if line.startswith("| 30 |")]
     assert [row.split("|")[2].strip() for row in rows] == ["1", "2"]
     assert all(int(row.split("|")[5]) > 0 for row in rows)  # candidate fits were counted
+
+
+def test_the_time_table_runs_on_the_long_series_engine_too(tmp_path) -> None:
+    out = tmp_path / "scaling_skc.md"
+    bench_inputs_scaling.main(["--sizes", "40", "--dims", "2", "--depth", "1", "--engine", "skc",
+                               "--out", str(out)])  # fmt: skip
+    text = out.read_text()
+    assert text.startswith("# Search time against N and D (skc engine)")
+    assert (
+        "--engine skc" in text
+        and len([r for r in text.splitlines() if r.startswith("| 40 |")]) == 1
+    )
