@@ -233,6 +233,31 @@ def test_a_side_of_a_window_beyond_the_data_is_not_described() -> None:
     assert "applies before 1 January 2005 and after" in noun_phrase(kernel, YEAR)  # no data: all
 
 
+def test_change_factors_too_soft_to_switch_are_a_gradual_scaling() -> None:
+    """A four-week window whose sides take a year on a one-year series (as on the San Francisco
+    temperatures): not 'applies between 2010 and 2010' but where it is strongest, and how
+    much it is scaled at the start and the end."""
+    year = np.arange(2010.0, 2011.0, 1.0 / 365.0)
+    soft = Inside((2010.64, 0.075, 0.535))
+    kernel = prod(SE((0.05, 1.0)), soft)
+    phrase = noun_phrase(kernel, YEAR, x_data=year)
+    assert phrase == "a smooth function which is strongest around August 2010"
+    paragraph = component_paragraph(make_facts(kernel, grid=year), YEAR, x_data=year)
+    assert "scale it gradually" in paragraph and "largest around August 2010" in paragraph
+    assert "switches on" not in paragraph
+    assert "of its largest at the start of the data" in paragraph
+    extrapolation = describe_extrapolation(make_facts(kernel, grid=year), YEAR, x_data=year)
+    assert "switched off" not in extrapolation and "gradually" in extrapolation
+    # a soft changepoint across the data: it grows or fades
+    rising = prod(SE((0.05, 1.0)), After((2010.5, 0.3)))
+    assert noun_phrase(rising, YEAR, x_data=year).endswith("which grows stronger across the data")
+    falling = prod(SE((0.05, 1.0)), Before((2010.5, 0.3)))
+    assert noun_phrase(falling, YEAR, x_data=year).endswith("which fades across the data")
+    # a sharp window of the same place is still a window
+    sharp = prod(SE((0.05, 1.0)), Inside((2010.64, 0.075, 0.002)))
+    assert "which applies between" in noun_phrase(sharp, YEAR, x_data=year)
+
+
 # ------------------------------------------------------------------------------ paragraphs
 
 

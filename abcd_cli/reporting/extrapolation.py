@@ -13,6 +13,7 @@ from abcd_cli.kernels import (
 from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
+    is_gradual,
     noise_terms,
     on_intervals,
     product_lengthscale,
@@ -83,6 +84,10 @@ def describe_extrapolation(
         return text
     if parts is None:
         return "Beyond the data it follows its covariance function; no simple summary is given."
+    if parts.gates and is_gradual(parts.gates, x_data):
+        return _continuation(parts, axis, x_data) + (
+            " Its change factors keep scaling it gradually beyond the data, as over it."
+        )
     if parts.gates:
         on = on_intervals(parts.gates)
         if not on:

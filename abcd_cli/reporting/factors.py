@@ -199,6 +199,35 @@ def on_in_data(gates: Sequence[Gate], x_data: np.ndarray | None) -> list[Interva
     return inside or on
 
 
+#: A switch wider (2 × steepness) than this share of the data's span, or than the interval
+#: it bounds, changes the component gradually rather than switching it: a window of four
+#: weeks whose sides take a year is a slow rise and fall, not a window.
+GRADUAL_SHARE = 0.25
+
+
+def is_gradual(gates: Sequence[Gate], x_data: np.ndarray | None) -> bool:
+    """Whether some switch of the intervals within the data (``on_in_data``) is wider than
+    ``GRADUAL_SHARE`` of the data's span or than its own interval (False without data)."""
+    if x_data is None or len(x_data) < 2:
+        return False
+    span = float(np.ptp(x_data))
+    for i in on_in_data(gates, x_data):
+        for end, steep in ((i.low, i.low_steep), (i.high, i.high_steep)):
+            if math.isfinite(end) and 2.0 * steep > min(GRADUAL_SHARE * span, i.high - i.low):
+                return True
+    return False
+
+
+def gate_profile(gates: Sequence[Gate], x_data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The component's amplitude from its change factors, Π g(x), on 401 points across the
+    data: (x, amplitude)."""
+    xs = np.linspace(float(np.min(x_data)), float(np.max(x_data)), 401)
+    amplitude = np.ones_like(xs)
+    for gate in gates:
+        amplitude = amplitude * gate.modulator(xs)
+    return xs, amplitude
+
+
 def switch_precision(steepness: float, spacing: float | None) -> float:
     """How precisely to print a switch: its width (2 steepness), never finer than the data."""
     width = 2.0 * steepness

@@ -16,6 +16,8 @@ from abcd_cli.kernels import (
 from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
+    gate_profile,
+    is_gradual,
     noise_terms,
     on_in_data,
     periodic_length,
@@ -254,15 +256,37 @@ def _detail_sentences(
         out += _lin_sentences(parts, axis, x_data)
     if head in ("smooth", "linear"):
         out += _trend_sentences(parts, facts, axis, x_data)
+    gradual = bool(parts.gates) and is_gradual(parts.gates, x_data)
     if head == "constant":
         _, mean = in_data_range(facts, x_data)
         if len(mean):
             level = mean[int(np.argmax(np.abs(mean)))]
-            where = "Where it applies, its" if parts.gates else "Its"
+            where = "Its"
+            if parts.gates:
+                where = "At its strongest, its" if gradual else "Where it applies, its"
             out.append(f"{where} level is about {format_amount(level, axis)}.")
-    if parts.gates:
+    if gradual and x_data is not None:
+        out += _gradual_sentences(parts, axis, x_data)
+    elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
     return out
+
+
+def _gradual_sentences(parts: Factors, axis: Axis, x_data: np.ndarray) -> list[str]:
+    """How change factors too soft to switch the component scale it across the data."""
+    xs, amplitude = gate_profile(parts.gates, x_data)
+    share = amplitude / amplitude.max()
+    peak = int(np.argmax(amplitude))
+    text = (
+        "Its change factors do not switch it on or off but scale it gradually: its amplitude"
+        f" is {format_percent(share[0], 0)} of its largest at the start of the data"
+    )
+    if 0 < peak < amplitude.size - 1:
+        where = format_position(xs[peak], axis, coarse_precision(x_data))
+        text += f", largest around {where} and {format_percent(share[-1], 0)} at the end"
+    else:
+        text += f" and {format_percent(share[-1], 0)} at the end"
+    return [text + "."]
 
 
 def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:

@@ -22,6 +22,8 @@ from abcd_cli.kernels import (
 from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
+    gate_profile,
+    is_gradual,
     noise_terms,
     on_in_data,
     switch_precision,
@@ -29,6 +31,7 @@ from abcd_cli.reporting.factors import (
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
+    coarse_precision,
     data_range,
     data_spacing,
     lin_trend,
@@ -149,6 +152,22 @@ def _applies_clause(gates: Sequence[Gate], axis: Axis, x_data: np.ndarray | None
     return "applies " + join_words(pieces)
 
 
+def _gradual_clause(gates: Sequence[Gate], axis: Axis, x_data: np.ndarray) -> str:
+    """'grows stronger across the data', 'fades across the data', 'is strongest around
+    August 2010', 'is weakest around ...': change factors that scale it gradually."""
+    xs, amplitude = gate_profile(gates, x_data)
+    trend = classify_trend(amplitude, DIP_TOLERANCE)
+    if trend == "increasing":
+        return "grows stronger across the data"
+    if trend == "decreasing":
+        return "fades across the data"
+    peak = int(np.argmax(amplitude))
+    if 0 < peak < amplitude.size - 1:
+        return f"is strongest around {format_position(xs[peak], axis, coarse_precision(x_data))}"
+    low = xs[int(np.argmin(amplitude))]  # the largest at an end: the dip is inside
+    return f"is weakest around {format_position(low, axis, coarse_precision(x_data))}"
+
+
 def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
     """'uncorrelated noise', with how its standard deviation changes when it does."""
     if not any(t.lin or t.gates for t in noise_terms(kernel)):
@@ -195,7 +214,10 @@ def noun_phrase(
         post.append(_lin_modifier(parts.lin, what, x_range))
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     if parts.gates:
-        clause = _applies_clause(parts.gates, axis, x_data)
+        if is_gradual(parts.gates, x_data):
+            clause = _gradual_clause(parts.gates, axis, x_data)
+        else:
+            clause = _applies_clause(parts.gates, axis, x_data)
         if clause:
             phrase += f" which {clause}"
     return phrase
