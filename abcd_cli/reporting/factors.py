@@ -107,14 +107,20 @@ def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | No
 SWITCH_SHARE = 0.5
 
 
+def gate_amplitude(gates: Sequence[Gate], x: np.ndarray) -> np.ndarray:
+    """The component's amplitude from its change factors, Π g(x), at ``x``."""
+    amplitude = np.ones_like(x, dtype=float)
+    for gate in gates:
+        amplitude = amplitude * gate.modulator(x)
+    return amplitude
+
+
 def switches_in_data(gates: Sequence[Gate], x_data: np.ndarray) -> bool:
     """Whether min Π g(x) < SWITCH_SHARE · max Π g(x) over the data's x (True without data)."""
     x = np.asarray(x_data, dtype=float)
     if x.size == 0:
         return True
-    amplitude = np.ones_like(x)
-    for gate in gates:
-        amplitude = amplitude * gate.modulator(x)
+    amplitude = gate_amplitude(gates, x)
     return bool(amplitude.min() < SWITCH_SHARE * amplitude.max())
 
 
@@ -219,13 +225,9 @@ def is_gradual(gates: Sequence[Gate], x_data: np.ndarray | None) -> bool:
 
 
 def gate_profile(gates: Sequence[Gate], x_data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The component's amplitude from its change factors, Π g(x), on 401 points across the
-    data: (x, amplitude)."""
+    """``gate_amplitude`` on 401 points across the data: (x, amplitude)."""
     xs = np.linspace(float(np.min(x_data)), float(np.max(x_data)), 401)
-    amplitude = np.ones_like(xs)
-    for gate in gates:
-        amplitude = amplitude * gate.modulator(xs)
-    return xs, amplitude
+    return xs, gate_amplitude(gates, xs)
 
 
 def switch_precision(steepness: float, spacing: float | None) -> float:
