@@ -4,10 +4,14 @@ files with several input columns, and a search that finds which input matters.""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import abcd_cli
+from abcd_cli.data.inputs import MIN_PERIODIC_VALUES, periodic_inputs
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import DataSummary, InputSummaries
 from abcd_cli.errors import InputError
@@ -103,6 +107,47 @@ def test_the_grammar_offers_every_input_once_and_keeps_one_input_as_before() -> 
     assert set(one) < set(two)
     assert "SE@1 + WN" in two and "CP@1(WN, WN)" in two
     assert not any("C@1" in s or "WN@1" in s for s in two)
+
+
+def test_periodic_kernels_go_only_on_inputs_with_enough_distinct_values() -> None:
+    rng = np.random.default_rng(5)
+    few = rng.integers(0, MIN_PERIODIC_VALUES - 1, 60).astype(float)  # 7 values at most
+    enough = np.arange(60.0) % MIN_PERIODIC_VALUES  # exactly the minimum
+    X = np.column_stack([few, enough, rng.uniform(0.0, 1.0, 60)])
+    assert periodic_inputs(X) == (1, 2)
+    assert periodic_inputs(few) == (0,)  # one input: a series' cycles, always tried
+    assert periodic_inputs(few[:, None]) == (0,)
+    abcd = LANGUAGES["abcd"]
+    allowed = [k.structure for k in expand(WN(), abcd, n_dims=3, periodic=(1, 2))]
+    assert "Per + WN" not in allowed and {"Per@1 + WN", "Per@2 + WN", "SE + WN"} <= set(allowed)
+    every = [k.structure for k in expand(WN(), abcd, n_dims=3)]
+    assert set(every) - set(allowed) == {"Per + WN"}
+    deeper = expand(parse_kernel("SE + WN"), abcd, n_dims=3, periodic=(1, 2))
+    assert not any(b.dim == 0 for k in deeper for b in k.bases() if isinstance(b, Per))
+    assert start_kernels(LANGUAGES["tci"], 3, periodic=(1,))  # starts without Per kept
+
+
+def test_the_note_names_the_inputs_left_without_periodic_kernels() -> None:
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame(
+        {"sex": rng.integers(1, 3, 50), "bmi": rng.normal(25.0, 4.0, 50), "y": rng.normal(size=50)}
+    )
+    series = abcd_cli.load(frame, y="y")
+    assert "no periodic kernels on 'sex' (2 values): a cycle needs at least 8 distinct values" in (
+        " | ".join(series.warnings)
+    )
+    assert not any("periodic" in n for n in abcd_cli.load(frame, x="bmi", y="y").warnings)
+
+
+def test_a_search_never_tries_a_periodic_kernel_on_a_few_valued_input(tmp_path) -> None:
+    rng = np.random.default_rng(8)
+    X = np.column_stack([rng.integers(0, 2, 60).astype(float), rng.uniform(0.0, 6.0, 60)])
+    y = np.sin(3.0 * X[:, 1]) + X[:, 0] + rng.normal(0.0, 0.1, 60)
+    checkpoint = tmp_path / "search.ckpt.json"
+    run_search(X, y, SearchSettings(depth=1, restarts=1, beam=1), checkpoint=checkpoint)
+    seen = json.loads(checkpoint.read_text())["seen"]
+    assert "Per@1 + WN" in seen and "SE + WN" in seen
+    assert not any(re.search(r"Per(?!@)", key) for key in seen), seen
 
 
 def _two_input_series() -> tuple[np.ndarray, np.ndarray]:

@@ -30,6 +30,38 @@ from abcd_cli.errors import InputError
 #: Ways to give the input columns: None (the defaults), one key, or several.
 InputKeys = str | Sequence[str] | None
 
+#: Fewest distinct values an input of several needs for periodic kernels to be tried on it. A
+#: period is at most half the input's range (``kernels.params.period_limits``), so at least two
+#: cycles lie in the data; each must be drawn by at least four distinct values to show a shape
+#: that repeats rather than a few levels (a count of cylinders, a 0/1 code).
+MIN_PERIODIC_VALUES = 8
+
+
+def periodic_inputs(X: np.ndarray) -> tuple[int, ...]:
+    """The inputs (columns of ``X``) periodic kernels may act on: the only one when there is
+    one (a series' cycles, whatever its length), else each holding at least
+    ``MIN_PERIODIC_VALUES`` distinct values."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1 or X.shape[1] == 1:
+        return (0,)
+    return tuple(d for d in range(X.shape[1]) if np.unique(X[:, d]).size >= MIN_PERIODIC_VALUES)
+
+
+def not_periodic_note(X: np.ndarray, names: Sequence[str]) -> str | None:
+    """The note naming the inputs of several that periodic kernels are not tried on, if any."""
+    allowed = set(periodic_inputs(X))
+    left = [
+        f"{name!r} ({np.unique(X[:, d]).size} values)"
+        for d, name in enumerate(names)
+        if d not in allowed
+    ]
+    if not left:
+        return None
+    return (
+        f"no periodic kernels on {', '.join(left)}: a cycle needs at least"
+        f" {MIN_PERIODIC_VALUES} distinct values of its input"
+    )
+
 
 @dataclass(frozen=True)
 class Choice:

@@ -17,7 +17,7 @@ import numpy as np
 
 from abcd_cli.data.checks import check_count, check_x, check_y
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
-from abcd_cli.data.inputs import InputKeys, choose_inputs
+from abcd_cli.data.inputs import InputKeys, choose_inputs, not_periodic_note
 from abcd_cli.data.table import Table
 from abcd_cli.data.time_units import counted, in_largest_unit, unit_of_name
 from abcd_cli.data.values import numeric_values
@@ -152,6 +152,9 @@ def _validated_inputs(
             f"{repeated} repeated input{'s' if repeated > 1 else ''} (rows with the same values"
             " in every input column) kept as repeated measurements"
         )
+    periodic = not_periodic_note(X, names)
+    if periodic:
+        notes.append(periodic)
     return Series(
         X, yv, ", ".join(names), y_name, "number", n_dropped, tuple(notes), src,
         tuple(names), tuple(kinds),

@@ -17,7 +17,7 @@ every order up to R) run on the same machinery as the full search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from abcd_cli.kernels import (
@@ -205,18 +205,31 @@ def on_dim(kernel: Kernel, dim: int) -> Kernel:
     return copy_with(node, dim=dim) if _reads_x(node) else node
 
 
+def _periodic_where_allowed(kernel: Kernel, periodic: Collection[int] | None) -> bool:
+    """Whether every periodic base kernel of ``kernel`` acts on an input of ``periodic``
+    (None: any input; ``data.inputs.periodic_inputs`` says which may be periodic)."""
+    return periodic is None or all(
+        b.dim in periodic for b in kernel.bases() if b.role == "periodic"
+    )
+
+
 def start_kernels(
-    language: Language, n_dims: int = 1, max_order: int | None = None
+    language: Language,
+    n_dims: int = 1,
+    max_order: int | None = None,
+    periodic: Collection[int] | None = None,
 ) -> list[Kernel]:
-    """The language's start kernels on every input dimension (each structure once); the
-    additive language's from the number of inputs and ``max_order``."""
+    """The language's start kernels on every input dimension (each structure once, none with
+    a periodic kernel on an input outside ``periodic``); the additive language's from the
+    number of inputs and ``max_order``."""
     if language.build_start is not None:
         return language.build_start(n_dims, max_order)
     out: dict[str, Kernel] = {}
     for text in language.start:
         for d in range(n_dims):
             kernel = on_dim(parse_kernel(text), d)
-            out.setdefault(structure_key(kernel), kernel)
+            if _periodic_where_allowed(kernel, periodic):
+                out.setdefault(structure_key(kernel), kernel)
     return list(out.values())
 
 
@@ -226,16 +239,23 @@ def expand(
     bases: tuple[str, ...] = DEFAULT_BASES,
     interpretable: bool = False,
     n_dims: int = 1,
+    periodic: Collection[int] | None = None,
 ) -> list[Kernel]:
     """All distinct simplified children of ``kernel`` (excluding itself), in a stable order.
 
-    With ``interpretable``, each child is also distributed into its sum-of-products form
-    (ABCD-interpretability), so products never hold sums.
+    New base kernels go on every input (those that do not read x on the first only); periodic
+    ones only on the inputs of ``periodic`` (None: every input). With ``interpretable``, each
+    child is also distributed into its sum-of-products form (ABCD-interpretability), so
+    products never hold sums.
     """
     if language.grow is None:
         return []
     fresh = [
-        _fresh(name, d) for d in range(n_dims) for name in bases if d == 0 or _reads_x(BASES[name])
+        _fresh(name, d)
+        for d in range(n_dims)
+        for name in bases
+        if (d == 0 or _reads_x(BASES[name]))
+        and (periodic is None or BASES[name].role != "periodic" or d in periodic)
     ]
     seen = {structure_key(kernel)}
     out: list[Kernel] = []

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from abcd_cli import __version__
+from abcd_cli.data.inputs import periodic_inputs
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import Engine, NLLBounds
 from abcd_cli.errors import RunError
@@ -194,6 +195,7 @@ class Search:
         self.scorer = Scorer(self.scaling, self.constant_mean)
         X = self.scaling.x_in(self.x)
         self.X = X[:, None] if X.ndim == 1 else X  # (N, D): one column per input
+        self.periodic = periodic_inputs(self.X)  # the inputs periodic kernels may act on
         self.Y = self.scaling.y_in(self.y)
         self.n = self.Y.size
         idx = _subset(self.n, settings.subset_size)
@@ -514,7 +516,11 @@ class Search:
     def _candidates(self) -> list[list[Kernel]]:
         """The new structures of this level: one family per kept model, none seen before."""
         if self.level < 0:
-            return [start_kernels(self.language, self.X.shape[1], self.settings.max_order)]
+            return [
+                start_kernels(
+                    self.language, self.X.shape[1], self.settings.max_order, self.periodic
+                )
+            ]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []
@@ -524,6 +530,7 @@ class Search:
                 self.settings.bases,
                 self.settings.interpretable,
                 n_dims=self.X.shape[1],
+                periodic=self.periodic,
             ):
                 key = structure_key(child)
                 if key not in self.seen:
