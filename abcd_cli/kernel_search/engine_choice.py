@@ -4,8 +4,10 @@
 its gradient is cheaper than the sparse engine's bound at its default m, from it on the sparse
 one is (``benchmarks/engine_choice.md``, made by
 ``benchmarks/bench_engine_choice.py``); a series the exact engine would refuse always goes to
-the sparse engine. ``auto`` switches at ``AUTO_THRESHOLD``, above the crossover, until the
-agreement of the two searches on the benchmark series is measured.
+the sparse engine. ``auto`` switches at ``AUTO_THRESHOLD``, above the crossover, because a
+whole search is not yet faster with skc at 1,000 points: on the three 1,000-point benchmark
+series skc took 138, 422 and 153 s against 95, 286 and 168 s exact, and one of the three
+chose a model more than 10 BIC worse (``benchmarks/skc_agreement.md``).
 
 The default number of inducing inputs, when ``--inducing`` is not given (``default_inducing``):
 
@@ -32,9 +34,9 @@ from abcd_cli.kernel_search.settings import SearchSettings
 
 #: Where one sparse evaluation becomes cheaper than one exact one (measured, rounded).
 SPEED_CROSSOVER = 900
-#: From this many points on, ``auto`` uses the sparse engine: above ``SPEED_CROSSOVER`` until
-#: the sparse search is shown to choose the same models as the exact one on the 1,000-point
-#: benchmark series (temperature, internet, births), which stay exact meanwhile.
+#: From this many points on, ``auto`` uses the sparse engine: above ``SPEED_CROSSOVER``, so
+#: that the 1,000-point benchmark series (temperature, internet, births) stay exact (see the
+#: module docstring).
 AUTO_THRESHOLD = 2000
 #: The default m's limits and its budget of N·m² (see the module docstring).
 M_MIN = 200

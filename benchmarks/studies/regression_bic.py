@@ -1,0 +1,94 @@
+"""BIC against held-out error on one split of the regression benchmark: the search's choice
+beside fixed structures (linear regression, SE-ARD, both), each fitted by the same engine.
+
+Answers whether a split where the search predicts worse than the ARD GP is a search that
+missed a better model (the ARD structure has the lower BIC) or BIC preferring a model that
+predicts worse (the search's choice has the lower BIC). Reads the search's choice on that
+split from the benchmark's CSV; fits each structure on the split's training rows (exact
+engine, 5 starts, seed 0) and scores its posterior mean on the test rows, in units of y's
+training sd as the benchmark does.
+
+    OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.studies.regression_bic \\
+        --dataset diabetes --split 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from abcd_cli.data.summary import InputSummaries
+from abcd_cli.engines import get_engine
+from abcd_cli.kernel_search.fit import fit
+from abcd_cli.kernels.text import parse_kernel
+from benchmarks import regression_data
+
+CSV = Path(__file__).resolve().parents[1] / "regression.csv"
+
+
+def fixed_structures(names: list[str]) -> dict[str, str]:
+    """The structures the choice is compared with, on inputs ``names``."""
+    lines = " + ".join(f"Lin[{n}]" for n in names)
+    ard = " * ".join(f"SE[{n}]" for n in names)
+    return {
+        "linear": f"{lines} + C + WN",
+        "SE-ARD": f"{ard} + WN",
+        "SE-ARD + linear": f"{ard} + {lines} + C + WN",
+    }
+
+
+def chosen_structure(dataset: str, split: int, path: Path) -> str:
+    """The search's choice on that split, as the benchmark's CSV holds it."""
+    with path.open(newline="") as file:
+        for row in csv.DictReader(file):
+            if (
+                row["dataset"] == dataset
+                and row["split"] == str(split)
+                and row["method"] == "search"
+            ):
+                return row["chosen"]
+    raise SystemExit(f"no search row for {dataset} split {split} in {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="diabetes")
+    parser.add_argument("--split", type=int, default=0)
+    parser.add_argument("--csv", type=Path, default=CSV, help="the benchmark's rows")
+    args = parser.parse_args()
+    part = regression_data.split(regression_data.load(args.dataset), args.split, 0, 500)
+    names = [f"x{i + 1}" for i in range(part.x_train.shape[1])]
+    structures = {"search's choice": chosen_structure(args.dataset, args.split, args.csv)}
+    structures.update(fixed_structures(names))
+    summary = InputSummaries.from_data(part.x_train, part.y_train)
+    engine = get_engine("exact")
+    n = len(part.y_train)
+    print(f"{args.dataset} split {args.split}: {n} training rows, {len(part.y_test)} test rows")
+    print("| structure | parameters | −log p(y) | BIC | test MSE | seconds |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, text in structures.items():
+        started = time.perf_counter()
+        kernel = parse_kernel(text, names)
+        result = fit(
+            kernel, part.x_train, part.y_train, np.random.default_rng(0),
+            restarts=5, summary=summary, max_iter=300, engine=engine,
+        )  # fmt: skip
+        fitted = result.kernel
+        bic = 2.0 * result.nll + fitted.n_params * math.log(n)
+        gram = fitted.gram(part.x_train) + 1e-8 * np.eye(n)
+        weights = np.linalg.solve(gram, part.y_train)
+        mse = float(np.mean((part.y_test - fitted.gram(part.x_test, part.x_train) @ weights) ** 2))
+        seconds = time.perf_counter() - started
+        print(
+            f"| {label}: `{text}` | {fitted.n_params} | {result.nll:.2f} | {bic:.2f} |"
+            f" {mse:.3f} | {seconds:.0f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
