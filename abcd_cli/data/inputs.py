@@ -41,20 +41,31 @@ def periodic_inputs(X: np.ndarray) -> tuple[int, ...]:
     """The inputs (columns of ``X``) periodic kernels may act on: the only one when there is
     one (a series' cycles, whatever its length), else each holding at least
     ``MIN_PERIODIC_VALUES`` distinct values."""
-    X = np.asarray(X, dtype=float)
+    X = np.asarray(X)
     if X.ndim == 1 or X.shape[1] == 1:
+        return (0,)  # no values to count (a long series' sort saved)
+    return _periodic_of(_distinct_counts(X))
+
+
+def _periodic_of(counts: list[int]) -> tuple[int, ...]:
+    """``periodic_inputs`` from each input's count of distinct values."""
+    if len(counts) == 1:
         return (0,)
-    return tuple(d for d in range(X.shape[1]) if np.unique(X[:, d]).size >= MIN_PERIODIC_VALUES)
+    return tuple(d for d, count in enumerate(counts) if count >= MIN_PERIODIC_VALUES)
+
+
+def _distinct_counts(X: np.ndarray) -> list[int]:
+    """How many distinct values each input (column of ``X``, or ``X`` itself) holds."""
+    X = np.asarray(X, dtype=float)
+    columns = [X] if X.ndim == 1 else list(X.T)
+    return [int(np.unique(column).size) for column in columns]
 
 
 def not_periodic_note(X: np.ndarray, names: Sequence[str]) -> str | None:
     """The note naming the inputs of several that periodic kernels are not tried on, if any."""
-    allowed = set(periodic_inputs(X))
-    left = [
-        f"{name!r} ({np.unique(X[:, d]).size} values)"
-        for d, name in enumerate(names)
-        if d not in allowed
-    ]
+    counts = _distinct_counts(X)
+    allowed = set(_periodic_of(counts))
+    left = [f"{name!r} ({counts[d]} values)" for d, name in enumerate(names) if d not in allowed]
     if not left:
         return None
     return (

@@ -251,12 +251,9 @@ def expand(
     if language.grow is None:
         return []
     fresh = [
-        _fresh(name, d)
-        for d in range(n_dims)
-        for name in bases
-        if (d == 0 or _reads_x(BASES[name]))
-        and (periodic is None or BASES[name].role != "periodic" or d in periodic)
+        _fresh(name, d) for d in range(n_dims) for name in bases if d == 0 or _reads_x(BASES[name])
     ]
+    fresh = [b for b in fresh if _periodic_where_allowed(b, periodic)]
     seen = {structure_key(kernel)}
     out: list[Kernel] = []
     for child in language.grow(kernel, fresh):

@@ -24,6 +24,7 @@ import numpy as np
 
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
+from abcd_cli.engines.exact_posterior import ExactPosterior
 from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks import regression_data
@@ -80,9 +81,8 @@ def main() -> None:
         )  # fmt: skip
         fitted = result.kernel
         bic = 2.0 * result.nll + fitted.n_params * math.log(n)
-        gram = fitted.gram(part.x_train) + 1e-8 * np.eye(n)
-        weights = np.linalg.solve(gram, part.y_train)
-        mse = float(np.mean((part.y_test - fitted.gram(part.x_test, part.x_train) @ weights) ** 2))
+        mean = ExactPosterior(fitted, part.x_train, part.y_train).mean(fitted, part.x_test)
+        mse = float(np.mean((part.y_test - mean) ** 2))
         seconds = time.perf_counter() - started
         print(
             f"| {label}: `{text}` | {fitted.n_params} | {result.nll:.2f} | {bic:.2f} |"
