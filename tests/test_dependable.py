@@ -161,6 +161,17 @@ def test_bad_option_values_are_usage_errors(in_tmp: Path, option: list[str]) -> 
     assert sorted(p.name for p in in_tmp.iterdir()) == ["data.csv"]
 
 
+@pytest.mark.parametrize(
+    ("bases", "needle"),
+    [("SE,Foo", "unknown base kernel 'Foo'"), ("SE,SE", "'SE' given twice"), (",", "no base")],
+)
+def test_bad_base_kernels_are_one_line_errors(in_tmp: Path, bases: str, needle: str) -> None:
+    (in_tmp / "data.csv").write_text(GOOD_CSV)
+    result = search("data.csv", "--json", "out.json", *SMALL, "--bases", bases)
+    assert_one_error_line(result, 2, needle)
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["data.csv"]
+
+
 def test_damaged_checkpoint_is_an_input_error(in_tmp: Path) -> None:
     (in_tmp / "data.csv").write_text(GOOD_CSV)
     (in_tmp / "out.json.ckpt.json").write_text("[1, 2]")

@@ -115,6 +115,27 @@ def test_restricted_languages_stay_in_their_language():
         assert {b.symbol for b in k.bases()} <= symbols, (language, k.structure)
 
 
+def test_the_search_adds_only_the_base_kernels_it_is_given(tmp_path) -> None:
+    """--bases SE,RQ (the thesis's search for tables): every candidate of every level is built
+    from SE and RQ on the white-noise start (C only inside a change operator), and the
+    setting is recorded."""
+    y = draw("SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5)", 8)
+    children = expand(WN(), LANGUAGES["abcd"], bases=("SE", "RQ"))
+    assert {b.symbol for k in children for b in k.bases()} == {"SE", "RQ", "WN", "C"}
+    assert {"SE + WN", "RQ + WN"} <= {k.structure for k in children}
+    assert "C + WN" not in {k.structure for k in children}
+    data, out = tmp_path / "d.csv", tmp_path / "m.json"
+    data.write_text("x,y\n" + "".join(f"{a},{b}\n" for a, b in zip(X, y, strict=True)))
+    args = ["search", str(data), "--bases", "SE,RQ", "--depth", "2", "--restarts", "2"]
+    result = CliRunner().invoke(main, [*args, "--jobs", "1", "--quiet", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["bases"] == ["SE", "RQ"]
+    for level in doc["trace"]:
+        kernel = parse_kernel(level["structure"])
+        assert {b.symbol for b in kernel.bases()} <= {"SE", "RQ", "WN", "C"}, level
+
+
 def _result_json(result) -> dict:
     d = result.to_dict()
     d.pop("elapsed_seconds")

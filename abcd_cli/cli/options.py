@@ -9,7 +9,7 @@ import click
 from abcd_cli.api import DEFAULTS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
-from abcd_cli.kernel_search.grammar import LANGUAGES
+from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS, REFINE_MIN
 from abcd_cli.kernels.additive import MAX_ORDER
 
@@ -23,6 +23,7 @@ SETTING_NAMES = (
     "beam",
     "beam_levels",
     "language",
+    "bases",
     "interpretable",
     "subset_size",
     "refine_size",
@@ -119,6 +120,16 @@ def _strategy_options() -> list[Any]:
             help="Space of models to search.",
         ),
         click.option(
+            "--bases",
+            metavar="K[,K...]",
+            callback=_base_names,
+            default=",".join(DEFAULTS.bases),
+            show_default=True,
+            help="Base kernels the search adds, from " + ", ".join(BASES) + " (the white-noise"
+            " start is always there); e.g. SE,RQ as the thesis searched tables of several"
+            " inputs.",
+        ),
+        click.option(
             "--max-order",
             type=click.IntRange(1, MAX_ORDER),
             default=None,
@@ -165,6 +176,11 @@ def _whole_number(ctx: click.Context, param: click.Parameter, value: str | None)
         raise InputError(
             f"--inducing takes a whole number of inducing inputs, not {value!r}"
         ) from None
+
+
+def _base_names(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    """--bases's comma-separated names as a tuple (SearchSettings checks them)."""
+    return tuple(name.strip() for name in value.split(",") if name.strip())
 
 
 def _engine_options() -> list[Any]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.errors import InputError
-from abcd_cli.kernel_search.grammar import DEFAULT_BASES, LANGUAGES
+from abcd_cli.kernel_search.grammar import BASES, DEFAULT_BASES, LANGUAGES
 from abcd_cli.kernels.additive import MAX_ORDER
 
 #: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
@@ -109,6 +109,18 @@ class SearchSettings:
             raise InputError(
                 f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
             )
+        self._check_bases()
+
+    def _check_bases(self) -> None:
+        """Base kernel names known to the search, each once, at least one."""
+        choices = f"(choose from {', '.join(BASES)})"
+        if not self.bases:
+            raise InputError(f"no base kernels given {choices}")
+        for i, name in enumerate(self.bases):
+            if name not in BASES:
+                raise InputError(f"unknown base kernel {name!r} {choices}")
+            if name in self.bases[:i]:
+                raise InputError(f"base kernel {name!r} given twice")
 
     def refine_points(self, n: int) -> int:
         """How many of ``n`` points the refinement uses (all of them when this is at least
