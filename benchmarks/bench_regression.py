@@ -199,6 +199,35 @@ def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def against_ard(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
+    """The issue's target, split by split: each abcd method's MSE minus the ARD GP's on the
+    splits both have (mean ± standard error of the differences) and on how many it is lower."""
+    lines = [
+        "| dataset | method | MSE minus the ARD GP's | lower on | splits |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name in args.datasets:
+        ard = {
+            r["split"]: float(r["mse"])
+            for r in rows
+            if r["dataset"] == name and r["method"] == "sklearn-ard"
+        }
+        for method in args.methods:
+            if method not in regression_methods.ABCD_METHODS:
+                continue
+            diffs = [
+                float(r["mse"]) - ard[r["split"]]
+                for r in rows
+                if r["dataset"] == name and r["method"] == method and r["split"] in ard
+            ]
+            if diffs:
+                lines.append(
+                    f"| {name} | {regression_methods.TITLES[method]} | {_mean_se(diffs)} |"
+                    f" {sum(d < 0 for d in diffs)} | {len(diffs)} |"
+                )
+    return lines
+
+
 def this_command(argv: list[str]) -> str:
     return python_command("benchmarks.bench_regression", argv)
 
@@ -237,6 +266,10 @@ def main(argv: list[str] | None = None) -> None:
             " RSS / (n − D − 1).",
             "",
             *table(rows, args),
+            "",
+            "Against scikit-learn's ARD GP, split by split (negative: abcd's MSE is lower):",
+            "",
+            *against_ard(rows, args),
             "",
         ]
     )

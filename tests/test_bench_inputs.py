@@ -81,6 +81,14 @@ def test_the_regression_benchmark_runs_every_method_and_resumes_from_its_csv(
         assert f"| grunfeld | {title} |" in text
     kept = bench_regression.read_rows(rows)
     assert len(kept) == len(regression_methods.METHODS)
+    paired = text.split("Against scikit-learn's ARD GP")[1]
+    mse = {key[2]: float(r["mse"]) for key, r in kept.items()}
+    for method in regression_methods.ABCD_METHODS:
+        title = regression_methods.TITLES[method]
+        line = next(x for x in paired.splitlines() if x.startswith(f"| grunfeld | {title} |"))
+        diff, lower, splits = (cell.strip() for cell in line.split("|")[3:6])
+        assert float(diff) == pytest.approx(mse[method] - mse["sklearn-ard"], abs=1e-3)
+        assert (lower, splits) == (str(int(mse[method] < mse["sklearn-ard"])), "1")
     assert all(math.isfinite(float(r["nll"])) and float(r["mse"]) >= 0 for r in kept.values())
 
     def refit(*_args: object) -> None:
