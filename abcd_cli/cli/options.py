@@ -125,9 +125,9 @@ def _strategy_options() -> list[Any]:
             callback=_base_names,
             default=",".join(DEFAULTS.bases),
             show_default=True,
-            help="Base kernels the search adds, from " + ", ".join(BASES) + " (the white-noise"
-            " start is always there); e.g. SE,RQ as the thesis searched tables of several"
-            " inputs.",
+            help="Base kernels the abcd language adds, from " + ", ".join(BASES) + " (every"
+            " model starts from white noise); e.g. SE,RQ, as the thesis searched tables of"
+            " several inputs.",
         ),
         click.option(
             "--max-order",
