@@ -13,6 +13,8 @@ standardised with the training rows' means and sds, so the scores are in units o
 the thesis's, whose MSE of a constant predictor is about 1). The data and the methods are
 described in ``regression_data.py`` and ``regression_methods.py``. Rows are appended to
 ``--csv`` as they finish; a rerun with the same settings skips the rows it finds there.
+``--models DIR`` keeps each abcd fit's model document (its trace holds every level's best
+model with its parameters, for studies of how to choose among them).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import json
 import math
 import statistics
 import sys
@@ -27,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
+from abcd_cli.files import atomic_write
 from benchmarks import regression_data, regression_methods
 from benchmarks.common import machine_line, publish, python_command
 
@@ -75,6 +79,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the splits and searches")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     parser.add_argument("--csv", type=Path, default=None, help="keep one row per fit here")
+    parser.add_argument(
+        "--models",
+        type=Path,
+        default=None,
+        help="keep each abcd fit's model (JSON, with the best model of every level) in this"
+        " folder, as DATASET-SPLIT-METHOD.json",
+    )
     parser.add_argument(
         "--report-only",
         action="store_true",
@@ -155,6 +166,10 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                     chosen=p.chosen,
                 )
                 append_row(args.csv, row)
+                if args.models is not None and p.model is not None:
+                    args.models.mkdir(parents=True, exist_ok=True)
+                    path = args.models / f"{name}-{index}-{method}.json"
+                    atomic_write(path, json.dumps(p.model, indent=1))
                 rows.append(row)
                 print(
                     f"{name} split {index} {method}: MSE {mse:.3f} NLL {nll:.3f}"

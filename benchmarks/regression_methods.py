@@ -37,6 +37,7 @@ class Prediction:
     sd: np.ndarray
     seconds: float
     chosen: str = ""
+    model: dict | None = None  # abcd's found model as its JSON document (level bests included)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def _abcd(split: Split, options: Options, **settings: object) -> Prediction:
     )
     seconds = time.perf_counter() - start
     mean, sd = found.model.predict(split.x_test)
-    return Prediction(np.asarray(mean), np.asarray(sd), seconds, found.structure)
+    return Prediction(np.asarray(mean), np.asarray(sd), seconds, found.structure, found.to_dict())
 
 
 def search(split: Split, options: Options) -> Prediction:

@@ -3,7 +3,9 @@ run of each script (recovery, regression, search time against N and D) at depth 
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -67,13 +69,23 @@ def test_linear_regression_recovers_a_line_and_its_noise() -> None:
     assert regression_methods.scores(split.y_test, p)[0] == pytest.approx(0.09, rel=0.3)
 
 
+def kept_choice(rows: Path, method: str) -> str:
+    """The structure the CSV row of grunfeld's split 0 names for ``method``."""
+    return next(r for r in bench_regression.read_rows(rows).values() if r["method"] == method)[
+        "chosen"
+    ]
+
+
 def test_the_regression_benchmark_runs_every_method_and_resumes_from_its_csv(
     tmp_path, monkeypatch
 ) -> None:
     out, rows = tmp_path / "regression.md", tmp_path / "rows.csv"
     args = ["--splits", "1", "--depth", "1", "--datasets", "grunfeld", "--max-train", "60"]
     args += ["--out", str(out), "--csv", str(rows)]
-    bench_regression.main(args)
+    bench_regression.main([*args, "--models", str(tmp_path / "models")])
+    for method in regression_methods.ABCD_METHODS:
+        doc = json.loads((tmp_path / "models" / f"grunfeld-0-{method}.json").read_text())
+        assert doc["trace"] and doc["structure"] == kept_choice(rows, method)
     text = out.read_text()
     assert "-m benchmarks.bench_regression --splits 1 --depth 1" in text
     assert "subsampled to 60" in text and "machine:" in text
