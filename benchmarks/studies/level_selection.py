@@ -7,7 +7,8 @@ units the search was given). For each split, with those parameters fixed, it sco
 level's best on the training rows by its leave-one-out log predictive density (Rasmussen &
 Williams eq. 5.10-5.12: with Q = K⁻¹, μ₋ᵢ = yᵢ − [Qy]ᵢ / Qᵢᵢ and σ²₋ᵢ = 1 / Qᵢᵢ), and on the
 test rows by MSE. Rules compared: BIC (the search's own), the best leave-one-out density, and
-the BIC-weighted mean of the level bests' predictions (weights ∝ exp(−BIC / 2)).
+the BIC-weighted mean of the level bests' predictions (weights ∝ exp(−BIC / 2)). The
+time-series analogue, on the extrapolation searches' traces, is ``bench_selection.py``.
 
     OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.studies.level_selection \\
         --models results/regression_models --dataset diabetes --method search-se-rq
@@ -27,6 +28,7 @@ import numpy as np
 from abcd_cli.engines.cholesky import cholesky_factor, inverse_from_cholesky
 from abcd_cli.engines.exact_posterior import ExactPosterior
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.prediction import evidence_weights
 from benchmarks import regression_data
 
 CSV = Path(__file__).resolve().parents[1] / "regression.csv"
@@ -94,10 +96,8 @@ def main() -> None:
         scores = level_scores(doc, part, names)
         by_bic = min(scores, key=lambda s: s["bic"])
         by_loo = max(scores, key=lambda s: s["loo"])
-        bics = np.array([s["bic"] for s in scores])
-        weights = np.exp(-(bics - bics.min()) / 2.0)
-        weights /= weights.sum()
-        averaged = sum(w * s["mean"] for w, s in zip(weights, scores, strict=True))
+        weights = evidence_weights([s["bic"] for s in scores])
+        averaged = weights @ np.array([s["mean"] for s in scores])
         mse_avg = float(np.mean((part.y_test - averaged) ** 2))
         ard = ard_mse(args.dataset, split, args.csv)
         print(
