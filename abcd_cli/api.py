@@ -138,8 +138,9 @@ def search(
 
     ``data`` is a :class:`Series` or anything :func:`load` takes (``x``/``y`` choose its
     columns). Every field of :class:`~abcd_cli.kernel_search.loop.SearchSettings` is a keyword
-    (``restarts``, ``seeds``, ``beam``, ``language``, ``prior_mean``, ...) with the command
-    line's defaults; one seed gives one result, whatever the executor.
+    (``restarts``, ``seeds``, ``beam``, ``language``, ``bases`` as a tuple or ``"SE,RQ"``,
+    ``prior_mean``, ...) with the command line's defaults; one seed gives one result, whatever
+    the executor.
 
     ``jobs``: worker processes (1: serial, 0 or None: one per core). ``scheduler``: run the
     fits on Dask, ``"local"`` (a local cluster of ``jobs`` workers) or the address of a running
@@ -221,8 +222,11 @@ def search_settings(values: dict[str, Any]) -> SearchSettings:
         raise TypeError(
             f"search() got an unknown setting {unknown[0]!r}; settings: {', '.join(sorted(known))}"
         )
-    if isinstance(values.get("bases"), list):
-        values["bases"] = tuple(values["bases"])
+    bases = values.get("bases")
+    if isinstance(bases, str):  # "SE,RQ", as on the command line
+        values["bases"] = tuple(name.strip() for name in bases.split(",") if name.strip())
+    elif isinstance(bases, list):
+        values["bases"] = tuple(bases)
     return SearchSettings(**values)
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from abcd_cli.api import search_settings
 from abcd_cli.cli.main import main
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import DataSummary
@@ -131,6 +132,8 @@ def test_the_search_adds_only_the_base_kernels_it_is_given(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert doc["settings"]["bases"] == ["SE", "RQ"]
+    assert search_settings({"bases": "SE, RQ"}).bases == ("SE", "RQ")  # the API takes both forms
+    assert search_settings({"bases": ["SE", "RQ"]}).bases == ("SE", "RQ")
     for level in doc["trace"]:
         kernel = parse_kernel(level["structure"])
         assert {b.symbol for b in kernel.bases()} <= {"SE", "RQ", "WN", "C"}, level

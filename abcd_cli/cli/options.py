@@ -122,7 +122,6 @@ def _strategy_options() -> list[Any]:
         click.option(
             "--bases",
             metavar="K[,K...]",
-            callback=_base_names,
             default=",".join(DEFAULTS.bases),
             show_default=True,
             help="Base kernels the abcd language adds, from " + ", ".join(BASES) + " (every"
@@ -176,11 +175,6 @@ def _whole_number(ctx: click.Context, param: click.Parameter, value: str | None)
         raise InputError(
             f"--inducing takes a whole number of inducing inputs, not {value!r}"
         ) from None
-
-
-def _base_names(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    """--bases's comma-separated names as a tuple (SearchSettings checks them)."""
-    return tuple(name.strip() for name in value.split(",") if name.strip())
 
 
 def _engine_options() -> list[Any]:
