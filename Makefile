@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,dask,bench]'
 	mkdir -p results
+	# ElectricDevices, which tests/test_long_series_data.py reads: one 8 MB wheel (sktime's
+	# data file; the package itself pins an older pandas), fetched once into results/
+	$(BIN)/python -m benchmarks.long_series.data --series electric-devices
 	touch $(STAMP)
 
 install: $(STAMP)
