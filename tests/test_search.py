@@ -117,9 +117,9 @@ def test_restricted_languages_stay_in_their_language():
 
 
 def test_the_search_adds_only_the_base_kernels_it_is_given(tmp_path) -> None:
-    """--bases SE,RQ (the thesis's search for tables): every candidate of every level is built
-    from SE and RQ on the white-noise start (C only inside a change operator), and the
-    setting is recorded."""
+    """--bases SE,RQ (the thesis's search for tables): the grammar's children and every
+    level's best are built from SE and RQ on the white-noise start (C only where an operator
+    puts one), and the setting is recorded."""
     y = draw("SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5)", 8)
     children = expand(WN(), LANGUAGES["abcd"], bases=("SE", "RQ"))
     assert {b.symbol for k in children for b in k.bases()} == {"SE", "RQ", "WN", "C"}
