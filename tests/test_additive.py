@@ -303,7 +303,8 @@ def test_a_first_order_function_is_fitted_with_most_variance_in_the_first_order(
 
 
 def test_the_command_line_fits_the_additive_language_and_records_the_order(tmp_path: Path) -> None:
-    """The CLI takes one input column today: the additive model of one input is σ₁² SE + WN."""
+    """On one input the additive model is σ₁² SE + WN; the order is recorded; too high an order is
+    refused."""
     x = np.linspace(0.0, 6.0, 50)
     data, out = tmp_path / "d.csv", tmp_path / "m.json"
     data.write_text("x,y\n" + "".join(f"{a},{math.sin(a)}\n" for a in x))
@@ -315,3 +316,24 @@ def test_the_command_line_fits_the_additive_language_and_records_the_order(tmp_p
     assert [t["structure"] for t in doc["trace"]] == ["Additive(R=1; SE) + WN"]
     bad = CliRunner().invoke(main, [*args, "--max-order", str(MAX_ORDER + 1)])
     assert bad.exit_code == 2
+
+
+def test_the_command_line_fits_an_additive_model_below_full_order_on_several_inputs(
+    tmp_path: Path,
+) -> None:
+    """Three inputs and --max-order 2: one additive kernel of orders 1 and 2 over the three
+    inputs, named by their columns; the recorded order is 2."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0.0, 5.0, (60, 3))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] * X[:, 2] + rng.normal(0.0, 0.1, 60)
+    data, out = tmp_path / "d.csv", tmp_path / "m.json"
+    rows = "".join(f"{a:.4f},{b:.4f},{c:.4f},{v:.4f}\n" for (a, b, c), v in zip(X, y, strict=True))
+    data.write_text("u,v,w,y\n" + rows)
+    args = ["search", str(data), "--y", "y", "--language", "additive", "--max-order", "2"]
+    run = CliRunner().invoke(
+        main, [*args, "--restarts", "1", "--jobs", "1", "--quiet", "--json", str(out)]
+    )
+    assert run.exit_code == 0, run.output
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["max_order"] == 2
+    assert [t["structure"] for t in doc["trace"]] == ["Additive(R=2; SE[u], SE[v], SE[w]) + WN"]

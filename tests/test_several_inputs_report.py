@@ -25,7 +25,7 @@ from abcd_cli.decompose.input_terms import MAX_SET_TERMS, additive_terms, term_i
 from abcd_cli.decompose.ordering import contiguous_folds
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.several_inputs import decompose_inputs, input_terms
-from abcd_cli.decompose.variance import mean_shares, saturated_inputs
+from abcd_cli.decompose.variance import input_shares, mean_shares, order_variances, saturated_inputs
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.kernel_search.init import theta_bounds
 from abcd_cli.kernels import Additive
@@ -226,6 +226,51 @@ def test_the_variance_table_adds_up_to_the_total(cars) -> None:
     whole = sum(parts)
     assert shares[0] == pytest.approx(np.cov(parts[0], whole)[0, 1] / np.var(whole, ddof=1))
     assert sum(shares) == pytest.approx(1.0)
+
+
+def test_each_input_carries_the_shares_of_the_components_that_read_it(cars) -> None:
+    _, dec = cars
+    by_set = {s.inputs: s.share for s in dec.variance.by_inputs}
+    weight, horsepower, year = dec.variance.by_input
+    assert [s.label for s in (weight, horsepower, year)] == list(CAR_INPUTS)
+    assert weight.alone == pytest.approx(by_set[(0,)])
+    assert weight.overall == pytest.approx(by_set[(0,)] + by_set[(0, 1, 2)])
+    assert horsepower.alone == 0.0
+    assert horsepower.overall == pytest.approx(by_set[(1, 2)] + by_set[(0, 1, 2)])
+    assert year.overall == pytest.approx(1.0 - by_set[(0,)])
+    rows = input_shares([0.5, 0.3, 0.2], [(0,), (0, 1), (1,)], ["a", "b", "c"])
+    flat = [v for r in rows for v in (r.alone, r.overall)]
+    assert flat == pytest.approx([0.5, 0.8, 0.2, 0.5, 0.0, 0.0])
+    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    assert [r["label"] for r in context["variance"]["by_input"]] == list(CAR_INPUTS)
+    assert "No component reads" not in context["variance"]["text"]
+
+
+def test_an_input_no_component_reads_is_said() -> None:
+    names = ("weight", "horsepower", "year")
+    model = fixed_model(
+        "SE[weight](lengthscale=900, sd=3) + Lin[year](sd=0.3, location=60) + WN(sd=0.5)", names
+    )
+    dec = decompose_inputs(model, axes_of(names), seed=0)
+    assert [(s.alone, s.overall) for s in dec.variance.by_input][1] == (0.0, 0.0)
+    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    assert (
+        "No component reads horsepower: the model finds no effect of it."
+        in context["variance"]["text"]
+    )
+
+
+def test_the_additive_order_variances_add_up_to_the_prior_variance_at_a_point() -> None:
+    """Σ_r σ_r² C(D, r) is k(x, x) of the additive kernel (each base kernel's k(x, x) = 1)."""
+    kernel = parse_kernel(
+        "Additive(R=3, sd1=0.7, sd2=1.3, sd3=0.4; SE(lengthscale=1), SE@1(lengthscale=2),"
+        " SE@2(lengthscale=0.5), SE@3(lengthscale=3))"
+    )
+    rows = order_variances(kernel)
+    assert [(r, c) for r, _, c, _ in rows] == [(1, 4), (2, 6), (3, 4)]
+    assert [v for _, v, _, _ in rows] == pytest.approx([0.49, 1.69, 0.16])
+    x = np.random.default_rng(0).normal(size=(5, 4))
+    np.testing.assert_allclose(np.diag(kernel.gram(x)), sum(v for *_, v in rows), rtol=1e-12)
 
 
 def test_a_lengthscale_at_its_bound_is_said(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ class AbcdGroup(click.Group):
     help="Show the full traceback when something fails.",
 )
 def main(debug: bool) -> None:
-    """Find a Gaussian-process model for a time series and explain it in plain English."""
+    """Find a Gaussian-process model for a time series or a table; explain it in plain English."""
 
 
 for command in (describe_data, search, report, predict, benchmark):

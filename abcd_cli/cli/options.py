@@ -227,7 +227,8 @@ X_OPTION = click.option(
     "--x",
     "x",
     metavar="COL[,COL...]",
-    help="Column holding time (name or 1-based number), or several inputs as a,b,c [default:"
+    help="Column holding time or the one input (name or 1-based number), or several inputs as a,b,c"
+    " [default:"
     " with more than two columns, every column holding numbers or dates but y].",
 )
 Y_OPTION = click.option(

@@ -25,9 +25,11 @@ from abcd_cli.decompose.input_terms import expand_additive, is_noise, term_input
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.variance import (
+    InputShare,
     Share,
     additive_node,
     grouped,
+    input_shares,
     mean_shares,
     order_variances,
     saturated_inputs,
@@ -67,11 +69,12 @@ class InputComponent:
 
 @dataclass(frozen=True)
 class VarianceTable:
-    """Shares of the fitted mean's variance by set of inputs and by order, and the additive
-    kernel's order variances with the inputs whose lengthscale reached its bound."""
+    """Shares of the fitted mean's variance by set of inputs, by input and by order, and the
+    additive kernel's order variances with the inputs whose lengthscale reached its bound."""
 
     total: float  # variance of the fitted mean over the data, y's units squared
     by_inputs: list[Share]
+    by_input: list[InputShare]
     by_order: list[Share]
     additive_orders: list[Share] | None
     saturated: tuple[int, ...]
@@ -228,8 +231,8 @@ def inputs_label(dims: tuple[int, ...], names: tuple[str, ...]) -> str:
 def variance_table(
     model: Model, components: list[InputComponent], axes: tuple[Axis, ...]
 ) -> VarianceTable:
-    """The fitted mean's variance split by set of inputs and by order (constants, which carry
-    none, left out), and the additive kernel's order variances."""
+    """The fitted mean's variance split by set of inputs, by input and by order (constants,
+    which carry none, left out), and the additive kernel's order variances."""
     names = tuple(a.x_name for a in axes)
     signal = [c for c in components if c.share is not None]
     means = [c.facts.data_mean for c in signal]
@@ -256,4 +259,5 @@ def variance_table(
         additive = [Share(f"order {r}", (), v, v / prior) for r, _, _, v in rows]
     sc = model.scaling
     saturated = saturated_inputs(model.kernel, sc.x_in(model.x), sc.y_in(model.y))
-    return VarianceTable(total_variance, by_inputs, by_order, additive, tuple(saturated))
+    by_input = input_shares(shares, keys, names)
+    return VarianceTable(total_variance, by_inputs, by_input, by_order, additive, tuple(saturated))

@@ -4,7 +4,10 @@ Of the fitted mean: m = Σ_k m_k, the components' posterior means at the data (n
 it is not part of the fitted function). var(m) = Σ_k cov(m_k, m), so the share of component k,
 s_k = cov(m_k, m) / var(m), adds up to one over the components; a component that works against
 the others has a negative share. The shares of components reading the same set of inputs add
-up to that set's share, those of components of r inputs to the order-r share.
+up to that set's share, those of components of r inputs to the order-r share. An input's
+share is that of every component reading it, alone or with others: Σ_{k reads d} s_k. An
+interaction counts towards each of its inputs, so these shares add up to more than one when
+there are interactions.
 
 Of the additive kernel (``shared/papers/002`` §1.3): its prior variance at a point is
 Σ_r σ_r² C(D, r), the order-r interactions carrying σ_r² C(D, r) of it. When an input's
@@ -50,6 +53,33 @@ def mean_shares(means: Sequence[np.ndarray]) -> list[float]:
     if total <= 0.0:
         return [0.0] * len(means)
     return [float(c @ fitted) / total for c in centred]
+
+
+@dataclass(frozen=True)
+class InputShare:
+    """One input's share of the fitted mean's variance: of its own components, and of every
+    component that reads it (alone or in an interaction)."""
+
+    label: str
+    input: int
+    alone: float
+    overall: float
+
+
+def input_shares(
+    shares: Sequence[float], keys: Sequence[tuple[int, ...]], names: Sequence[str]
+) -> list[InputShare]:
+    """Each input's share, alone (components reading it only) and overall (every component
+    reading it), in input order; an input no component reads has zero for both."""
+    return [
+        InputShare(
+            name,
+            d,
+            sum(s for s, key in zip(shares, keys, strict=True) if key == (d,)),
+            sum(s for s, key in zip(shares, keys, strict=True) if d in key),
+        )
+        for d, name in enumerate(names)
+    ]
 
 
 def grouped(

@@ -198,6 +198,13 @@ def variance_section(dec: InputsDecomposition) -> dict[str, Any]:
         top = max(v.by_inputs, key=lambda s: s.share)
         text += f" The largest share, {percent(top.share)}, is that of {_inputs_words(top.label)}."
     rows = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_inputs]
+    inputs = [{"label": s.label, "alone": s.alone, "overall": s.overall} for s in v.by_input]
+    unused = [s.label for s in v.by_input if s.overall == 0.0]
+    if unused:
+        text += (
+            f" No component reads {join_words(unused)}: the model finds no effect of"
+            f" {'it' if len(unused) == 1 else 'them'}."
+        )
     orders = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_order]
     additive = None
     if v.additive_orders is not None:
@@ -226,6 +233,12 @@ def variance_section(dec: InputsDecomposition) -> dict[str, Any]:
         "text": text,
         "total": v.total,
         "by_inputs": rows,
+        "by_input": inputs,
+        "by_input_text": (
+            "Each input's share: of the components reading it alone, and of every component"
+            " reading it, alone or in an interaction (an interaction counts for each of its"
+            " inputs, so this column can add up to more than 100%)."
+        ),
         "by_order": orders,
         "additive": additive,
         "saturated": saturated,
