@@ -21,10 +21,16 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.decompose.folds import blocks_along, shuffled_folds
-from abcd_cli.decompose.input_terms import MAX_SET_TERMS, additive_terms, term_inputs
+from abcd_cli.decompose.input_terms import (
+    MAX_SET_TERMS,
+    additive_terms,
+    order_sets,
+    term_inputs,
+    term_order,
+)
 from abcd_cli.decompose.ordering import contiguous_folds
 from abcd_cli.decompose.partial import partial_residuals
-from abcd_cli.decompose.several_inputs import decompose_inputs, input_terms
+from abcd_cli.decompose.several_inputs import MAX_SET_ROWS, decompose_inputs, input_terms
 from abcd_cli.decompose.variance import input_shares, mean_shares, order_variances, saturated_inputs
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.kernel_search.init import theta_bounds
@@ -38,7 +44,14 @@ from abcd_cli.reporting.render import render_html
 from tests.sampling import gp_draw
 
 TINY = ["--language", "additive", "--depth", "0", "--restarts", "1", "--jobs", "1", "--quiet"]
-RANGES = {"weight": (1500.0, 4500.0), "horsepower": (50.0, 200.0), "year": (70.0, 82.0)}
+RANGES = {
+    "weight": (1500.0, 4500.0),
+    "horsepower": (50.0, 200.0),
+    "year": (70.0, 82.0),
+    "displacement": (70.0, 450.0),
+    "acceleration": (8.0, 25.0),
+    "cylinders": (3.0, 8.0),
+}
 
 
 def write_table(path: Path, names: list[str], n: int = 80, seed: int = 3) -> Path:
@@ -258,6 +271,60 @@ def test_an_input_no_component_reads_is_said() -> None:
         "No component reads horsepower: the model finds no effect of it."
         in context["variance"]["text"]
     )
+
+
+def test_an_additive_kernel_split_by_order_gets_its_shares_by_set_and_by_input() -> None:
+    """Six inputs at order 2 make 21 sets, more than the report draws: its components are the
+    two whole orders, each of its order (not six); the variance table writes them out into
+    their sets again, whose shares add up to the order's, and each input's share is that of
+    the sets holding it."""
+    names = ("weight", "horsepower", "year", "displacement", "acceleration", "cylinders")
+    members = ", ".join(
+        f"SE[{n}](lengthscale={(hi - lo) / 3:.1f})"
+        for n, (lo, hi) in ((n, RANGES[n]) for n in names)
+    )
+    model = fixed_model(f"Additive(R=2, sd1=2.0, sd2=1.0; {members}) + WN(sd=0.3)", names)
+    dec = decompose_inputs(model, axes_of(names), seed=0)
+    signal = [c for c in dec.components if c.share is not None]
+    assert sorted(c.order for c in signal) == [1, 2]
+    assert all(c.dims == tuple(range(6)) for c in signal)
+    v = dec.variance
+    assert [s.label for s in v.by_order] == ["order 1", "order 2"]
+    for c in signal:
+        assert v.by_order[c.order - 1].share == pytest.approx(c.share)
+    assert (
+        len(v.by_inputs) == MAX_SET_ROWS + 1
+        and v.by_inputs[-1].label == "the other 6 sets of inputs"
+    )
+    assert sum(s.share for s in v.by_inputs) == pytest.approx(1.0)
+    shown = [s.share for s in v.by_inputs[:-1]]
+    assert shown == sorted(shown, reverse=True)
+    one = {s.inputs: s.share for s in v.by_inputs if len(s.inputs) == 1}
+    for row in v.by_input:
+        if (row.input,) in one:
+            assert row.alone == pytest.approx(one[(row.input,)])
+    assert sum(r.alone for r in v.by_input) == pytest.approx(v.by_order[0].share)
+    pairs_and_singles = sum(r.overall for r in v.by_input)
+    assert pairs_and_singles == pytest.approx(v.by_order[0].share + 2 * v.by_order[1].share)
+    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    assert sorted(
+        c["order"] for c in context["components"] if c["inputs"] and c["share"] is not None
+    ) == [1, 2]
+
+
+def test_a_whole_order_written_out_as_its_sets_has_the_same_gram() -> None:
+    """Six inputs at order 2: ``additive_terms`` gives the two whole orders; ``order_sets``
+    writes order 2 out as its 15 pairs, whose Gram matrices add up to the order's."""
+    members = ", ".join(f"SE@{d}(lengthscale={0.5 + d / 2})" for d in range(6))
+    kernel = parse_kernel(f"Additive(R=2, sd1=0.7, sd2=1.3; {members})")
+    order_one, order_two = additive_terms(kernel)
+    assert (term_order(order_one), term_order(order_two)) == (1, 2)
+    sets = order_sets(order_two, most=15)
+    assert len(sets) == 15 and all(term_order(t) == 2 for t in sets)
+    x = np.random.default_rng(1).normal(size=(7, 6))
+    np.testing.assert_allclose(sum(t.gram(x) for t in sets), order_two.gram(x), rtol=1e-12)
+    assert order_sets(order_two, most=14) == [order_two]
+    assert [term_inputs(t) for t in order_sets(order_one, most=15)] == [(d,) for d in range(6)]
 
 
 def test_the_additive_order_variances_add_up_to_the_prior_variance_at_a_point() -> None:

@@ -5,7 +5,9 @@ depend on x (C and WN read none). The additive kernel (``kernels/additive.py``) 
 σ_1² e_1(z) + ... + σ_R² e_R(z); written out it is a sum over every set S of r ≤ R inputs of
 σ_r² ∏_{d∈S} k_d(x_d, x'_d) (``shared/papers/002`` eq. 1.7), one term per set, each a product
 of the members' unit-variance kernels whose first carries the sd σ_r. With more than
-``MAX_SET_TERMS`` sets the kernel is split by order instead: σ_r² e_r, one term per order.
+``MAX_SET_TERMS`` sets the kernel is split by order instead: σ_r² e_r, one term per order
+(its order ``term_order``; ``order_sets`` writes it out again where the sets themselves are
+wanted, as in the variance table).
 """
 
 from __future__ import annotations
@@ -48,13 +50,17 @@ def additive_terms(kernel: Additive) -> list[Kernel]:
     σ_r² e_r, one term per order, when there are more than ``MAX_SET_TERMS`` sets."""
     if set_count(kernel) > MAX_SET_TERMS:
         return [_order_term(kernel, r) for r in range(1, kernel.order + 1)]
+    return [t for r, sd in enumerate(kernel.sds, start=1) for t in _set_terms(kernel, r, sd)]
+
+
+def _set_terms(kernel: Additive, r: int, sd: float) -> list[Kernel]:
+    """sd² ∏_{d∈S} k_d for every set S of r of the kernel's members, in input order."""
     terms = []
-    for r, sd in enumerate(kernel.sds, start=1):
-        for members in combinations(kernel.members, r):
-            first = members[0]
-            values = list(first.params)
-            values[first.names.index("sd")] = sd
-            terms.append(product([copy_with(first, params=tuple(values)), *members[1:]]))
+    for members in combinations(kernel.members, r):
+        first = members[0]
+        values = list(first.params)
+        values[first.names.index("sd")] = sd
+        terms.append(product([copy_with(first, params=tuple(values)), *members[1:]]))
     return terms
 
 
@@ -62,6 +68,33 @@ def _order_term(kernel: Additive, r: int) -> Kernel:
     """σ_r² e_r(z): the additive kernel with every other order's sd at zero."""
     sds = tuple(sd if k == r else 0.0 for k, sd in enumerate(kernel.sds, start=1))
     return copy_with(kernel, sds=sds)
+
+
+def _whole_order(term: Kernel) -> tuple[Additive, int] | None:
+    """(the additive kernel, r) when ``term`` is one whole order σ_r² e_r of it."""
+    if not isinstance(term, Additive):
+        return None
+    live = [r for r, sd in enumerate(term.sds, start=1) if sd != 0.0]
+    return (term, live[0]) if len(live) == 1 else None
+
+
+def term_order(term: Kernel) -> int:
+    """The order of interaction of a term: r for a whole order σ_r² e_r of the additive kernel
+    (which reads every input), else the number of inputs it reads."""
+    whole = _whole_order(term)
+    return whole[1] if whole else len(term_inputs(term))
+
+
+def order_sets(term: Kernel, most: int) -> list[Kernel]:
+    """A whole order σ_r² e_r written out as its C(D, r) set terms when there are at most
+    ``most`` of them; any other term (or too many sets) as it is."""
+    whole = _whole_order(term)
+    if whole is None:
+        return [term]
+    kernel, r = whole
+    if math.comb(len(kernel.members), r) > most:
+        return [term]
+    return _set_terms(kernel, r, kernel.sds[r - 1])
 
 
 def expand_additive(terms: list[Kernel]) -> list[Kernel]:

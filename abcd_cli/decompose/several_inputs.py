@@ -21,7 +21,13 @@ from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.decompose.checks import model_checks
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.decompose.folds import folds_for
-from abcd_cli.decompose.input_terms import expand_additive, is_noise, term_inputs
+from abcd_cli.decompose.input_terms import (
+    expand_additive,
+    is_noise,
+    order_sets,
+    term_inputs,
+    term_order,
+)
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.variance import (
@@ -38,6 +44,10 @@ from abcd_cli.kernels import WN, Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
 
+#: A whole order of the additive kernel is split into its sets for the variance table up to
+#: this many sets (C(10, 5) = 252 at ten inputs); the table shows this many sets' rows at most.
+MAX_SPLIT_SETS = 1024
+MAX_SET_ROWS = 15
 #: Points of a one-input component's grid; a surface has ``SURFACE_SIZE`` per side.
 GRID_SIZE = 200
 SURFACE_SIZE = 40
@@ -65,6 +75,11 @@ class InputComponent:
     partial: np.ndarray
     surface: Surface | None
     share: float | None  # of the fitted mean's variance; None for noise
+
+    @property
+    def order(self) -> int:
+        """Its order of interaction (a whole order of the additive kernel reads every input)."""
+        return term_order(self.facts.kernel)
 
 
 @dataclass(frozen=True)
@@ -179,7 +194,7 @@ def decompose_inputs(
             if model.constant_mean
             else None
         ),
-        variance=variance_table(model, components, axes),
+        variance=variance_table(model, components, terms, axes),
         folds="shuffled" if time_dim is None else "time",
         extrapolate=extrapolate,
     )
@@ -223,32 +238,55 @@ def _surface(model: Model, term: Kernel, dims: tuple[int, ...]) -> Surface:
     return Surface(grid_a, grid_b, model.scaling.y_scale * mean.reshape(A.shape))
 
 
-def inputs_label(dims: tuple[int, ...], names: tuple[str, ...]) -> str:
-    """'weight', 'horsepower × year', '(no input)'."""
+def inputs_label(dims: tuple[int, ...], names: tuple[str, ...], order: int | None = None) -> str:
+    """'weight', 'horsepower × year', '(no input)'; a whole order of the additive kernel that
+    was not split into its sets: 'every set of 2 inputs'."""
+    if order is not None and order != len(dims):
+        return f"every set of {order} inputs"
     return " × ".join(names[d] for d in dims) if dims else "(no input)"
 
 
 def variance_table(
-    model: Model, components: list[InputComponent], axes: tuple[Axis, ...]
+    model: Model,
+    components: list[InputComponent],
+    terms: list[Kernel],
+    axes: tuple[Axis, ...],
 ) -> VarianceTable:
     """The fitted mean's variance split by set of inputs, by input and by order (constants,
-    which carry none, left out), and the additive kernel's order variances."""
+    which carry none, left out), and the additive kernel's order variances. ``terms`` are the
+    components' kernels (internal units); a whole order of the additive kernel is split into its
+    sets of inputs here (``order_sets``), so that each set and each input gets its own share.
+    The sets table keeps the ``MAX_SET_ROWS`` largest shares and adds up the rest."""
     names = tuple(a.x_name for a in axes)
-    signal = [c for c in components if c.share is not None]
-    means = [c.facts.data_mean for c in signal]
+    pieces = [
+        (term_inputs(piece), term_order(piece), model.posterior.mean(piece))
+        for c, term in zip(components, terms, strict=True)
+        if c.share is not None
+        for piece in order_sets(term, MAX_SPLIT_SETS)
+    ]
+    means = [model.scaling.y_scale * mean for *_, mean in pieces]
     fitted = np.sum(means, axis=0) if means else np.zeros(model.n)
     total_variance = float(np.var(fitted))
-    keys = [c.dims for c in signal]
-    shares = [float(c.share or 0.0) for c in signal]
-    by_inputs = [
-        Share(inputs_label(key, names), key, share * total_variance, share)
-        for key, share in grouped(shares, keys).items()
-        if key
-    ]
-    orders = grouped(shares, [(len(key),) for key in keys])  # keyed by the order r
+    shares = mean_shares(means)
+    keys = [(dims, order) for dims, order, _ in pieces]
+    sets = sorted(
+        (
+            Share(inputs_label(dims, names, order), dims, share * total_variance, share)
+            for (dims, order), share in grouped(shares, keys).items()
+            if dims
+        ),
+        key=lambda s: -s.share,
+    )
+    by_inputs = sets[:MAX_SET_ROWS]
+    if len(sets) > MAX_SET_ROWS:
+        rest = sets[MAX_SET_ROWS:]
+        share = sum(s.share for s in rest)
+        label = f"the other {len(rest)} sets of inputs"
+        by_inputs.append(Share(label, (), share * total_variance, share))
+    orders = grouped(shares, [order for _, order in keys])
     by_order = [
         Share(f"order {r}", (), share * total_variance, share)
-        for (r,), share in sorted(orders.items())
+        for r, share in sorted(orders.items())
         if r
     ]
     node = additive_node(model.user_kernel)
@@ -259,5 +297,5 @@ def variance_table(
         additive = [Share(f"order {r}", (), v, v / prior) for r, _, _, v in rows]
     sc = model.scaling
     saturated = saturated_inputs(model.kernel, sc.x_in(model.x), sc.y_in(model.y))
-    by_input = input_shares(shares, keys, names)
+    by_input = input_shares(shares, [dims for dims, _ in keys], names)
     return VarianceTable(total_variance, by_inputs, by_input, by_order, additive, tuple(saturated))

@@ -19,14 +19,17 @@ input acts as the set without it, one order lower: that variance belongs to the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.kernel_search.init import theta_bounds
 from abcd_cli.kernels import Additive, Kernel
+
+K = TypeVar("K", bound=Hashable)
 
 #: A lengthscale within this factor of its upper bound counts as having reached it.
 BOUND_FACTOR = 0.9
@@ -82,11 +85,10 @@ def input_shares(
     ]
 
 
-def grouped(
-    shares: Sequence[float], keys: Sequence[tuple[int, ...]]
-) -> dict[tuple[int, ...], float]:
-    """The shares added up by key (a set of inputs), keys in order of first appearance."""
-    out: dict[tuple[int, ...], float] = {}
+def grouped(shares: Sequence[float], keys: Sequence[K]) -> dict[K, float]:
+    """The shares added up by key (a set of inputs, an order), keys in order of first
+    appearance."""
+    out: dict[K, float] = {}
     for share, key in zip(shares, keys, strict=True):
         out[key] = out.get(key, 0.0) + share
     return out

@@ -124,7 +124,7 @@ def component_section(
         "index": f.index,
         "phrase": phrase,
         "inputs": input_names(dec, c.dims),
-        "order": len(c.dims),
+        "order": c.order,
         "structure": f.kernel.to_text(params=False, names=dec.names),
         "kernel": f.kernel.to_text(digits=6, names=dec.names),
         "paragraph": inputs_paragraph(dec, c, previous_r2),
