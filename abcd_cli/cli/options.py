@@ -227,9 +227,8 @@ X_OPTION = click.option(
     "--x",
     "x",
     metavar="COL[,COL...]",
-    help="Column holding time or the one input (name or 1-based number), or several inputs as a,b,c"
-    " [default:"
-    " with more than two columns, every column holding numbers or dates but y].",
+    help="Column holding time or the one input (name or 1-based number), or several inputs as"
+    " a,b,c [default: with more than two columns, every column holding numbers or dates but y].",
 )
 Y_OPTION = click.option(
     "--y", "y", metavar="COL", help="Column holding the values (name or number)."
