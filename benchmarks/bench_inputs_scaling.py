@@ -7,12 +7,15 @@ run)::
     .venv/bin/python -m benchmarks.bench_inputs_scaling --out benchmarks/inputs_scaling.md
     .venv/bin/python -m benchmarks.bench_inputs_scaling --engine skc --sizes 2000,5000 \
         --out benchmarks/inputs_scaling_skc.md
+    .venv/bin/python -m benchmarks.bench_inputs_scaling --depth 10 --patience 3 \
+        --out benchmarks/inputs_scaling_full.md   # the whole default search
 
 The data: x uniform on [-2, 2]^D, y = Σ_d sin(2 x_d) / √D + noise of sd 0.1 (every input
-matters, with the same share of y's variance), seed 0. The search: ``abcd_cli.search`` to a
-fixed ``--depth`` (patience 0, so every level runs), ``--jobs`` workers, ``--engine``, every
-other setting its default. Reported: wall time, CPU time (this process and its workers),
-candidate fits, and the time per fit. The grammar offers every base kernel on every input, so
+matters, with the same share of y's variance), seed 0. The search: ``abcd_cli.search`` to
+``--depth`` with ``--patience`` (0, the default here: every level runs; 3 with depth 10: the
+search as users run it), ``--jobs`` workers, ``--engine``, every other setting its default.
+Reported: levels run, wall time, CPU time (this process and its workers), candidate fits, and
+the time per fit. The grammar offers every base kernel on every input, so
 a level's candidates grow about linearly in D.
 """
 
@@ -50,15 +53,17 @@ def _cpu_seconds() -> float:
 
 
 def measure(
-    n: int, dims: int, depth: int, jobs: int, engine: str = "exact"
-) -> tuple[float, float, int, str]:
-    """Wall seconds, CPU seconds, candidate fits and the chosen structure of one search."""
+    n: int, dims: int, depth: int, jobs: int, engine: str = "exact", patience: int = 0
+) -> tuple[float, float, int, int, str]:
+    """Wall seconds, CPU seconds, levels run, candidate fits and the chosen structure of one
+    search."""
     frame = data(n, dims)
-    fits = 0
+    fits = levels = 0
 
     def count(event: SearchEvent) -> None:
-        nonlocal fits
+        nonlocal fits, levels
         fits += event.kind == "fit"
+        levels += event.kind == "level"
 
     cpu, start = _cpu_seconds(), time.perf_counter()
     found = abcd_cli.search(
@@ -66,12 +71,12 @@ def measure(
         y="y",
         x=list(frame.columns[:-1]),
         depth=depth,
-        patience=0,
+        patience=patience,
         jobs=jobs,
         engine=engine,
         on_event=count,
     )
-    return time.perf_counter() - start, _cpu_seconds() - cpu, fits, found.structure
+    return time.perf_counter() - start, _cpu_seconds() - cpu, levels, fits, found.structure
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,23 +88,37 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--dims", type=comma_integers, default=[1, 2, 4, 8], help="D, comma-separated"
     )
-    parser.add_argument("--depth", type=int, default=2, help="levels searched (all run)")
+    parser.add_argument("--depth", type=int, default=2, help="the last level searched")
+    parser.add_argument(
+        "--patience",
+        type=int,
+        default=0,
+        help="levels without a better BIC before stopping (0: never)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--engine", choices=("exact", "skc"), default="exact")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     args = parser.parse_args(argv)
     lines = [
-        "| N | D | wall s | CPU s | fits | CPU s per fit | chosen |",
-        "|---:|---:|---:|---:|---:|---:|---|",
+        "| N | D | levels | wall s | CPU s | fits | CPU s per fit | chosen |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for dims in args.dims:
         for n in args.sizes:
-            wall, cpu, fits, chosen = measure(n, dims, args.depth, args.jobs, args.engine)
+            wall, cpu, levels, fits, chosen = measure(
+                n, dims, args.depth, args.jobs, args.engine, args.patience
+            )
             per_fit = cpu / fits if fits else float("nan")
             lines.append(
-                f"| {n} | {dims} | {wall:.1f} | {cpu:.1f} | {fits} | {per_fit:.2f} | `{chosen}` |"
+                f"| {n} | {dims} | {levels} | {wall:.1f} | {cpu:.1f} | {fits} | {per_fit:.2f}"
+                f" | `{chosen}` |"
             )
             print(lines[-1], flush=True)
+    stopping = (
+        "every level run (patience 0)"
+        if args.patience == 0
+        else f"stopping after {args.patience} levels without a better BIC"
+    )
     text = "\n".join(
         [
             f"# Search time against N and D ({args.engine} engine)",
@@ -108,8 +127,8 @@ def main(argv: list[str] | None = None) -> None:
             f" {dt.date.today()}.",
             f"- {machine_line()}; on a shared machine the wall times are indicative, the CPU"
             " times less so.",
-            f"- Depth {args.depth}, every level run (patience 0), {args.jobs} worker(s); data"
-            " and settings as in `benchmarks/bench_inputs_scaling.py`.",
+            f"- Depth {args.depth}, {stopping}, {args.jobs} worker(s); data and settings as in"
+            " `benchmarks/bench_inputs_scaling.py`. 'levels' counts level 0.",
             "",
             *lines,
             "",

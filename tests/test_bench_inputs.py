@@ -132,7 +132,8 @@ def test_the_time_table_has_one_row_per_size_and_dimension(tmp_path) -> None:
                                str(out)])  # fmt: skip
     rows = [line for line in out.read_text().splitlines() if line.startswith("| 30 |")]
     assert [row.split("|")[2].strip() for row in rows] == ["1", "2"]
-    assert all(int(row.split("|")[5]) > 0 for row in rows)  # candidate fits were counted
+    assert all(row.split("|")[3].strip() == "2" for row in rows)  # levels 0 and 1
+    assert all(int(row.split("|")[6]) > 0 for row in rows)  # candidate fits were counted
 
 
 def test_the_time_table_runs_on_the_long_series_engine_too(tmp_path) -> None:
