@@ -268,7 +268,7 @@ def test_an_input_no_component_reads_is_said() -> None:
     assert [(s.alone, s.overall) for s in dec.variance.by_input][1] == (0.0, 0.0)
     context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
     assert (
-        "No component reads horsepower: the model finds no effect of it."
+        "No component reads horsepower: the chosen model does not use it."
         in context["variance"]["text"]
     )
 

@@ -199,10 +199,11 @@ def variance_section(dec: InputsDecomposition) -> dict[str, Any]:
         text += f" The largest share, {percent(top.share)}, is that of {_inputs_words(top.label)}."
     rows = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_inputs]
     inputs = [{"label": s.label, "alone": s.alone, "overall": s.overall} for s in v.by_input]
-    unused = [s.label for s in v.by_input if s.overall == 0.0]
+    read = {d for c in dec.components for d in c.dims}
+    unused = [name for d, name in enumerate(dec.names) if d not in read]
     if unused:
         text += (
-            f" No component reads {join_words(unused)}: the model finds no effect of"
+            f" No component reads {join_words(unused)}: the chosen model does not use"
             f" {'it' if len(unused) == 1 else 'them'}."
         )
     orders = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_order]
