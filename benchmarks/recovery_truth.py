@@ -126,7 +126,9 @@ def signal_terms(kernel: Kernel) -> Counter[Term]:
     return terms
 
 
-_THESIS_BASE = re.compile(r"\b(SE|RQ|Per|Lin)(\d*)\b")
+#: The families the notation numbers by input: base kernels, and the gates a changepoint or
+#: changewindow leaves in a sum of products (``Inside2``: inside a window along input 2).
+_THESIS_BASE = re.compile(r"\b(SE|RQ|Per|Lin|Cos|Before|After|Inside|Outside)(\d*)\b")
 
 
 def parse_thesis(text: str) -> Kernel | None:

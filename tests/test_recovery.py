@@ -62,6 +62,10 @@ def test_the_thesis_notation_reads_back_through_its_own_description() -> None:
         assert truth.thesis_terms(truth.describe_terms(terms)) == terms
     assert truth.thesis_terms("-") == Counter()
     assert truth.thesis_terms("SE + RQ") == truth.thesis_terms("RQ1 + SE1")
+    # a changewindow's or changepoint's gates are factors numbered by their input too
+    for text in ("CW@1(SE + C, Per * SE@1) + SE@2 + WN", "CP@2(SE, Lin) * SE@1"):
+        terms = truth.signal_terms(parse_kernel(text))
+        assert truth.thesis_terms(truth.describe_terms(terms)) == terms
 
 
 def test_every_case_of_the_table_draws_as_the_generator_does() -> None:
