@@ -26,6 +26,7 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.exact_posterior import ExactPosterior
 from abcd_cli.kernel_search.fit import fit
+from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks import regression_data
 
@@ -41,6 +42,22 @@ def fixed_structures(names: list[str]) -> dict[str, str]:
         "SE-ARD": f"{ard} + WN",
         "SE-ARD + linear": f"{ard} + {lines} + C + WN",
     }
+
+
+def fitted_bic(
+    kernel: Kernel | str, names: list[str], x: np.ndarray, y: np.ndarray, restarts: int = 5
+) -> tuple[Kernel, float, float]:
+    """The structure ``kernel`` (a kernel, or its text) fitted to (x, y) by the exact engine
+    (``restarts`` starts, seed 0; a kernel whose values are all known starts once, from them):
+    the fitted kernel, −log p(y) and BIC = 2 (−log p(y)) + p log n."""
+    kernel = parse_kernel(kernel, names) if isinstance(kernel, str) else kernel
+    result = fit(
+        kernel, x, y, np.random.default_rng(0),
+        restarts=restarts, summary=InputSummaries.from_data(x, y), max_iter=300,
+        engine=get_engine("exact"),
+    )  # fmt: skip
+    fitted = result.kernel
+    return fitted, result.nll, 2.0 * result.nll + fitted.n_params * math.log(len(y))
 
 
 def chosen_structure(dataset: str, split: int, path: Path) -> str:
@@ -66,26 +83,18 @@ def main() -> None:
     names = [f"x{i + 1}" for i in range(part.x_train.shape[1])]
     structures = {"search's choice": chosen_structure(args.dataset, args.split, args.csv)}
     structures.update(fixed_structures(names))
-    summary = InputSummaries.from_data(part.x_train, part.y_train)
-    engine = get_engine("exact")
     n = len(part.y_train)
     print(f"{args.dataset} split {args.split}: {n} training rows, {len(part.y_test)} test rows")
     print("| structure | parameters | −log p(y) | BIC | test MSE | seconds |")
     print("|---|---:|---:|---:|---:|---:|")
     for label, text in structures.items():
         started = time.perf_counter()
-        kernel = parse_kernel(text, names)
-        result = fit(
-            kernel, part.x_train, part.y_train, np.random.default_rng(0),
-            restarts=5, summary=summary, max_iter=300, engine=engine,
-        )  # fmt: skip
-        fitted = result.kernel
-        bic = 2.0 * result.nll + fitted.n_params * math.log(n)
+        fitted, nll, bic = fitted_bic(text, names, part.x_train, part.y_train)
         mean = ExactPosterior(fitted, part.x_train, part.y_train).mean(fitted, part.x_test)
         mse = float(np.mean((part.y_test - mean) ** 2))
         seconds = time.perf_counter() - started
         print(
-            f"| {label}: `{text}` | {fitted.n_params} | {result.nll:.2f} | {bic:.2f} |"
+            f"| {label}: `{text}` | {fitted.n_params} | {nll:.2f} | {bic:.2f} |"
             f" {mse:.3f} | {seconds:.0f} |"
         )
 
