@@ -41,6 +41,7 @@ from abcd_cli.reporting.inputs_context import build_inputs_context
 from abcd_cli.reporting.inputs_phrases import component_phrase
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.render import render_html
+from abcd_cli.reporting.wording import percent
 from tests.sampling import gp_draw
 
 TINY = ["--language", "additive", "--depth", "0", "--restarts", "1", "--jobs", "1", "--quiet"]
@@ -310,6 +311,13 @@ def test_an_additive_kernel_split_by_order_gets_its_shares_by_set_and_by_input()
     assert sorted(
         c["order"] for c in context["components"] if c["inputs"] and c["share"] is not None
     ) == [1, 2]
+    top = v.by_inputs[0]
+    assert top.share == max(s.share for s in v.by_inputs[:-1])
+    assert top.inputs in {(d,) for d in range(6)}  # order 1 carries the most here (sd 2 to 1)
+    assert (
+        f"The largest share, {percent(top.share)}, is that of {top.label}."
+        in (context["variance"]["text"])
+    )
 
 
 def test_a_whole_order_written_out_as_its_sets_has_the_same_gram() -> None:

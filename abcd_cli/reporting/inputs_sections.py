@@ -195,7 +195,7 @@ def variance_section(dec: InputsDecomposition) -> dict[str, Any]:
         " 100%, and a negative one marks a part that offsets the others."
     )
     if v.by_inputs:
-        top = max(v.by_inputs, key=lambda s: s.share)
+        top = v.by_inputs[0]  # the largest set; a last row may add up the rest
         text += f" The largest share, {percent(top.share)}, is that of {_inputs_words(top.label)}."
     rows = [{"label": s.label, "variance": s.variance, "share": s.share} for s in v.by_inputs]
     inputs = [{"label": s.label, "alone": s.alone, "overall": s.overall} for s in v.by_input]
