@@ -258,13 +258,19 @@ def variance_table(
     sets of inputs here (``order_sets``), so that each set and each input gets its own share.
     The sets table keeps the ``MAX_SET_ROWS`` largest shares and adds up the rest."""
     names = tuple(a.x_name for a in axes)
-    pieces = [
-        (term_inputs(piece), term_order(piece), model.posterior.mean(piece))
-        for c, term in zip(components, terms, strict=True)
-        if c.share is not None
-        for piece in order_sets(term, MAX_SPLIT_SETS)
-    ]
-    means = [model.scaling.y_scale * mean for *_, mean in pieces]
+    pieces = []  # (inputs, order, posterior mean at the data in y's units)
+    for c, term in zip(components, terms, strict=True):
+        if c.share is None:
+            continue
+        written = order_sets(term, MAX_SPLIT_SETS)
+        if written[0] is term:  # not split: its mean is the component's own
+            pieces.append((c.dims, c.order, c.facts.data_mean))
+        else:
+            y_scale = model.scaling.y_scale
+            pieces += [
+                (term_inputs(t), term_order(t), y_scale * model.posterior.mean(t)) for t in written
+            ]
+    means = [mean for *_, mean in pieces]
     fitted = np.sum(means, axis=0) if means else np.zeros(model.n)
     total_variance = float(np.var(fitted))
     shares = mean_shares(means)
