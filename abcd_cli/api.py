@@ -161,6 +161,7 @@ def search(
     after the search (see :meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
     :class:`SearchInterrupted` naming them.
     """
+    from abcd_cli.destinations import check_destinations
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths
     from abcd_cli.kernel_search.loop import run_search
 
@@ -168,10 +169,8 @@ def search(
         dict(settings, depth=depth, seed=seed, engine=engine, inducing=inducing)
     )
     series = load_warned(data, options, x=x, y=y)
-    paths: list[Path] = []
-    if checkpoint is not None:
-        check_writable(str(checkpoint))
-        paths = checkpoint_paths(checkpoint, options)
+    paths = checkpoint_paths(checkpoint, options) if checkpoint is not None else []
+    check_destinations({"data": _file_of(data)}, {}, paths)
     if executor is not None and (jobs != 1 or scheduler):
         raise TypeError("search() takes jobs and scheduler, or an executor, not both")
     owned = own_executor(jobs, scheduler) if executor is None else None
@@ -198,6 +197,11 @@ def search(
         if used is not executor:
             used.shutdown(wait=not interrupted, cancel_futures=interrupted)
     return FoundModel.from_search(series, result, tuple(paths))
+
+
+def _file_of(source: Any) -> str | None:
+    """The path of a file the API was given to read (None: data in memory)."""
+    return str(source) if isinstance(source, str | os.PathLike) else None
 
 
 def load_warned(
@@ -395,8 +399,10 @@ def report(
 
         context = report_context(found, title, extrapolate, seed, figures=False)
         return json.loads(render_json(context))
+    from abcd_cli.destinations import check_destinations
+
     fmt = report_format(str(path), format, option="format=")
-    check_writable(str(path))
+    check_destinations({"model": _file_of(model)}, {"path": path})
     write_reports(found, {fmt: path}, title=title, extrapolate=extrapolate, seed=seed)
     return Path(path)
 
@@ -455,14 +461,3 @@ def report_format(output: str, fmt: str | None, option: str = "--format") -> str
             f" or {option}"
         )
     return suffix
-
-
-def check_writable(path: str) -> None:
-    """Fail before a long run when ``path`` cannot be written."""
-    folder = Path(path).parent
-    if not folder.is_dir():
-        raise InputError(f"cannot write {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise InputError(f"cannot write {path}: folder {folder} is not writable")
-    if Path(path).is_dir():
-        raise InputError(f"cannot write {path}: it is a folder")

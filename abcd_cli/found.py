@@ -21,7 +21,7 @@ import numpy as np
 
 from abcd_cli.data.dates import as_calendar_years
 from abcd_cli.errors import InputError
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.model import Model, seed_models
 
 if TYPE_CHECKING:
@@ -293,13 +293,16 @@ class FoundModel:
 
     def save(self, path: str | Path) -> Path:
         """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path."""
-        atomic_write(path, json.dumps(self.document, indent=1))
+        write_output(path, json.dumps(self.document, indent=1))
         return Path(path)
 
     def discard_checkpoints(self) -> None:
-        """Remove the files that held the search's state (after its output is safe)."""
+        """Remove the files that held the search's state (after its output is safe); a file
+        that is not a checkpoint (``kernel_search.checkpoint.is_checkpoint``) stays."""
+        from abcd_cli.kernel_search.checkpoint import discard
+
         for path in self.checkpoints:
-            path.unlink(missing_ok=True)
+            discard(path)
 
     def __repr__(self) -> str:
         return f"<FoundModel {self.structure}  BIC {self.bic:.2f}  n={self.n}>"

@@ -16,7 +16,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from abcd_cli.data.reader import Series, load_series
 from abcd_cli.errors import InputError
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.settings import prior_mean_units
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
@@ -28,7 +28,7 @@ def save_png(fig: Figure, path: Path, dpi: int) -> None:
     """The figure as a PNG file, written whole or not at all."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
-    atomic_write(path, buffer.getvalue())
+    write_output(path, buffer.getvalue())
 
 
 def tick_label(col: str, count: int, total: int) -> str:

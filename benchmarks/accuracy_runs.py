@@ -25,7 +25,7 @@ from scipy.stats import norm
 from abcd_cli.data.reader import load_series
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.execution.pool import make_executor
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import lost_candidate
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -156,7 +156,7 @@ def merge_results(path: Path, sources: Iterable[Path], key: tuple[str, ...] = RU
     writer = csv.DictWriter(out, FIELDS)
     writer.writeheader()
     writer.writerows(rows.values())
-    atomic_write(path, out.getvalue())
+    write_output(path, out.getvalue())
     return taken
 
 

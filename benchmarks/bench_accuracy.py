@@ -46,7 +46,7 @@ import io
 import sys
 from pathlib import Path
 
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.settings import PRIOR_MEANS, SearchSettings
 from benchmarks.accuracy_figures import (
     FORECASTS_PNG,
@@ -106,7 +106,7 @@ def write_rmse_csv(grid: Grid, path: Path) -> None:
     writer.writerow(["series", *cols])
     for s, cells in grid.items():
         writer.writerow([s, *("" if cells[c] is None else repr(cells[c]) for c in cols)])
-    atomic_write(path, out.getvalue())
+    write_output(path, out.getvalue())
 
 
 def task_section(
@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> None:
         print("interrupted: finished runs are kept; run the same command to continue", flush=True)
     report = args.out_dir / "RESULTS.md"
     text = markdown(read_results(csv_path), base, this_command(sys.argv[1:]), args.out_dir)
-    atomic_write(report, text)
+    write_output(report, text)
     print(f"wrote {report}", flush=True)
     if interrupted:
         sys.exit(130)

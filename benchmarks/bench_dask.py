@@ -41,7 +41,7 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.execution.dask import DaskExecutor
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.execution.speculation import Started, workers
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import FitTask, entropy, lost_candidate
 from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -144,7 +144,7 @@ def load_runs(path: Path, key: str) -> dict[str, dict[str, Run]]:
 
 def save_runs(path: Path, key: str, runs: dict[str, dict[str, Run]]) -> None:
     text = {name: {how: asdict(run) for how, run in both.items()} for name, both in runs.items()}
-    atomic_write(path, json.dumps({"key": key, "runs": text}))
+    write_output(path, json.dumps({"key": key, "runs": text}))
 
 
 def compare(
@@ -273,7 +273,7 @@ def write_fit_times(path: Path, runs: dict[str, dict[str, Run]]) -> None:
         for stage, times in enumerate(stages)
         for i, t in enumerate(times)
     )
-    atomic_write(path, text.getvalue())
+    write_output(path, text.getvalue())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> None:
     text = markdown(measured, settings, sys.argv[1:] if argv is None else argv)
     print(text)
     if args.out:
-        atomic_write(args.out, text)
+        write_output(args.out, text)
 
 
 if __name__ == "__main__":

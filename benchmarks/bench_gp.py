@@ -36,7 +36,7 @@ import datetime as dt
 import time
 from pathlib import Path
 
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import BENCHMARKS
 from benchmarks.gp_breakdown import breakdown, profile_text
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         text += "\n" + NOTES.read_text()
     print(text, end="")
     if args.out:
-        atomic_write(args.out, text)
+        write_output(args.out, text)
         log(f"wrote {args.out}")
     return 0
 

@@ -22,7 +22,7 @@ import numpy as np
 
 import abcd_cli.engines.sparse_upper as sparse_upper
 from abcd_cli.engines.sparse_upper import kernel_matvec
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import load_average, python_command
 
@@ -92,7 +92,7 @@ def main() -> None:
         lines.append(f"| {n:,} | {rows} | {r['fft']:.4f} | {speed} | {diff} |")
         print(lines[-1], flush=True)
     if args.out:
-        atomic_write(args.out, "\n".join(lines) + "\n")
+        write_output(args.out, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 from abcd_cli.cli.errors import sigterm_as_interrupt
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from benchmarks.common import BENCHMARKS, ROOT, python_command
 from benchmarks.long_series.bundled import Unavailable
 from benchmarks.long_series.data import SERIES, Prepared, prepare
@@ -119,7 +119,7 @@ def write_markdown(args: argparse.Namespace, command: str, unavailable: dict[str
     text = markdown(
         rows, read_levels(levels), truths_on_disk(args.work), header, unavailable, notes
     )
-    atomic_write(args.out, text)
+    write_output(args.out, text)
 
 
 def main(argv: list[str] | None = None) -> None:

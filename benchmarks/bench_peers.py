@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 
 from abcd_cli.cli.errors import sigterm_as_interrupt
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from benchmarks.accuracy_runs import TASKS, all_series
 from benchmarks.common import BENCHMARKS, python_command
 from benchmarks.peers import PEERS
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     text = markdown(
         read_rows(csv_path), python_command("benchmarks.bench_peers", kept), METHODS, args.out_dir
     )
-    atomic_write(args.out_dir / "RESULTS.md", text)
+    write_output(args.out_dir / "RESULTS.md", text)
     print(f"wrote {args.out_dir / 'RESULTS.md'}", flush=True)
     if interrupted:
         sys.exit(130)

@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from benchmarks import regression_data, regression_methods
 from benchmarks.common import machine_line, publish, python_command
 
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                 if args.models is not None and p.model is not None:
                     args.models.mkdir(parents=True, exist_ok=True)
                     path = args.models / f"{name}-{index}-{method}.json"
-                    atomic_write(path, json.dumps(p.model, indent=1))
+                    write_output(path, json.dumps(p.model, indent=1))
                 rows.append(row)
                 print(
                     f"{name} split {index} {method}: MSE {mse:.3f} NLL {nll:.3f}"

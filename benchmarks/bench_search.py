@@ -29,7 +29,7 @@ import numpy as np
 
 from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import make_executor
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import lost_candidate
 from abcd_cli.kernel_search.loop import Search, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -85,7 +85,7 @@ def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]
         )
         models = csv_path.parent / "models"
         models.mkdir(exist_ok=True)
-        atomic_write(models / f"{name}.json", json.dumps(doc))
+        write_output(models / f"{name}.json", json.dumps(doc))
         ref = refs.get(name, {})
         done[name] = {
             "dataset": name,
@@ -107,7 +107,7 @@ def run_all(csv_path: Path, settings: SearchSettings, jobs: int, only: list[str]
         writer = csv.DictWriter(text, FIELDS)
         writer.writeheader()
         writer.writerows(done[k] for k in sorted(done))
-        atomic_write(csv_path, text.getvalue())
+        write_output(csv_path, text.getvalue())
     return [done[k] for k in sorted(done)]
 
 
@@ -138,7 +138,7 @@ def save_scaling(name: str, scaling: list[tuple[int, int, float]]) -> None:
     for n, c, s in scaling:
         row = {"series": name, "n": n, "candidates": c, "seconds": f"{s:.1f}"}
         writer.writerow(dict(row, measured=measured))
-    atomic_write(SCALING, text.getvalue())
+    write_output(SCALING, text.getvalue())
 
 
 def load_scaling() -> tuple[list[tuple[int, int, float]], str]:
@@ -216,7 +216,7 @@ def main() -> None:
         save_scaling(args.scaling, level_scaling(args.scaling, args.sizes, args.jobs))
     scaling, scaling_note = load_scaling()
     command = python_command("benchmarks.bench_search", sys.argv[1:])
-    atomic_write(args.out, markdown(rows, scaling, command, settings, scaling_note))
+    write_output(args.out, markdown(rows, scaling, command, settings, scaling_note))
     print(args.out.read_text())
 
 

@@ -31,7 +31,7 @@ from abcd_cli.api import own_executor
 from abcd_cli.data.reader import load_series
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernel_search.loop import SearchResult, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -146,7 +146,7 @@ def append_row(path: Path, row: dict[str, object]) -> None:
     writer = csv.DictWriter(text, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
     writer.writerows([*read_rows(path), row])
-    atomic_write(path, text.getvalue())
+    write_output(path, text.getvalue())
 
 
 def markdown(rows: list[dict[str, str]], command: str) -> str:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "datasets"
@@ -45,7 +45,7 @@ def publish(text: str, out: Path | None) -> None:
     """Print a benchmark's Markdown and write it to ``out`` (atomically) when given."""
     print(text)
     if out is not None:
-        atomic_write(out, text)
+        write_output(out, text)
 
 
 def comma_integers(text: str) -> list[int]:

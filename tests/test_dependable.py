@@ -26,6 +26,7 @@ from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate, lost_candidate
+from abcd_cli.kernel_search.checkpoint import content_checksum
 from abcd_cli.kernel_search.init import invalid_reason
 from abcd_cli.kernel_search.loop import Search, SearchResult, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -176,8 +177,9 @@ def test_damaged_checkpoint_is_an_input_error(in_tmp: Path) -> None:
     (in_tmp / "data.csv").write_text(GOOD_CSV)
     (in_tmp / "out.json.ckpt.json").write_text("[1, 2]")
     args = ["data.csv", "--json", "out.json", "--resume", *SMALL]
-    assert_one_error_line(search(*args), 2, "out.json.ckpt.json", "not a search state")
-    (in_tmp / "out.json.ckpt.json").write_text('{"level": ')  # cut short
+    assert_one_error_line(search(*args), 2, "out.json.ckpt.json", "not an abcd search checkpoint")
+    assert (in_tmp / "out.json.ckpt.json").read_text() == "[1, 2]"
+    (in_tmp / "out.json.ckpt.json").write_text('{"format": "abcd search checkpoint", "level": ')
     assert_one_error_line(search(*args), 2, "cannot read checkpoint")
     assert not (in_tmp / "out.json").exists()
 
@@ -189,6 +191,10 @@ def test_checkpoint_with_bad_fields_is_an_input_error(tmp_path: Path) -> None:
     state = json.loads(ckpt.read_text())
     state["parents"] = [{"kernel": "SE(lengthscale=", "nll": 1.0, "bic": 2.0}]
     ckpt.write_text(json.dumps(state))
+    with pytest.raises(InputError, match="changed after the search wrote it"):
+        run_search(X80, Y80, settings, checkpoint=ckpt, resume=True)
+    content = {k: v for k, v in state.items() if k not in ("format", "checksum")}
+    ckpt.write_text(json.dumps({**state, "checksum": content_checksum(content)}))
     with pytest.raises(InputError, match="is damaged"):
         run_search(X80, Y80, settings, checkpoint=ckpt, resume=True)
 

@@ -42,14 +42,14 @@ def predict(
     every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`. A model
     of several inputs reads them from the columns of X.csv with their names (in any order;
     other columns are ignored)."""
-    from abcd_cli.api import check_writable
     from abcd_cli.data.reader import load_inputs, load_named_inputs
+    from abcd_cli.destinations import check_destinations
     from abcd_cli.errors import InputError
-    from abcd_cli.files import atomic_write
+    from abcd_cli.files import is_standard_stream, shown, write_output
     from abcd_cli.found import read_model
     from abcd_cli.prediction import predictive_table, to_csv
 
-    check_writable(output)
+    check_destinations({"MODEL.json": model_file, "X.csv": inputs}, {"-o": output})
     if seed_weights and not average_seeds:
         raise InputError("--seed-weights only applies with --average-seeds")
     found = read_model(model_file)
@@ -78,5 +78,7 @@ def predict(
         values = found.checked_x(values, kind, f"{inputs}: column {name!r}")
         names, columns = [name], [cells]
     table = predictive_table(models, values, weights)
-    atomic_write(output, to_csv(names, columns, table))
-    click.echo(f"wrote {output} ({len(columns[0])} rows{mixed})")
+    write_output(output, to_csv(names, columns, table))
+    click.echo(
+        f"wrote {shown(output)} ({len(columns[0])} rows{mixed})", err=is_standard_stream(output)
+    )

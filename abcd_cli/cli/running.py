@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -15,15 +16,41 @@ import abcd_cli
 from abcd_cli.cli.errors import EXIT_INTERRUPTED, sigterm_as_interrupt
 from abcd_cli.cli.options import settings_of
 from abcd_cli.cli.progress import display
+from abcd_cli.files import is_standard_stream
 from abcd_cli.found import FoundModel
 
 
 def default_checkpoint(data: str, out: str | None) -> str:
     """Beside the output (``OUT.ckpt.json``), else ``.NAME.abcd.ckpt.json`` in the current
-    folder."""
-    if out:
+    folder (NAME: the data file's, ``stdin`` for standard input)."""
+    if out and not is_standard_stream(out):
         return str(Path(out).with_name(Path(out).name + ".ckpt.json"))
-    return str(Path.cwd() / f".{Path(data).stem}.abcd.ckpt.json")
+    name = "stdin" if is_standard_stream(data) else Path(data).stem
+    return str(Path.cwd() / f".{name}.abcd.ckpt.json")
+
+
+def prepare_search(
+    opts: dict[str, Any], inputs: dict[str, str | None], outputs: dict[str, str | None]
+) -> str:
+    """The checkpoint of a command that searches (``--checkpoint``, else beside its first
+    output), once ``check_destinations`` has accepted the command's inputs, outputs and
+    checkpoint files; with ``--resume`` and no checkpoint to resume from, a warning says so."""
+    from abcd_cli.api import AbcdWarning, search_settings
+    from abcd_cli.destinations import check_destinations
+    from abcd_cli.kernel_search.checkpoint import checkpoint_paths
+
+    first = next((path for path in outputs.values() if path), None)
+    checkpoint = opts["checkpoint"] or default_checkpoint(opts["data"], first)
+    paths = checkpoint_paths(checkpoint, search_settings(settings_of(opts)))
+    check_destinations(inputs, outputs, paths)
+    if opts["resume"] and not any(path.exists() for path in paths):
+        warnings.warn(
+            f"--resume: there is no checkpoint at {', '.join(map(str, paths))}; the search"
+            " starts from the beginning",
+            AbcdWarning,
+            stacklevel=2,
+        )
+    return checkpoint
 
 
 def run_search_command(

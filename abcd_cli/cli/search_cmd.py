@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
-from abcd_cli.api import REPORT_FORMATS, check_writable, report_format, write_reports
+from abcd_cli.api import REPORT_FORMATS, report_format, write_reports
 from abcd_cli.cli.options import search_options
-from abcd_cli.cli.running import default_checkpoint, run_search_command
+from abcd_cli.cli.running import prepare_search, run_search_command
+from abcd_cli.files import is_standard_stream, shown
 from abcd_cli.found import EXTRAPOLATE
 from abcd_cli.kernel_search.loop import summary_line
 
@@ -23,16 +24,16 @@ def search(json_out: str | None, **opts: Any) -> None:
     The search starts from white noise and greedily grows the kernel, scoring every candidate
     by BIC. Progress goes to stderr, one line per level.
     """
-    if json_out:
-        check_writable(json_out)
-    found = run_search_command(opts, default_checkpoint(opts["data"], json_out))
-    click.echo(summary_line(found.search_result))
-    click.echo(f"kernel: {found.model.kernel_text(digits=6)}")
+    checkpoint = prepare_search(opts, {"DATA.csv": opts["data"]}, {"--json": json_out})
+    found = run_search_command(opts, checkpoint)
+    say = functools.partial(click.echo, err=is_standard_stream(json_out))  # stdout: the JSON
+    say(summary_line(found.search_result))
+    say(f"kernel: {found.model.kernel_text(digits=6)}")
     for note in found.notes:
-        click.echo(f"note: {note}")
+        say(f"note: {note}")
     if json_out:
         found.save(json_out)
-        click.echo(f"wrote {json_out}")
+        say(f"wrote {shown(json_out)}")
     found.discard_checkpoints()
 
 
@@ -76,22 +77,21 @@ def report(
     The file is written atomically: on any failure no partial file is left.
     """
     import abcd_cli
+    from abcd_cli.destinations import check_destinations
     from abcd_cli.errors import InputError
     from abcd_cli.found import read_model
 
     fmt = report_format(output, fmt)
-    check_writable(output)
-    if json_out:
-        check_writable(json_out)
+    outputs = {"-o": output, "--json": json_out}
     if from_model:
+        check_destinations({"--from-model": from_model}, outputs)
         found = read_model(from_model)
     else:
         if not opts["data"]:
             raise InputError("give DATA.csv to analyse, or --from-model MODEL.json")
+        checkpoint = prepare_search(opts, {"DATA.csv": opts["data"]}, outputs)
         series = abcd_cli.load(opts["data"], x=opts["x"], y=opts["y"])
-        found = run_search_command(
-            {**opts, "data": series}, default_checkpoint(opts["data"], output)
-        )
+        found = run_search_command({**opts, "data": series}, checkpoint)
     source = found.data.get("source") or opts.get("data") or from_model
     if not opts["quiet"]:
         click.echo("decomposing the model and writing the report", err=True)
@@ -103,8 +103,9 @@ def report(
         seed=opts["seed"],
         source=source,
     )
-    click.echo(f"wrote {output}")
+    say = functools.partial(click.echo, err=any(map(is_standard_stream, outputs.values())))
+    say(f"wrote {shown(output)}")
     if json_out:
         found.save(json_out)
-        click.echo(f"wrote {json_out}")
+        say(f"wrote {shown(json_out)}")
     found.discard_checkpoints()

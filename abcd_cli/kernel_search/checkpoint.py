@@ -1,24 +1,35 @@
 """The search's state on disk: written atomically after every level, read back to resume.
 
-A state belongs to one series (a fingerprint of x and y) and one set of settings; a state made
-for others, or damaged, is refused with a message saying what to do.
+A checkpoint file starts with its header, ``{"format": "abcd search checkpoint"``, by which the
+program recognises its own files (it overwrites or removes no other file, ``is_checkpoint``),
+and carries the SHA-256 checksum of the rest. A state belongs to one series (a fingerprint of x
+and y) and one set of settings; a state made for others, changed after it was written, or
+holding values a search cannot have written, is refused with a message saying what to do.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from abcd_cli import __version__
 from abcd_cli.errors import InputError
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import bic
+
+#: The first key of every checkpoint file: what marks a file as one (see ``is_checkpoint``).
+FORMAT = "abcd search checkpoint"
+_HEADER = ('{"format": "' + FORMAT + '"').encode("utf-8")
 
 
 @dataclass
@@ -61,8 +72,9 @@ def _scored_from(d: dict) -> Scored:
 def save_state(
     path: Path, state: LevelState, settings: SearchSettings, x: np.ndarray, y: np.ndarray
 ) -> None:
-    """Write ``state`` to ``path`` atomically (a reader never sees half a file)."""
-    doc = {
+    """Write ``state`` to ``path`` atomically (a reader never sees half a file), behind the
+    header that marks the file as a checkpoint and with the checksum of everything else."""
+    content = {
         "version": __version__,
         "settings": settings.to_dict(),
         "fingerprint": fingerprint(x, y),
@@ -74,42 +86,140 @@ def save_state(
         "stale": state.stale,
         "elapsed_seconds": state.elapsed,
     }
-    atomic_write(path, json.dumps(doc))
+    doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
+    write_output(path, json.dumps(doc))
+
+
+def content_checksum(content: dict[str, object]) -> str:
+    """SHA-256 of the content (every key but the header and the checksum), keys sorted."""
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_checkpoint(path: Path) -> bool:
+    """Whether the regular file at ``path`` starts with a checkpoint's header (only its first
+    bytes are read; a link, a folder or a special file never is one)."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return False
+        with path.open("rb") as f:
+            return f.read(len(_HEADER)) == _HEADER
+    except OSError:
+        return False
+
+
+def discard(path: Path) -> None:
+    """Remove the checkpoint at ``path``; anything else there is left alone."""
+    if is_checkpoint(path):
+        path.unlink(missing_ok=True)
 
 
 def load_state(
     path: Path, settings: SearchSettings, x: np.ndarray, y: np.ndarray
 ) -> LevelState | None:
     """The state saved at ``path`` for these data and settings; None when there is no file;
-    ``InputError`` when it cannot be used."""
+    ``InputError`` when it cannot be used: not a checkpoint, changed since it was written
+    (its checksum), made for other data or settings, or holding values a search cannot have
+    reached."""
     if not path.exists():
         return None
+    if not is_checkpoint(path):
+        raise InputError(
+            f"{path} is not a search checkpoint of this version of abcd; it is left as it is:"
+            " remove it or give --checkpoint another path"
+        )
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read checkpoint {path}: {exc}") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"checkpoint {path} is not a search state; remove it")
-    if doc.get("fingerprint") != fingerprint(x, y):
+    except (OSError, ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise InputError(f"cannot read checkpoint {path}: {reason}") from None
+    content = {k: v for k, v in doc.items() if k not in ("format", "checksum")}
+    if doc.get("checksum") != content_checksum(content):
+        raise InputError(
+            f"checkpoint {path} was changed after the search wrote it (its checksum does not"
+            " match); remove it to start anew"
+        )
+    if content.get("fingerprint") != fingerprint(x, y):
         raise InputError(f"checkpoint {path} was made for other data; remove it to start anew")
-    if doc.get("settings") != settings.to_dict():
+    if content.get("settings") != settings.to_dict():
         raise InputError(
             f"checkpoint {path} was made with other settings; use the same options or remove it"
         )
     try:
-        return LevelState(
-            level=int(doc["level"]),
-            parents=[_scored_from(p) for p in doc["parents"]],
-            best=_scored_from(doc["best"]) if doc["best"] else None,
-            seen={str(key) for key in doc["seen"]},
-            trace=[dict(t) for t in doc["trace"]],
-            stale=int(doc["stale"]),
-            elapsed=float(doc["elapsed_seconds"]),
-        )
+        return _state_of(content, settings, x, y)
     except (AttributeError, KeyError, TypeError, ValueError, InputError) as exc:
         raise InputError(
-            f"checkpoint {path} is damaged ({type(exc).__name__}: {exc}); remove it to start anew"
+            f"checkpoint {path} is damaged ({_one_line(exc)}); remove it to start anew"
         ) from None
+
+
+def _state_of(
+    doc: dict[str, Any], settings: SearchSettings, x: np.ndarray, y: np.ndarray
+) -> LevelState:
+    """The state in a checkpoint's content, every value checked against what a search on
+    these data and settings can write; ValueError or TypeError naming the first bad field."""
+    n, dims = len(y), (1 if np.ndim(x) == 1 else np.shape(x)[1])
+    level = _whole(doc["level"], "level", 0, settings.depth)
+    parents = [_scored(p, f"parents[{i}]", n, dims) for i, p in enumerate(_list(doc, "parents"))]
+    best = None if doc["best"] is None else _scored(doc["best"], "best", n, dims)
+    if best is None and parents:
+        raise ValueError("best is missing though parents are kept")
+    seen = _list(doc, "seen")
+    if not all(isinstance(key, str) for key in seen):
+        raise TypeError("seen must be a list of text")
+    trace = _list(doc, "trace")
+    for i, entry in enumerate(trace):
+        if not isinstance(entry, dict) or _whole(entry.get("level"), "trace level", 0, level) != i:
+            raise ValueError(f"trace[{i}] is not the record of level {i}")
+    if len(trace) != level + 1:
+        raise ValueError(f"trace holds {len(trace)} levels, not {level + 1}")
+    elapsed = float(doc["elapsed_seconds"])
+    if not math.isfinite(elapsed) or elapsed < 0:
+        raise ValueError("elapsed_seconds must be a finite number of seconds")
+    return LevelState(
+        level=level,
+        parents=parents,
+        best=best,
+        seen=set(seen),
+        trace=[dict(t) for t in trace],
+        stale=_whole(doc["stale"], "stale", 0, level + 1),
+        elapsed=elapsed,
+    )
+
+
+def _list(doc: dict[str, Any], key: str) -> list[Any]:
+    value = doc[key]
+    if not isinstance(value, list):
+        raise TypeError(f"{key} must be a list")
+    return value
+
+
+def _whole(value: object, what: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{what} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _scored(d: object, what: str, n: int, dims: int) -> Scored:
+    """A kept model: its kernel fitted, its inputs among the data's, its numbers finite and
+    its BIC the one its NLL gives (BIC = 2·NLL + p·log n)."""
+    if not isinstance(d, dict):
+        raise TypeError(f"{what} must be an object")
+    scored = _scored_from(d)
+    kernel = scored.kernel
+    if not kernel.is_fitted or any(not 0 <= dim < dims for _, dim in kernel.param_specs()):
+        raise ValueError(f"{what}: the kernel does not fit these data")
+    numbers = [scored.nll, scored.bic, scored.low]
+    if not all(math.isfinite(v) for v in numbers) or scored.low > scored.bic:
+        raise ValueError(f"{what}: its scores must be finite, the BIC interval ordered")
+    expected = bic(scored.nll, count_params(kernel), n)
+    if not math.isclose(scored.bic, expected, rel_tol=1e-9, abs_tol=1e-6):
+        raise ValueError(f"{what}: its BIC {scored.bic} is not the one its likelihood gives")
+    return scored
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def checkpoint_paths(checkpoint: str | Path, settings: SearchSettings) -> list[Path]:

@@ -20,7 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from abcd_cli.errors import InputError, RunError
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.reporting.numbers import decimals_for, format_number, format_percent, format_pvalue
 
 FORMATS = ("html", "pdf", "json")
@@ -149,4 +149,4 @@ def write_report(
         if fmt != "json":
             raise
         raise RunError(f"cannot write the JSON report: {exc}") from exc
-    atomic_write(path, data)
+    write_output(path, data)

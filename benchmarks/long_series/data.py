@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from benchmarks.common import ROOT
 from benchmarks.long_series import synthetic
 from benchmarks.long_series.bundled import BUNDLED, Builder, Unavailable
@@ -116,7 +116,7 @@ def prepare(
         (folder / f"{stem}.truth.json", truth.to_json() + "\n"),
     ):
         if not path.exists() or path.read_text(encoding="utf-8") != text:
-            atomic_write(path, text)
+            write_output(path, text)
     return Prepared(stem, csv, truth, len(frame))
 
 

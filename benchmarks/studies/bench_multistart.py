@@ -31,7 +31,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from abcd_cli.data.summary import DataSummary
-from abcd_cli.files import atomic_write
+from abcd_cli.files import write_output
 from abcd_cli.kernel_search.fit import _minimise
 from abcd_cli.kernel_search.init import initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if args.out:
-        atomic_write(args.out, text)
+        write_output(args.out, text)
     return 0
 
 

@@ -1,0 +1,110 @@
+"""Where a command may write: the one place that decides it, before any work starts.
+
+A command names its inputs (the data, a model file), its outputs (``-o``, ``--json``) and the
+checkpoints its search keeps. :func:`check_destinations` refuses, with one line naming both
+paths (an ``InputError``, exit code 2):
+
+* an output that is one of the inputs (the same file by any name: a link, ``./``, ...);
+* two outputs that are the same file (``-`` twice: both on standard output);
+* a checkpoint that is an input or an output;
+* a checkpoint path that holds something other than this program's checkpoint (a file without
+  its header, a link, a folder or a special file): it would be overwritten and then removed;
+* an output that cannot be written (``files.output_kind``: no such folder, read-only, a folder,
+  a block device or a socket).
+
+How each file is then written is :mod:`abcd_cli.files`'s job.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from abcd_cli.errors import InputError
+from abcd_cli.files import is_standard_stream, output_kind
+from abcd_cli.kernel_search.checkpoint import is_checkpoint
+
+#: A file a command names: what it is to the user (``DATA.csv``, ``-o``) and its path.
+Named = tuple[str, str]
+
+
+def check_destinations(
+    inputs: Mapping[str, str | os.PathLike | None],
+    outputs: Mapping[str, str | os.PathLike | None],
+    checkpoints: Sequence[str | os.PathLike] = (),
+) -> None:
+    """Refuse (``InputError``) what the module docstring lists; entries that are None (an
+    option not given, data that are not a file) are left out."""
+    ins = _given(inputs)
+    outs = _given(outputs)
+    if sum(is_standard_stream(path) for _, path in ins) > 1:
+        raise InputError(f"{_both(ins)} cannot both read standard input")
+    for _, path in outs:
+        if not is_standard_stream(path):
+            output_kind(Path(path))
+    for i, (what, path) in enumerate(outs):
+        for other, other_path in outs[:i]:
+            if _same(path, other_path):
+                if is_standard_stream(path):
+                    raise InputError(
+                        f"{other} and {what} both write standard output (-); give one of them"
+                        " a file name"
+                    )
+                raise InputError(
+                    f"{other} {other_path} and {what} {path} are the same file; give each"
+                    " output its own name"
+                )
+        _refuse_inputs(what, path, ins)
+    named_checkpoints = [("the checkpoint", str(path)) for path in checkpoints]
+    for what, path in named_checkpoints:
+        if is_standard_stream(path):
+            raise InputError("the checkpoint cannot be standard output: give it a file name")
+        _refuse_inputs(what, path, ins)
+        for other, other_path in outs:
+            if _same(path, other_path):
+                raise InputError(
+                    f"the checkpoint {path} would overwrite the output {other} ({other_path});"
+                    " give the search's state a file of its own with --checkpoint PATH"
+                )
+        refuse_foreign_checkpoint(Path(path))
+        output_kind(Path(path))
+
+
+def refuse_foreign_checkpoint(path: Path) -> None:
+    """InputError when ``path`` holds anything but one of this program's checkpoints."""
+    if not (path.exists() or path.is_symlink()) or is_checkpoint(path):
+        return
+    raise InputError(
+        f"the checkpoint path {path} already holds a file that is not an abcd search"
+        " checkpoint (or one of an older version); it is left as it is: remove it or give"
+        " --checkpoint another path"
+    )
+
+
+def _given(named: Mapping[str, str | os.PathLike | None]) -> list[Named]:
+    return [(what, str(path)) for what, path in named.items() if path is not None]
+
+
+def _refuse_inputs(what: str, path: str, inputs: Iterable[Named]) -> None:
+    for source, source_path in inputs:
+        if not is_standard_stream(path) and _same(path, source_path):
+            raise InputError(
+                f"{what} {path} would overwrite the input {source} ({source_path}); choose"
+                " another name"
+            )
+
+
+def _both(named: Sequence[Named]) -> str:
+    return " and ".join(f"{what} {path}" for what, path in named if is_standard_stream(path))
+
+
+def _same(a: str, b: str) -> bool:
+    """Whether two paths name one file: ``-`` only equals ``-``; existing files by their
+    device and inode (links, hard links, other spellings), others by their resolved paths."""
+    if is_standard_stream(a) or is_standard_stream(b):
+        return is_standard_stream(a) and is_standard_stream(b)
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
