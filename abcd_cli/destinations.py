@@ -23,7 +23,7 @@ from pathlib import Path
 
 from abcd_cli.errors import InputError
 from abcd_cli.files import is_standard_stream, output_kind
-from abcd_cli.kernel_search.checkpoint import is_checkpoint
+from abcd_cli.kernel_search.checkpoint import refuse_foreign_checkpoint
 
 #: A file a command names: what it is to the user (``DATA.csv``, ``-o``) and its path.
 Named = tuple[str, str]
@@ -69,17 +69,6 @@ def check_destinations(
                 )
         refuse_foreign_checkpoint(Path(path))
         output_kind(Path(path))
-
-
-def refuse_foreign_checkpoint(path: Path) -> None:
-    """InputError when ``path`` holds anything but one of this program's checkpoints."""
-    if not (path.exists() or path.is_symlink()) or is_checkpoint(path):
-        return
-    raise InputError(
-        f"the checkpoint path {path} already holds a file that is not an abcd search"
-        " checkpoint (or one of an older version); it is left as it is: remove it or give"
-        " --checkpoint another path"
-    )
 
 
 def _given(named: Mapping[str, str | os.PathLike | None]) -> list[Named]:

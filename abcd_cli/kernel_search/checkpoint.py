@@ -87,6 +87,7 @@ def save_state(
         "elapsed_seconds": state.elapsed,
     }
     doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
+    refuse_foreign_checkpoint(path)  # put there while the search ran
     write_output(path, json.dumps(doc))
 
 
@@ -106,6 +107,18 @@ def is_checkpoint(path: Path) -> bool:
             return f.read(len(_HEADER)) == _HEADER
     except OSError:
         return False
+
+
+def refuse_foreign_checkpoint(path: Path) -> None:
+    """InputError when ``path`` holds anything but one of this program's checkpoints (which
+    a search would overwrite and then remove)."""
+    if not (path.exists() or path.is_symlink()) or is_checkpoint(path):
+        return
+    raise InputError(
+        f"the checkpoint path {path} already holds a file that is not an abcd search"
+        " checkpoint (or one of an older version); it is left as it is: remove it or give"
+        " --checkpoint another path"
+    )
 
 
 def discard(path: Path) -> None:
