@@ -47,33 +47,35 @@ def engine_record(engine: Engine, inducing: np.ndarray | None) -> dict[str, Any]
     return record
 
 
-def read_engine(record: Any, scaling: Scaling) -> tuple[Engine, np.ndarray | None]:
+def read_engine(
+    record: Any, scaling: Scaling, where: str = "model file"
+) -> tuple[Engine, np.ndarray | None]:
     """The engine a model file's ``engine`` entry describes (the exact one when there is none)
-    and its inducing inputs in the user's units; InputError when the entry is not one."""
+    and its inducing inputs in the user's units; InputError led by ``where`` (the file) when
+    the entry is not one. A model file's document is checked in full before
+    (:func:`abcd_cli.model_file.check_model_document`); these checks guard a bare record."""
     if record is None:
         return get_engine(), None
     if not isinstance(record, dict) or not isinstance(record.get("name"), str):
-        raise InputError("model file: engine must be an object with a name")
+        raise InputError(f"{where}: engine must be an object with a name")
     options = {k: v for k, v in record.items() if k not in ("name", "inducing_x")}
     try:
         engine = get_engine(record["name"], **options)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"model file: engine: {exc}") from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError(f"{where}: engine: {exc}") from None
     if "inducing_x" not in record:
         return engine, None
     try:
         z = np.asarray(record["inducing_x"], dtype=float)
-    except (TypeError, ValueError):
-        raise InputError("model file: engine: inducing_x must be numbers") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{where}: engine: inducing_x must be numbers") from None
     one = scaling.n_dims == 1
     if z.ndim != (1 if one else 2) or z.shape[0] < 1 or (not one and z.shape[1] != scaling.n_dims):
-        raise InputError(
-            f"model file: engine: inducing_x must hold rows of {scaling.n_dims} input(s)"
-        )
+        raise InputError(f"{where}: engine: inducing_x must hold rows of {scaling.n_dims} input(s)")
     if not np.all(np.isfinite(z)):
-        raise InputError("model file: engine: inducing_x must be finite numbers")
+        raise InputError(f"{where}: engine: inducing_x must be finite numbers")
     try:
         engine.with_inducing_inputs(scaling.x_in(z))
     except ValueError as exc:
-        raise InputError(f"model file: engine: {exc}") from None
+        raise InputError(f"{where}: engine: {exc}") from None
     return engine, z

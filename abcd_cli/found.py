@@ -93,8 +93,22 @@ class FoundModel:
 
     @classmethod
     def from_document(cls, document: dict[str, Any], origin: str = "") -> FoundModel:
-        """From a search document (``to_dict`` output); InputError when it holds no model."""
-        return cls(Model.from_dict(document), document, origin=origin)
+        """From a search document (``to_dict`` output), checked first against the model file's
+        schema (:mod:`abcd_cli.model_file`) and conditioned on its data: InputError with one
+        line naming ``origin`` (the file) and the field when it is not a model to use."""
+        from abcd_cli.engines.base import PosteriorError
+        from abcd_cli.model_file import check_model_document
+
+        where = f"model file {origin}" if origin else "model document"
+        check_model_document(document, where)
+        found = cls(Model.from_dict(document, where), document, origin=origin)
+        try:
+            found.model.posterior  # noqa: B018  (cached: predictions and reports need it)
+        except PosteriorError as exc:
+            raise InputError(
+                f"{where}: the model cannot be conditioned on its data: {exc}"
+            ) from None
+        return found
 
     # ------------------------------------------------------------------ the model
 
@@ -310,14 +324,11 @@ class FoundModel:
 
 def read_model(path: str | Path) -> FoundModel:
     """The model saved by ``abcd search --json`` (or :meth:`FoundModel.save`) at ``path``;
-    InputError with a one-line message when the file is missing, unreadable or not a model."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            document = json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"model file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"cannot read model file {path}: {exc}") from None
+    InputError with a one-line message when the file is missing, unreadable, nested too deeply
+    or not a model (see :func:`FoundModel.from_document`)."""
+    from abcd_cli.schema import load_json
+
+    document = load_json(path, "model file")
     if not isinstance(document, dict):
         raise InputError(f"model file {path} is not a model saved by 'abcd search --json'")
     return FoundModel.from_document(document, origin=str(path))

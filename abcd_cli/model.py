@@ -15,6 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
+from abcd_cli.data.checks import MAX_MAGNITUDE
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engine_record import engine_record, inducing_x, is_default, read_engine
 from abcd_cli.engines import get_engine
@@ -170,8 +171,10 @@ class Model:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> Model:
-        """Rebuild a model from ``to_dict`` output; InputError when the content is not a model."""
+    def from_dict(cls, d: dict, where: str = "model file") -> Model:
+        """Rebuild a model from ``to_dict`` output; InputError (its message led by ``where``)
+        when the content is not a model. A model file's document is checked in full before
+        (:func:`abcd_cli.model_file.check_model_document`); these checks guard a bare dict."""
         try:
             internal = d["internal"]
             scaling = Scaling.from_dict(internal["scaling"])
@@ -183,19 +186,21 @@ class Model:
             interval = d.get("log_likelihood_interval")  # [low, high] of log p(y)
             bounds = _nll_bounds(interval)
             x_names = tuple(d["data"].get("x_names") or ())
-        except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, IndexError, TypeError, ValueError, OverflowError) as exc:
             raise InputError(
                 f"not a model file from 'abcd search --json': missing or bad {exc}"
             ) from None
         if not _data_fit(x, y, scaling, kernel) or not kernel.is_fitted:
-            raise InputError("model file: data or kernel parameters are incomplete")
+            raise InputError(f"{where}: data or kernel parameters are incomplete")
+        if not (np.all(np.abs(x) <= MAX_MAGNITUDE) and np.all(np.abs(y) <= MAX_MAGNITUDE)):
+            raise InputError(f"{where}: data must be finite numbers within ±{MAX_MAGNITUDE:g}")
         if not isinstance(constant_mean, bool):
-            raise InputError("model file: constant_mean must be true or false")
+            raise InputError(f"{where}: constant_mean must be true or false")
         if x_names and (
             len(x_names) != scaling.n_dims or not all(isinstance(n, str) for n in x_names)
         ):
-            raise InputError("model file: x_names must hold one name per input column")
-        engine, inducing = read_engine(d.get("engine"), scaling)
+            raise InputError(f"{where}: x_names must hold one name per input column")
+        engine, inducing = read_engine(d.get("engine"), scaling, where)
         return cls(
             kernel, scaling, x, y, nll, constant_mean, engine, bounds, inducing, x_names=x_names
         )
@@ -224,19 +229,20 @@ def _data_fit(x: np.ndarray, y: np.ndarray, scaling: Scaling, kernel: Kernel) ->
     )
 
 
-def seed_models(doc: dict) -> dict[int, Model]:
+def seed_models(doc: dict, where: str = "model file") -> dict[int, Model]:
     """Every search's model from a document of ``abcd search --seeds K`` (K > 1), by seed in the
-    file's order, each rebuilt on the document's data; {} when the document holds one search."""
+    file's order, each rebuilt on the document's data; {} when the document holds one search.
+    InputError led by ``where`` when an entry is not one."""
     entries = doc.get("seed_models") or []
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise InputError("model file: seed_models must be a list of models")
+        raise InputError(f"{where}: seed_models must be a list of models")
     models: dict[int, Model] = {}
     for i, entry in enumerate(entries):
         seed = entry.get("seed")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed in models:
-            raise InputError(f"model file: seed_models[{i}]: seed must be a new whole number")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or seed in models:
+            raise InputError(f"{where}: seed_models[{i}]: seed must be a new whole number")
         try:
-            models[seed] = Model.from_dict({**entry, "data": doc.get("data")})
+            models[seed] = Model.from_dict({**entry, "data": doc.get("data")}, where)
         except InputError as exc:
-            raise InputError(f"model file: seed_models[{i}]: {exc}") from None
+            raise InputError(f"{where}: seed_models[{i}]: {exc}") from None
     return models

@@ -117,8 +117,14 @@ class Scaling:
 
     @classmethod
     def from_dict(cls, d: dict) -> Scaling:
-        """Inverse of ``to_dict``; TypeError/ValueError/KeyError on a malformed entry."""
-        return cls(d["x_shift"], d["x_scale"], d["y_shift"], d["y_scale"])
+        """Inverse of ``to_dict``; TypeError/ValueError/KeyError on a malformed entry, ValueError
+        for a shift that is not finite or a scale that is not finite and above 0."""
+        scaling = cls(d["x_shift"], d["x_scale"], d["y_shift"], d["y_scale"])
+        if not all(math.isfinite(v) for v in (*scaling.x_shift, scaling.y_shift)):
+            raise ValueError("the scaling's shifts must be finite numbers")
+        if not all(math.isfinite(v) and v > 0 for v in (*scaling.x_scale, scaling.y_scale)):
+            raise ValueError("the scaling's scales must be finite numbers above 0")
+        return scaling
 
 
 def _transform(

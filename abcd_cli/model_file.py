@@ -1,0 +1,343 @@
+"""What a model file may hold: the schema of the document ``abcd search --json`` writes
+(``SearchResult.to_dict`` with the data's names from ``FoundModel.from_search``), checked
+before anything is built from a file.
+
+:data:`MODEL_SCHEMA` declares each field's shape (:mod:`abcd_cli.schema`);
+:func:`check_model_document` applies it, then the checks that compare fields: the data's and
+the scaling's number of input columns, x and y of the same length (``n`` too), the kernel
+text (its nesting, every parameter a finite number, positive where it must be, on an input the
+data have), the engine's inducing inputs, and the data in internal units. Fields that older
+files lack stay optional. Numbers a computation reads are limited as the CSV reader limits
+data (:data:`~abcd_cli.data.checks.MAX_MAGNITUDE`): squares and products must stay finite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from abcd_cli.data.checks import MAX_MAGNITUDE, MIN_MAGNITUDE
+from abcd_cli.data.series import X_KINDS
+from abcd_cli.engines import engine_names, get_engine
+from abcd_cli.errors import InputError
+from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
+from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS
+from abcd_cli.kernels.additive import MAX_ORDER
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.schema import (
+    Anything,
+    Bool,
+    Choice,
+    Either,
+    List,
+    Nullable,
+    Number,
+    Numbers,
+    Obj,
+    Rows,
+    Text,
+    Whole,
+    check,
+    join,
+    refuse,
+    shown,
+)
+
+#: The fewest rows a model file's data may have (a report of one point fails).
+MIN_ROWS = 2
+#: How deeply a kernel's text may nest parentheses (a search of depth 10 nests a dozen).
+KERNEL_DEPTH = 50
+#: How far from the scaling's shift the data may lie, in units of its scale. The search's
+#: scaling puts x within √n of its mean; y too, or, with a zero prior mean, within the 10¹²
+#: of its spread that the CSV reader allows (``MIN_RELATIVE_Y_SPREAD``), times √(2n).
+INTERNAL_LIMIT = 1e16
+
+#: A data value (x, y, a shift), limited as the CSV reader limits data.
+DATUM = Number(magnitude=MAX_MAGNITUDE)
+#: A scale of the internal units, or a positive kernel parameter in them.
+SCALE = Number(min=MIN_MAGNITUDE, max=MAX_MAGNITUDE)
+#: A number that is only shown (a BIC, a parameter in the user's units).
+FINITE = Number()
+COUNT = Whole(min=0)
+
+SCALING = Obj(
+    required={
+        "x_shift": Either(DATUM, Numbers(DATUM, min_len=1)),
+        "x_scale": Either(SCALE, Numbers(SCALE, min_len=1)),
+        "y_shift": DATUM,
+        "y_scale": SCALE,
+    },
+    noun="an object with x_shift, x_scale, y_shift and y_scale",
+)
+ENGINE = Obj(
+    required={"name": Choice(*engine_names())},
+    optional={
+        "m": Whole(min=1),
+        "seed": COUNT,
+        "jitter": Number(above=0, below=1),
+        "pcg_tol": Number(above=0, magnitude=MAX_MAGNITUDE),
+        "pcg_max_products": Whole(min=1),
+        "inducing_x": Anything(),  # rows of the data's width: see check_model_document
+    },
+    extra=None,
+    noun="an object with a name",
+)
+#: The fields of a model (``Model.to_dict``), in a document and in each of ``seed_models``.
+MODEL_FIELDS = {
+    "internal": Obj(
+        required={"kernel": Text(), "scaling": SCALING},
+        optional={"constant_mean": Bool()},
+    ),
+    "log_likelihood": DATUM,
+}
+MODEL_OPTIONAL = {
+    "kernel": Text(),
+    "structure": Text(),
+    "bic": FINITE,
+    "n_params": COUNT,
+    "parameters": List(Obj(required={"name": Text(), "value": FINITE})),
+    "bic_interval": List(FINITE, 2, 2),
+    "log_likelihood_interval": List(DATUM, 2, 2),
+    "engine": Nullable(ENGINE),
+}
+DATA = Obj(
+    required={"x": Anything(), "y": Numbers(DATUM, min_len=MIN_ROWS)},  # x: by the scaling
+    optional={
+        "x_names": List(Text()),
+        "x_kinds": List(Choice(*X_KINDS)),
+        "x_name": Text(),
+        "y_name": Text(),
+        "x_kind": Choice(*X_KINDS),
+        "source": Text(),
+        "n_dropped": COUNT,
+    },
+)
+#: The search's settings as ``SearchSettings`` checks them; all optional (older files lack
+#: some), others allowed (the report shows each as text).
+SETTINGS = Obj(
+    optional={
+        "depth": COUNT,
+        "restarts": Whole(min=1),
+        "seed": COUNT,
+        "seeds": Whole(min=1),
+        "beam": Whole(min=1),
+        "beam_levels": COUNT,
+        "language": Choice(*LANGUAGES),
+        "interpretable": Bool(),
+        "bases": List(Choice(*BASES), min_len=1),
+        "subset_size": Whole(min=20),
+        "refine_size": Nullable(Whole(min=20)),
+        "finalists": Whole(min=1),
+        "refine": Whole(min=1),
+        "patience": COUNT,
+        "prior_mean": Choice(*PRIOR_MEANS),
+        "polish": Whole(min=1),
+        "screen_iter": Whole(min=1),
+        "max_iter": Whole(min=1),
+        "refine_iter": Whole(min=1),
+        "max_order": Nullable(Whole(min=1, max=MAX_ORDER)),
+        "engine": Choice(*ENGINES),
+        "inducing": Nullable(Whole(min=1)),
+        "buffer": Whole(min=1),
+    },
+)
+#: One level of the search's trace (the report's appendix shows level, structure, BIC and
+#: candidates); a level whose every candidate failed has no structure and no BIC.
+TRACE_LEVEL = Obj(
+    required={"level": COUNT},
+    optional={
+        "structure": Nullable(Text()),
+        "kernel": Nullable(Text()),
+        "bic": Nullable(FINITE),
+        "bic_low": Nullable(FINITE),
+        "bic_width": Nullable(Number(min=0)),
+        "elapsed_seconds": Number(min=0),
+        **{
+            key: COUNT
+            for key in (
+                "candidates",
+                "failed",
+                "rejected",
+                "kept",
+                "pruned",
+                "evaluations",
+                "full_data_evaluations",
+                "pcg_products",
+            )
+        },
+    },
+    noun="an object with a level",
+    nouns="objects with a level",
+)
+MODEL_SCHEMA = Obj(
+    required={**MODEL_FIELDS, "data": DATA},
+    optional={
+        **MODEL_OPTIONAL,
+        "n": Whole(min=MIN_ROWS),
+        "trace": List(TRACE_LEVEL),
+        "settings": SETTINGS,
+        "notes": List(Text()),
+        "stopped_early": Nullable(Text()),
+        "version": Text(),
+        "elapsed_seconds": Number(min=0, max=MAX_MAGNITUDE),
+        "seed_models": List(Obj(noun="a model", nouns="models")),  # each: SEED_MODEL
+    },
+    noun="a model saved by 'abcd search --json'",
+)
+#: One of several searches' models (``abcd search --seeds K``), rebuilt on the document's data.
+SEED_MODEL = Obj(required={**MODEL_FIELDS, "seed": COUNT}, optional=MODEL_OPTIONAL)
+
+
+def check_model_document(document: Any, where: str) -> None:
+    """Raise :class:`InputError` "``where``: ``field`` ..." (one line) unless ``document``
+    is a model document that every part of the program can read: :data:`MODEL_SCHEMA` and the
+    checks between fields (see the module docstring)."""
+    check(document, MODEL_SCHEMA, where)
+    width = _width(document, where)
+    x, y = _check_data(document, width, where)
+    _check_model(document, x, y, width, where)
+    _check_seed_models(document, x, y, width, where)
+
+
+def _check_data(document: dict[str, Any], width: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The data's x and y: x a list of numbers for one input, of rows of ``width`` numbers
+    for several, as many as y (and as ``n``), with one name and kind per input column."""
+    data = document["data"]
+    one = width == 1
+    check(
+        data["x"],
+        Numbers(DATUM, MIN_ROWS) if one else Rows(DATUM, width, MIN_ROWS),
+        where,
+        "data.x",
+    )
+    x, y = np.array(data["x"], dtype=float), np.array(data["y"], dtype=float)
+    if x.shape[0] != y.size:
+        refuse(
+            where, "data.y", f"must hold one value per row of data.x ({x.shape[0]}), not {y.size}"
+        )
+    if document.get("n", y.size) != y.size:
+        refuse(
+            where, "n", f"must be the number of rows of the data ({y.size}), not {document['n']}"
+        )
+    for key, noun in (("x_names", "name"), ("x_kinds", "kind")):
+        listed = data.get(key)
+        if (listed is not None or (key == "x_names" and not one)) and len(listed or ()) != width:
+            problem = f"one {noun} per input column ({width}), not {shown(listed)}"
+            refuse(where, f"data.{key}", f"must hold {problem}")
+    return x, y
+
+
+def _check_seed_models(
+    document: dict[str, Any], x: np.ndarray, y: np.ndarray, width: int, where: str
+) -> None:
+    """Each of ``seed_models``: a new seed, and a model of the document's data."""
+    seen: set[int] = set()
+    for i, entry in enumerate(document.get("seed_models", [])):
+        seed = entry.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or seed in seen:
+            again = "; it repeats an earlier one" if seed in seen else ""
+            refuse(
+                where,
+                f"seed_models[{i}]:",
+                f"seed must be a new whole number of at least 0, not {shown(seed)}{again}",
+            )
+        seen.add(seed)
+        entry_where = f"{where}: seed_models[{i}]: not a model"
+        check(entry, SEED_MODEL, entry_where)
+        if _width(entry, entry_where) != width:
+            refuse(entry_where, "internal.scaling", f"must have the data's {width} input column(s)")
+        _check_model(entry, x, y, width, entry_where)
+
+
+def _width(model: dict[str, Any], where: str) -> int:
+    """The number of input columns of a model's scaling (x_shift and x_scale agreeing)."""
+    scaling = model["internal"]["scaling"]
+    shift, scale = (np.atleast_1d(scaling[key]) for key in ("x_shift", "x_scale"))
+    if shift.size != scale.size:
+        refuse(
+            where,
+            "internal.scaling.x_scale",
+            f"must hold one number per input column, as x_shift does ({shift.size}),"
+            f" not {shown(scaling['x_scale'])}",
+        )
+    return int(shift.size)
+
+
+def _check_model(
+    model: dict[str, Any], x: np.ndarray, y: np.ndarray, width: int, where: str
+) -> None:
+    """A model's kernel, likelihood interval, engine and scaling against the data."""
+    _check_kernel(model["internal"]["kernel"], width, where, "internal.kernel")
+    interval = model.get("log_likelihood_interval")
+    if interval is not None and not interval[0] <= interval[1]:
+        refuse(
+            where,
+            "log_likelihood_interval",
+            f"must be [low, high] with low ≤ high, not [{interval[0]!r}, {interval[1]!r}]",
+        )
+    scaling = model["internal"]["scaling"]
+    _check_internal(x, scaling["x_shift"], scaling["x_scale"], where, "data.x", "x")
+    _check_internal(y, scaling["y_shift"], scaling["y_scale"], where, "data.y", "y")
+    engine = model.get("engine")
+    if engine is not None:
+        _check_engine(engine, scaling, width, where, "engine")
+
+
+def _check_kernel(text: str, width: int, where: str, path: str) -> None:
+    """The kernel text: nested at most KERNEL_DEPTH deep, readable, every parameter a finite
+    number (a scale where it must be positive) acting on one of the data's inputs."""
+    depth = deepest = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        deepest = max(deepest, depth)
+    if deepest > KERNEL_DEPTH:
+        refuse(where, path, f"must nest parentheses at most {KERNEL_DEPTH} deep, not {deepest}")
+    try:
+        kernel = parse_kernel(text)
+    except InputError as exc:
+        refuse(where, path, f"must be a kernel written by 'abcd search': {exc}")
+    names = kernel.param_names()
+    for name, value, (spec, dim) in zip(names, kernel.values(), kernel.param_specs(), strict=True):
+        number = SCALE if spec.positive else DATUM
+        if not number.accepts(np.array([value]))[0]:
+            refuse(where, f"{path} parameter {name}", f"must be {number.what}, not {shown(value)}")
+        if not 0 <= dim < width:
+            refuse(
+                where,
+                f"{path} parameter {name}",
+                f"must act on one of the data's {width} input column(s), not on input {dim}",
+            )
+
+
+def _check_internal(
+    values: np.ndarray, shift: Any, scale: Any, where: str, path: str, axis: str
+) -> None:
+    """The data within ±INTERNAL_LIMIT of the shift in units of the scale (per column)."""
+    reach = np.abs(values - np.asarray(shift, dtype=float)) / np.asarray(scale, dtype=float)
+    if reach.size and float(np.max(reach)) > INTERNAL_LIMIT:
+        at = np.unravel_index(int(np.argmax(reach)), reach.shape)
+        field = path + "".join(f"[{i}]" for i in at)
+        refuse(
+            where,
+            f"internal.scaling.{axis}_shift and {axis}_scale",
+            f"must put {path} within ±{INTERNAL_LIMIT:g} in internal units"
+            f" (({axis} - {axis}_shift) / {axis}_scale), not {field} at {float(np.max(reach)):.3g}",
+        )
+
+
+def _check_engine(
+    engine: dict[str, Any], scaling: dict[str, Any], width: int, where: str, path: str
+) -> None:
+    """The engine's settings are its own, its inducing inputs rows of the data's width."""
+    known = get_engine(engine["name"]).settings()
+    for key in engine:
+        if key not in ("name", "inducing_x", *known):
+            refuse(where, join(path, key), f"is not a setting of the {engine['name']} engine")
+    if "inducing_x" not in engine:
+        return
+    z_path = join(path, "inducing_x")
+    z_spec = Numbers(DATUM, 1) if width == 1 else Rows(DATUM, width, 1)
+    check(engine["inducing_x"], z_spec, where, z_path)
+    z = np.array(engine["inducing_x"], dtype=float)
+    _check_internal(z, scaling["x_shift"], scaling["x_scale"], where, z_path, "x")
