@@ -94,6 +94,7 @@ def _best(key: str, value: object) -> Callable[[dict[str, Any]], None]:
         (_set("trace", "oops"), "trace must be a list"),
         (_set("trace", [{"level": 0}]), "trace holds 1 levels, not 2"),
         (_set("trace", [{"level": 1}, {"level": 0}]), "trace[0] is not the record of level 0"),
+        (_set("trace", [{"level": 0, "bic": "x"}, {"level": 1}]), "trace[0].bic must be"),
         (_set("parents", {"a": 1}), "parents must be a list"),
         (_set("best", None), "best is missing"),
         (_best("bic", -1e6), "is not the one its likelihood gives"),

@@ -26,6 +26,8 @@ from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import bic
+from abcd_cli.model_file import TRACE_LEVEL
+from abcd_cli.schema import List, check
 
 #: The first key of every checkpoint file: what marks a file as one (see ``is_checkpoint``).
 FORMAT = "abcd search checkpoint"
@@ -181,6 +183,7 @@ def _state_of(
     if not all(isinstance(key, str) for key in seen):
         raise TypeError("seen must be a list of text")
     trace = _list(doc, "trace")
+    check(trace, List(TRACE_LEVEL), "in the file", "trace")  # what the report appendix reads
     for i, entry in enumerate(trace):
         if not isinstance(entry, dict) or _whole(entry.get("level"), "trace level", 0, level) != i:
             raise ValueError(f"trace[{i}] is not the record of level {i}")
