@@ -326,13 +326,14 @@ def _predict_inputs(
     import pandas as pd
 
     from abcd_cli.data.frames import decimal_years, is_datetime_like
+    from abcd_cli.data.table import capped
     from abcd_cli.prediction import predictive_table
 
     names = found.x_names
     if not isinstance(x, pd.DataFrame):
         raise TypeError(
             "a model of several inputs predicts at a DataFrame holding its input columns"
-            f" ({', '.join(map(repr, names))})"
+            f" ({capped(list(map(repr, names)))})"
         )
     labels = [str(label) for label in x.columns]
     columns = []

@@ -4,7 +4,8 @@
 Each series' search runs serially on its worker, with the same settings and so the same result
 as anywhere else. Its checkpoint is written where the worker sees the output folder (every
 worker of a local cluster does; machines without a shared folder start an interrupted series
-over). A series whose workers keep dying is skipped with a note; the others go on.
+over). A series whose workers keep dying is skipped with a note; a series that cannot be read or
+searched (any :class:`~abcd_cli.errors.AbcdError`) is given as its error; the others go on.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from abcd_cli.errors import AbcdError, InputError, RunError
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.found import FoundModel
 from abcd_cli.kernel_search.checkpoint import checkpoint_paths
@@ -41,10 +43,28 @@ class SeriesLost:
     name: str
 
 
-def search_series(job: SeriesJob) -> SearchResult:
-    """On a worker: the whole search, serially, resumed from its checkpoint if there is one."""
+@dataclass(frozen=True)
+class SeriesFailed:
+    """The result of a series whose search raised one of the library's errors (kept as its
+    message and kind, so that one series' failure neither ends the chunk of series it was
+    sent with nor the results of the others)."""
+
+    name: str
+    message: str
+    input_error: bool
+
+    def error(self) -> AbcdError:
+        return (InputError if self.input_error else RunError)(self.message)
+
+
+def search_series(job: SeriesJob) -> SearchResult | SeriesFailed:
+    """On a worker: the whole search, serially, resumed from its checkpoint if there is one;
+    an error of the library's is returned, not raised."""
     path = job.checkpoint if Path(job.checkpoint).parent.is_dir() else None
-    return run_search(job.x, job.y, job.settings, SerialExecutor(), None, path, resume=True)
+    try:
+        return run_search(job.x, job.y, job.settings, SerialExecutor(), None, path, resume=True)
+    except AbcdError as exc:
+        return SeriesFailed(job.name, exc.message, isinstance(exc, InputError))
 
 
 def lost_series(job: SeriesJob) -> SeriesLost:
@@ -53,20 +73,41 @@ def lost_series(job: SeriesJob) -> SeriesLost:
 
 def search_many(
     files: list[Path], settings: SearchSettings, executor: Any, checkpoints: list[str]
-) -> Iterator[tuple[Path, FoundModel | None]]:
-    """Each file's model (None when its workers kept dying), in the files' order, as soon as
-    it and those before it are done; every search is sent to ``executor`` at once."""
+) -> Iterator[tuple[Path, FoundModel | AbcdError | None]]:
+    """Each file's model (None when its workers kept dying, the error when it could not be
+    read or searched), in the files' order, as soon as it and those before it are done; every
+    search that can start is sent to ``executor`` at once. A cluster lost on the way is the
+    error of every series not yet done."""
     from abcd_cli.api import load_warned
 
-    loaded = [load_warned(str(path), settings, prefix=f"{path.stem}: ") for path in files]
-    jobs = [
-        SeriesJob(path.stem, s.x, s.y, settings, str(Path(ckpt).resolve()))
-        for path, s, ckpt in zip(files, loaded, checkpoints, strict=True)
-    ]
-    results = executor.map(search_series, jobs, on_lost=lost_series)
-    for path, series, job, result in zip(files, loaded, jobs, results, strict=True):
-        if isinstance(result, SeriesLost):
-            yield path, None
+    loaded: dict[int, Any] = {}
+    failed: dict[int, AbcdError] = {}
+    for i, path in enumerate(files):
+        try:
+            loaded[i] = load_warned(str(path), settings, prefix=f"{path.stem}: ")
+        except AbcdError as exc:
+            failed[i] = exc
+    jobs = {
+        i: SeriesJob(files[i].stem, s.x, s.y, settings, str(Path(checkpoints[i]).resolve()))
+        for i, s in loaded.items()
+    }
+    results = iter(executor.map(search_series, list(jobs.values()), on_lost=lost_series))
+    lost: AbcdError | None = None
+    for i, path in enumerate(files):
+        if i in failed:
+            yield path, failed[i]
             continue
-        paths = tuple(checkpoint_paths(job.checkpoint, settings))
-        yield path, FoundModel.from_search(series, result, paths)
+        if lost is None:
+            try:
+                result = next(results)
+            except AbcdError as exc:  # the cluster, not this series: every later one too
+                lost = exc
+        if lost is not None:
+            yield path, lost
+        elif isinstance(result, SeriesLost):
+            yield path, None
+        elif isinstance(result, SeriesFailed):
+            yield path, result.error()
+        else:
+            paths = tuple(checkpoint_paths(jobs[i].checkpoint, settings))
+            yield path, FoundModel.from_search(loaded[i], result, paths)

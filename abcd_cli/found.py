@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 #: How far past the data a report forecasts, as a fraction of the data's x range.
 EXTRAPOLATE = 0.2
+MAX_EXTRAPOLATE = 5.0
 #: How the models of a ``seeds`` > 1 search are weighed when averaged (see abcd_cli.prediction).
 SEED_WEIGHTS = ("evidence", "equal")
 
@@ -214,8 +215,14 @@ class FoundModel:
         from abcd_cli.decompose.components import decompose
         from abcd_cli.decompose.facts import Axis
         from abcd_cli.decompose.several_inputs import decompose_inputs
+        from abcd_cli.kernel_search.settings import check_seed
 
-        key = (float(extrapolate), self.seed if seed is None else int(seed))
+        if not (isinstance(extrapolate, int | float) and 0 <= extrapolate <= MAX_EXTRAPOLATE):
+            raise InputError(
+                "the forecast's length (extrapolate) must be a number from 0 to"
+                f" {MAX_EXTRAPOLATE:g} times the data's range, not {extrapolate!r}"
+            )
+        key = (float(extrapolate), self.seed if seed is None else check_seed(seed))
         if key not in self._decompositions and self.model.n_dims > 1:
             axes = tuple(
                 Axis(kind, name, self.y_name)

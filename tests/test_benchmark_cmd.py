@@ -83,7 +83,8 @@ def test_a_checkpoint_of_other_settings_is_named_not_overwritten(tmp_path):
     args = ["benchmark", str(data), "-o", str(out), "--depth", "1", "--restarts", "2", "--quiet"]
     result = CliRunner().invoke(main, [*args, "--jobs", "1"])
     assert result.exit_code == 2
-    assert f"checkpoint {checkpoint} was made with other settings" in result.output
+    assert f"a: failed: checkpoint {checkpoint} was made with other settings" in result.stderr
+    assert result.stderr.splitlines()[-1] == "Error: 1 of 1 series failed: a (see the lines above)"
     assert checkpoint.read_text() == before and not (out / "a.pdf").exists()
 
 

@@ -265,7 +265,8 @@ def test_same_column_for_x_and_y(tmp_path: Path) -> None:
 def test_duplicate_column_names(tmp_path: Path) -> None:
     body = "t,v,v\n" + "".join(f"{i},{i + 1},{i * 2}\n" for i in range(6))
     assert "used by columns 2 and 3" in input_error(tmp_path, body, y="v")
-    assert load_text(tmp_path, body, y="3").y.tolist() == [0, 2, 4, 6, 8, 10]
+    assert load_text(tmp_path, body, x="t", y="3").y.tolist() == [0, 2, 4, 6, 8, 10]
+    assert "column name 'v' is used by columns 2 and 3" in input_error(tmp_path, body, y="3")
 
 
 def test_single_column_with_x_option(tmp_path: Path) -> None:

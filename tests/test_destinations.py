@@ -107,8 +107,13 @@ def test_checkpoint_path_holding_something_else(in_tmp: Path) -> None:
     (in_tmp / "link").symlink_to("notes.txt")
     (in_tmp / "folder").mkdir()
     os.mkfifo(in_tmp / "fifo")
-    for name in ("notes.txt", "link", "folder", "fifo"):
-        with pytest.raises(InputError, match="not an abcd search checkpoint"):
+    for name, what in [
+        ("notes.txt", "a file that is not an abcd search checkpoint"),
+        ("link", "a link"),
+        ("folder", "a folder"),
+        ("fifo", "a special file"),
+    ]:
+        with pytest.raises(InputError, match=f"the checkpoint path {name} already holds {what}"):
             check_destinations({}, {}, [name])
     check_destinations({}, {}, ["new.ckpt.json"])  # nothing there yet: fine
     assert (in_tmp / "notes.txt").read_text() == "my notes"

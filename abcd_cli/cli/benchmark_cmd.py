@@ -8,6 +8,10 @@ from typing import Any
 import click
 
 from abcd_cli.cli.options import batch_search_options
+from abcd_cli.errors import AbcdError
+
+#: Failed series named in the closing error.
+_LISTED = 10
 
 
 @click.command(short_help="Reports for every series of a folder (the 13-series benchmark).")
@@ -43,7 +47,9 @@ def benchmark(
     """Search and write PDF, HTML and JSON reports for each CSV in DATASETS.
 
     Series whose three reports already exist are skipped, so an interrupted run resumes; a
-    search interrupted mid-way continues from its checkpoint in the output folder.
+    search interrupted mid-way continues from its checkpoint in the output folder. A series
+    that cannot be read, searched or written is reported as 'NAME: failed: ...' and the others
+    go on; the command then ends with an error naming the failed series.
     """
     from abcd_cli.cli.running import shared_executor
     from abcd_cli.errors import InputError
@@ -59,12 +65,37 @@ def benchmark(
             click.echo(f"{path.stem}: reports already there, skipped")
         else:
             todo.append(path)
+    failures: dict[str, AbcdError] = {}
     with shared_executor(opts) as executor:
         if distribute == "series":
-            _whole_series(todo, out, executor, opts)
+            _whole_series(todo, out, executor, opts, failures)
         else:
             for path in todo:
-                _one_series(path, out, executor, opts)
+                try:
+                    _one_series(path, out, executor, opts)
+                except AbcdError as exc:
+                    _failed(path, exc, failures)
+    if failures:
+        raise _summary(failures, len(files))
+
+
+def _failed(path: Path, exc: AbcdError, failures: dict[str, AbcdError]) -> None:
+    """Say at once that one series failed, and why; the others go on."""
+    click.echo(f"{path.stem}: failed: {exc.message}", err=True)
+    failures[path.stem] = exc
+
+
+def _summary(failures: dict[str, AbcdError], total: int) -> AbcdError:
+    """The command's error once every series had its turn: which failed (InputError, exit 2,
+    when each failed on its input; else RunError, exit 1)."""
+    from abcd_cli.errors import InputError, RunError
+
+    names = list(failures)
+    shown = ", ".join(names[:_LISTED]) + (
+        f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+    )
+    kind = InputError if all(isinstance(e, InputError) for e in failures.values()) else RunError
+    return kind(f"{len(names)} of {total} series failed: {shown} (see the lines above)")
 
 
 def _series_files(folder: str, only: tuple[str, ...]) -> list[Path]:
@@ -112,8 +143,15 @@ def _finish(path: Path, out: Path, found: Any) -> None:
     )
 
 
-def _whole_series(todo: list[Path], out: Path, executor: Any, opts: dict[str, Any]) -> None:
-    """Every series' whole search on the cluster at once; reports written here, in order."""
+def _whole_series(
+    todo: list[Path],
+    out: Path,
+    executor: Any,
+    opts: dict[str, Any],
+    failures: dict[str, AbcdError],
+) -> None:
+    """Every series' whole search on the cluster at once; reports written here, in order;
+    a series that fails is added to ``failures``."""
     from abcd_cli.api import search_settings
     from abcd_cli.batch import search_many
     from abcd_cli.cli.options import settings_of
@@ -128,4 +166,9 @@ def _whole_series(todo: list[Path], out: Path, executor: Any, opts: dict[str, An
         if found is None:
             click.echo(f"{path.stem}: skipped, the workers searching it kept dying")
             continue
-        _finish(path, out, found)
+        try:
+            if isinstance(found, AbcdError):
+                raise found
+            _finish(path, out, found)
+        except AbcdError as exc:
+            _failed(path, exc, failures)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -10,7 +11,13 @@ from abcd_cli.api import DEFAULTS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
-from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS, REFINE_MIN
+from abcd_cli.kernel_search.settings import (
+    ENGINES,
+    MAX_SEED,
+    MAX_SEED_TEXT,
+    PRIOR_MEANS,
+    REFINE_MIN,
+)
 from abcd_cli.kernels.additive import MAX_ORDER
 
 LANGUAGE_NAMES = tuple(LANGUAGES)
@@ -67,9 +74,10 @@ def _effort_options() -> list[Any]:
         ),
         click.option(
             "--seed",
-            type=int,
-            default=0,
+            metavar="INTEGER",
+            default="0",
             show_default=True,
+            callback=_seed,
             help="Seed of every random choice: one seed, one result.",
         ),
         click.option(
@@ -89,10 +97,43 @@ def _effort_options() -> list[Any]:
         click.option(
             "--scheduler",
             metavar="local|ADDRESS",
+            callback=_scheduler,
             help="Fit on Dask: 'local' starts a local cluster of --jobs workers; an address"
             " (tcp://host:8786) uses a running cluster. Needs pip install 'abcd-cli[dask]'.",
         ),
     ]
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    """An option's value quoted for a message, shortened when long."""
+    return repr(value if len(value) <= limit else value[: limit - 3] + "...")
+
+
+def _seed(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """--seed's value as an int from 0 to MAX_SEED; otherwise a usage error, as for the other
+    options' values, that quotes the value shortened (numpy refuses negative seeds, and larger
+    ones add nothing: ``kernel_search.settings.MAX_SEED``)."""
+    text = str(value).strip()
+    seed = int(text) if re.fullmatch(r"[+-]?[0-9]{1,60}", text) else None
+    if seed is None or not 0 <= seed <= MAX_SEED:
+        raise click.BadParameter(
+            f"{_shown(str(value))} is not a whole number from 0 to {MAX_SEED_TEXT}."
+        )
+    return seed
+
+
+def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--scheduler's value: 'local' (in any case) or a well-formed scheduler address; a
+    one-line error naming the value otherwise (whether the address answers is found out
+    when connecting)."""
+    if value is None:
+        return None
+    if value.strip().lower() == "local":
+        return "local"
+    from abcd_cli.execution.dask import check_address
+
+    check_address(value)
+    return value
 
 
 def _strategy_options() -> list[Any]:

@@ -43,6 +43,7 @@ def predict(
     of several inputs reads them from the columns of X.csv with their names (in any order;
     other columns are ignored)."""
     from abcd_cli.data.reader import load_inputs, load_named_inputs
+    from abcd_cli.data.table import capped
     from abcd_cli.destinations import check_destinations
     from abcd_cli.errors import InputError
     from abcd_cli.files import is_standard_stream, shown, write_output
@@ -66,7 +67,7 @@ def predict(
         if x is not None:
             raise InputError(
                 f"--x chooses the column of a model of one input; this model reads its"
-                f" {len(names)} inputs by their names ({', '.join(map(repr, names))})"
+                f" {len(names)} inputs by their names ({capped(list(map(repr, names)))})"
             )
         values, columns, kinds = load_named_inputs(inputs, names)
         for d, (name, kind, trained) in enumerate(zip(names, kinds, found.x_kinds, strict=True)):

@@ -11,7 +11,7 @@ from abcd_cli.api import REPORT_FORMATS, report_format, write_reports
 from abcd_cli.cli.options import search_options
 from abcd_cli.cli.running import prepare_search, run_search_command
 from abcd_cli.files import is_standard_stream, shown
-from abcd_cli.found import EXTRAPOLATE
+from abcd_cli.found import EXTRAPOLATE, MAX_EXTRAPOLATE
 from abcd_cli.kernel_search.loop import summary_line
 
 
@@ -43,7 +43,7 @@ def search(json_out: str | None, **opts: Any) -> None:
 @click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), help="Else from the suffix.")
 @click.option(
     "--extrapolate",
-    type=click.FloatRange(0.0, 5.0),
+    type=click.FloatRange(0.0, MAX_EXTRAPOLATE),
     default=EXTRAPOLATE,
     show_default=True,
     help="How far past the data to forecast, as a fraction of its range.",

@@ -48,3 +48,12 @@ def show(cell: str) -> str:
 def normalized_name(name: str) -> str:
     """A column name in lower case with runs of spaces, ``_``, ``.`` and ``-`` as one space."""
     return re.sub(r"[\s_.\-]+", " ", name.strip().lower()).strip()
+
+
+_LINE_BREAKS = re.compile(r"\s*[\r\n\t\v\f]\s*")
+
+
+def clean_name(name: str) -> str:
+    """A column name on one line: line breaks and tabs inside it (a quoted header cell can
+    hold them) become one space, so that messages and reports stay one line per name."""
+    return _LINE_BREAKS.sub(" ", name).strip()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from abcd_cli.data.cells import show
+from abcd_cli.data.dates import from_decimal_year
 from abcd_cli.errors import InputError
 
 #: Fewest usable rows accepted. The simplest models in the search already have two to four
@@ -37,16 +39,16 @@ def check_count(n_points: int, n_dropped: int, source: str) -> None:
 
 def check_y(values: np.ndarray, name: str, source: str) -> None:
     """y within the magnitude limits, not constant, and varying by more than rounding."""
-    biggest = _check_magnitude(values, name, source)
+    biggest = check_magnitude(values, name, source)
     spread = float(np.ptp(values))
     if spread == 0:
         raise InputError(
-            f"{source}: column {name!r} is constant (value {values[0]:.6g}): "
+            f"{source}: column {show(name)} is constant (value {values[0]:.6g}): "
             "there is nothing to model"
         )
     if spread < MIN_RELATIVE_Y_SPREAD * biggest:
         raise InputError(
-            f"{source}: column {name!r} varies by only {spread:.3g} at a size of {biggest:.6g} "
+            f"{source}: column {show(name)} varies by only {spread:.3g} at a size of {biggest:.6g} "
             f"(less than {MIN_RELATIVE_Y_SPREAD:.0e} of it), which is lost in rounding; "
             "subtract a baseline before saving the file"
         )
@@ -54,11 +56,13 @@ def check_y(values: np.ndarray, name: str, source: str) -> None:
 
 def check_x(values: np.ndarray, name: str, kind: str, source: str) -> None:
     """x within the magnitude limits, with two different values, spanning more than rounding."""
-    biggest = _check_magnitude(values, name, source)
+    biggest = check_magnitude(values, name, source)
     spread = float(np.ptp(values))
     if spread == 0:
+        moment = from_decimal_year(float(values[0])) if kind == "date" else None
+        shown = f"{values[0]:.10g}" if moment is None else f"{moment:%Y-%m-%d %H:%M:%S}"
         raise InputError(
-            f"{source}: all x values in column {name!r} are equal ({values[0]:.10g}): "
+            f"{source}: all x values in column {show(name)} are equal ({shown}): "
             "at least two different x values are needed"
         )
     if spread < MIN_RELATIVE_X_SPREAD * biggest:
@@ -73,20 +77,21 @@ def check_x(values: np.ndarray, name: str, kind: str, source: str) -> None:
                 f"{MIN_RELATIVE_X_SPREAD:.0e} of it), so distances between x values would lose "
                 "their precision; subtract an offset from x first"
             )
-        raise InputError(f"{source}: column {name!r}: {reason}")
+        raise InputError(f"{source}: column {show(name)}: {reason}")
 
 
-def _check_magnitude(values: np.ndarray, name: str, source: str) -> float:
-    """The largest magnitude of the values, if within [MIN_MAGNITUDE, MAX_MAGNITUDE] (or 0)."""
+def check_magnitude(values: np.ndarray, name: str, source: str) -> float:
+    """The largest magnitude of the values, if within [MIN_MAGNITUDE, MAX_MAGNITUDE] (or 0);
+    an InputError naming the column otherwise (of the data, or of new inputs to predict at)."""
     biggest = float(np.max(np.abs(values)))
     if biggest > MAX_MAGNITUDE:
         raise InputError(
-            f"{source}: column {name!r} has values as large as {biggest:.3g}; magnitudes above "
+            f"{source}: column {show(name)} has values as large as {biggest:.3g}; magnitudes above "
             f"{MAX_MAGNITUDE:.0e} would overflow the computations, so rescale the column"
         )
     if 0 < biggest < MIN_MAGNITUDE:
         raise InputError(
-            f"{source}: column {name!r} has values no larger than {biggest:.3g}; magnitudes "
+            f"{source}: column {show(name)} has values no larger than {biggest:.3g}; magnitudes "
             f"below {MIN_MAGNITUDE:.0e} would underflow the computations, so rescale the column"
         )
     return biggest

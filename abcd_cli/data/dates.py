@@ -2,7 +2,8 @@
 
 The common numeric forms (``2020-01-31``, ``31/01/2020``, ``2020-01``, ``2020-Q1``, with optional
 times and AM/PM) are read by regular expressions; other spellings with a four-digit year
-(``Jan 2020``, ``2020-01-31T13:45+02:00``) by pandas, converted to UTC. Whether ``a/b/yyyy`` is
+(``Jan 2020``, ``2020-01-31T13:45+02:00``) by pandas, converted to UTC (the caller warns of
+the offsets: :func:`offsets_note`). Whether ``a/b/yyyy`` is
 day or month first is decided for a whole column by the caller (``abcd_cli.data.values``).
 
 A date becomes a decimal year on a uniform axis: 2000 + (days since 2000-01-01 00:00) / 365.2425.
@@ -84,12 +85,14 @@ def _valid(year: int, month: int, day: int, time: Sequence[str | None] = ()) -> 
     return year, month, day, h * 3600.0 + mi * 60.0 + s
 
 
-def written_dates(cells: list[str]) -> list[DateParts | None]:
+def written_dates(cells: list[str], zones: list[str] | None = None) -> list[DateParts | None]:
     """Other date spellings ('Jan 2020', '31 January 2020', ISO with offsets) via pandas.
 
     The format guessed from the first cell parses the column in one go; cells it misses are
     parsed one by one, each in its own format. Cells without a 4-digit year are not dates.
     The caller leaves out cells that are plain numbers (pandas would read ``2020`` as a date).
+    Times with a time-zone offset are converted to UTC; ``zones``, when given, receives the
+    offset of each such cell (``+02:00``).
     """
     plausible = [bool(re.search(r"[0-9]{4}", c)) for c in cells]
     out: list[DateParts | None] = [None] * len(cells)
@@ -97,13 +100,26 @@ def written_dates(cells: list[str]) -> list[DateParts | None]:
     stamps = iter(_parse_with_guessed_format(candidates))
     for i, ok in enumerate(plausible):
         if ok:
-            stamp = next(stamps)
-            out[i] = _stamp_parts(stamp) if stamp is not None else _pandas_date(cells[i])
+            stamp, offset = next(stamps)
+            if stamp is None:
+                stamp, offset = _pandas_date(cells[i])
+            parts = None if stamp is None else _stamp_parts(stamp)
+            if parts is not None and not 1 <= parts[0] <= 9999:  # no calendar date: year 0, BC
+                parts = None
+            out[i] = parts
+            if parts is not None and offset is not None and zones is not None:
+                zones.append(offset)
     return out
 
 
-def _parse_with_guessed_format(cells: list[str]) -> list[pd.Timestamp | None]:
-    """Timestamps (UTC, naive) in the format guessed from the first cell; None where it fails."""
+#: Stamp (UTC, naive) and the cell's time-zone offset (None: the cell gives none).
+_Parsed = tuple[pd.Timestamp | None, str | None]
+_OFFSET = re.compile(r"(?<=[0-9\s])(?:([+-])([0-9]{2}):?([0-9]{2})?|Z|UTC|GMT)$", re.I | re.ASCII)
+
+
+def _parse_with_guessed_format(cells: list[str]) -> list[_Parsed]:
+    """Timestamps (UTC, naive) in the format guessed from the first cell, None where it fails,
+    each with its cell's time-zone offset when the format has one."""
     if not cells:
         return []
     try:
@@ -111,12 +127,46 @@ def _parse_with_guessed_format(cells: list[str]) -> list[pd.Timestamp | None]:
             warnings.simplefilter("ignore")
             fmt = guess_datetime_format(cells[0])
             if fmt is None:
-                return [None] * len(cells)
+                return [(None, None)] * len(cells)
             parsed = pd.to_datetime(pd.Series(cells), format=fmt, errors="coerce", utc=True)
         parsed = parsed.dt.tz_localize(None)
     except Exception:  # an odd guessed format; fall back to parsing cell by cell
-        return [None] * len(cells)
-    return [None if pd.isna(stamp) else stamp for stamp in parsed]
+        return [(None, None)] * len(cells)
+    aware = "%z" in fmt or "%Z" in fmt
+    return [
+        (None, None) if pd.isna(stamp) else (stamp, _offset_of(cell, fmt) if aware else None)
+        for cell, stamp in zip(cells, parsed, strict=True)
+    ]
+
+
+def _offset_of(cell: str, fmt: str) -> str:
+    """The time-zone offset a cell parsed in an aware format gives, as ``+HH:MM``."""
+    if m := _OFFSET.search(cell.strip()):
+        sign, hours, minutes = m.groups()
+        return f"{sign}{hours}:{minutes or '00'}" if sign else "+00:00"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return offset_text(pd.to_datetime(cell, format=fmt).utcoffset())
+    except Exception:  # it parsed in the column's go; name it by its last word otherwise
+        return cell.split()[-1][:12] if cell.split() else "?"
+
+
+def offset_text(offset: timedelta | None) -> str:
+    """A UTC offset as ``+HH:MM`` (``+00:00`` for None)."""
+    minutes = round((offset or timedelta()).total_seconds() / 60)
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
+def offsets_note(name: str, zones: Sequence[str]) -> str | None:
+    """The warning that a column's times with time-zone offsets were read as UTC, naming the
+    offsets seen (at most three); None when there were none but UTC's own."""
+    distinct = list(dict.fromkeys(zones))
+    if not any(zone != "+00:00" for zone in distinct):
+        return None
+    shown = ", ".join(distinct[:3]) + (" and others" if len(distinct) > 3 else "")
+    return f"column {name!r} gives times with time-zone offsets ({shown}); they are read as UTC"
 
 
 def _stamp_parts(stamp: pd.Timestamp) -> DateParts:
@@ -125,19 +175,22 @@ def _stamp_parts(stamp: pd.Timestamp) -> DateParts:
     return int(stamp.year), int(stamp.month), int(stamp.day), seconds
 
 
-def _pandas_date(cell: str) -> DateParts | None:
-    """One cell parsed by pandas in whatever format it is written, or None."""
+def _pandas_date(cell: str) -> _Parsed:
+    """One cell parsed by pandas in whatever format it is written (UTC, naive) and its
+    time-zone offset if it gives one; (None, None) if it is not a date."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             stamp = pd.to_datetime(cell, format="mixed")
         if stamp is pd.NaT or not isinstance(stamp, pd.Timestamp):
-            return None
+            return None, None
+        offset = None
         if stamp.tzinfo is not None:
+            offset = offset_text(stamp.utcoffset())
             stamp = stamp.tz_convert("UTC").tz_localize(None)
-        return _stamp_parts(stamp)
+        return stamp, offset
     except Exception:  # pandas/dateutil raise many types for odd text; any means "not a date"
-        return None
+        return None, None
 
 
 def decimal_year(year: int, month: int, day: int, seconds: float = 0.0) -> float:

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from abcd_cli.data.dates import decimal_year
+from abcd_cli.data.cells import clean_name
+from abcd_cli.data.dates import decimal_year, offset_text, offsets_note
 from abcd_cli.data.series import Series, series_from_table
 from abcd_cli.data.table import Table
 from abcd_cli.errors import InputError
@@ -120,9 +121,14 @@ def _frame_table(frame: pd.DataFrame | pd.Series, source: str) -> _FrameTable:
     if headerless:
         names = [f"column {i + 1}" for i in range(frame.shape[1])]
     else:
-        names = [_label(c) for c in frame.columns]
+        names = [clean_name(_label(c)) for c in frame.columns]
     columns = [_cells(frame.iloc[:, i]) for i in range(frame.shape[1])]
     rows = [list(row) for row in zip(*columns, strict=True)]
+    notes = [
+        note
+        for i, name in enumerate(names)
+        if (note := _zone_note(name, frame.iloc[:, i])) is not None
+    ]
     return _FrameTable(
         source=source,
         names=names,
@@ -131,8 +137,27 @@ def _frame_table(frame: pd.DataFrame | pd.Series, source: str) -> _FrameTable:
         delimiter=",",
         unnamed=set(range(len(names))) if headerless else set(),
         headerless=headerless,
+        notes=notes,
         labels=[str(label) for label in index],
     )
+
+
+def _zone_note(name: str, column: pd.Series) -> str | None:
+    """The warning that a column's aware datetimes (other than UTC) are read as UTC: naming
+    its time zone, or the offsets of a column of datetime objects; else None."""
+    zone = getattr(column.dtype, "tz", None)
+    if zone is not None:
+        if str(zone) in ("UTC", "UTC+00:00", "Etc/UTC", "GMT"):
+            return None
+        return f"column {name!r} gives times in the time zone {zone}; they are read as UTC"
+    if column.dtype != object:
+        return None
+    zones = [
+        offset_text(value.utcoffset())
+        for value in column
+        if isinstance(value, datetime) and value.tzinfo is not None
+    ]
+    return offsets_note(name, zones)
 
 
 def _label(label: Any) -> str:

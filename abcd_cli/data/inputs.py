@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from abcd_cli.data.cells import normalized_name
+from abcd_cli.data.cells import normalized_name, show
 from abcd_cli.data.columns import choose_columns, default_y, find_column
-from abcd_cli.data.table import Table
+from abcd_cli.data.table import Table, capped
 from abcd_cli.data.values import input_values, x_values
 from abcd_cli.errors import InputError
 
@@ -65,11 +65,13 @@ def not_periodic_note(X: np.ndarray, names: Sequence[str]) -> str | None:
     """The note naming the inputs of several that periodic kernels are not tried on, if any."""
     counts = _distinct_counts(X)
     allowed = set(_periodic_of(counts))
-    left = [f"{name!r} ({counts[d]} values)" for d, name in enumerate(names) if d not in allowed]
+    left = [
+        f"{show(name)} ({counts[d]} values)" for d, name in enumerate(names) if d not in allowed
+    ]
     if not left:
         return None
     return (
-        f"no periodic kernels on {', '.join(left)}: a cycle needs at least"
+        f"no periodic kernels on {capped(left)}: a cycle needs at least"
         f" {MIN_PERIODIC_VALUES} distinct values of its input"
     )
 
@@ -120,10 +122,10 @@ def _named(table: Table, keys: list[str], y: str | None) -> Choice:
     inputs = [find_column(table, key, "x") for key in keys]
     for i, xi in enumerate(inputs):
         if xi in inputs[:i]:
-            raise InputError(f"{table.source}: --x names column {table.names[xi]!r} twice")
+            raise InputError(f"{table.source}: --x names column {show(table.names[xi])} twice")
     yi = find_column(table, y, "y") if y is not None else default_y(table, inputs)
     if yi in inputs:
-        raise InputError(f"{table.source}: --x and --y both name column {table.names[yi]!r}")
+        raise InputError(f"{table.source}: --x and --y both name column {show(table.names[yi])}")
     return Choice(tuple(inputs), yi)
 
 
@@ -142,7 +144,7 @@ def _automatic(table: Table, y: str | None) -> Choice:
             continue
         reason, values = _unusable(table, i)
         if reason:
-            left_out.setdefault(reason, []).append(repr(name))
+            left_out.setdefault(reason, []).append(show(name))
             continue
         inputs.append(i)
         read[i] = values  # type: ignore[assignment]
@@ -153,7 +155,7 @@ def _automatic(table: Table, y: str | None) -> Choice:
         )
     notes = []
     if len(inputs) > 1:
-        names = ", ".join(repr(table.names[i]) for i in inputs)
+        names = capped([show(table.names[i]) for i in inputs])
         notes.append(
             f"used {len(inputs)} inputs, every column holding numbers or dates but y: {names}"
             " (choose others with --x)"
@@ -179,4 +181,4 @@ def _unusable(table: Table, index: int) -> tuple[str, tuple[np.ndarray, str] | N
 
 def _columns(names: list[str]) -> str:
     """'column 'a'' or 'columns 'a', 'b''."""
-    return f"column{'s' if len(names) > 1 else ''} {', '.join(names)}"
+    return f"column{'s' if len(names) > 1 else ''} {capped(names)}"

@@ -23,7 +23,9 @@ Rules, in the order they are applied:
   ``y``, else the single numeric column other than the single column named like a time
   (``x``, ``t``, ``time``, ``date``, ``year``, ...; failing that, the single column whose name
   gives a unit of time, ``t_s``, ``hours``), and x is every other usable column (below).
-  Anything else is an error listing the columns.
+  Anything else is an error listing the columns (the first few, then a count). Two columns
+  that are read (x, the inputs, y) may not share a name (line breaks and tabs inside a name
+  read as one space), nor, for predictions, two columns holding a model's input by name.
 * **Several inputs** (:mod:`abcd_cli.data.inputs`). ``x`` may name several columns (``a,b,c``
   or a list). Without ``x``, a file of more than two columns has y as given (else as above)
   and every other column holding numbers or dates as an input;
@@ -39,7 +41,8 @@ Rules, in the order they are applied:
   ``01/31/2020`` (day or month first is decided once for the whole column: a part above 12
   settles it, else a part that never changes is the day, else it is an error), ``31.01.2020``,
   ``2020-01`` (monthly), ``2020-Q1``, AM/PM times, and through pandas anything with a 4-digit
-  year such as ``Jan 2020`` or ``2020-01-31T13:45+02:00`` (converted to UTC). Dates become
+  year such as ``Jan 2020`` or ``2020-01-31T13:45+02:00`` (converted to UTC, with a warning
+  naming the offsets; years 1 to 9999 only). Dates become
   decimal years on a uniform axis, 2000 + (days since 2000-01-01) / 365.2425, so every hour is
   the same step in x
   (:mod:`abcd_cli.data.dates` reads the cells; the column-wide day/month decision is in
@@ -68,12 +71,12 @@ from pathlib import Path
 
 import numpy as np
 
-from abcd_cli.data.cells import is_missing
-from abcd_cli.data.checks import MIN_POINTS
+from abcd_cli.data.cells import is_missing, show
+from abcd_cli.data.checks import MIN_POINTS, check_magnitude
 from abcd_cli.data.columns import default_x, find_column
 from abcd_cli.data.inputs import InputKeys
 from abcd_cli.data.series import Series, series_from_table
-from abcd_cli.data.table import read_table
+from abcd_cli.data.table import capped, read_table
 from abcd_cli.data.values import x_values
 from abcd_cli.errors import InputError
 
@@ -104,14 +107,22 @@ def load_inputs(path: str | Path, x: str | None = None) -> tuple[np.ndarray, lis
     elif len(table.names) <= 2:
         xi = 0
     else:
-        xi = default_x(table, None)
+        try:
+            xi = default_x(table, None)
+        except InputError:
+            raise InputError(
+                f"{table.source}: cannot tell which column holds x among {table.listing()};"
+                " pass --x (a name or number)"
+            ) from None
     cells = table.column(xi)
     missing = [i for i, cell in enumerate(cells) if is_missing(cell)]
     if missing:
         raise InputError(
-            f"{table.source}: column {table.names[xi]!r} has no value in {table.where(missing[0])}"
+            f"{table.source}: column {show(table.names[xi])} has no value in"
+            f" {table.where(missing[0])}"
         )
     values, kind = x_values(table, xi)
+    check_magnitude(values, table.names[xi], table.source)
     return values, cells, table.names[xi], kind
 
 
@@ -128,11 +139,17 @@ def load_named_inputs(
     table = read_table(path)
     columns = []
     for name in names:
+        exact = [i for i, column in enumerate(table.names) if column == name]
+        if len(exact) > 1:
+            raise InputError(
+                f"{table.source}: column name {show(name)}, an input of the model, is used by"
+                f" columns {capped([i + 1 for i in exact])}; give each column a name of its own"
+            )
         try:
-            columns.append(find_column(table, name, "x"))
+            columns.append(exact[0] if exact else find_column(table, name, "x"))
         except InputError:
             raise InputError(
-                f"{table.source}: no column {name!r}, an input of the model; available"
+                f"{table.source}: no column {show(name)}, an input of the model; available"
                 f" columns: {table.listing()}"
             ) from None
     values, cells, kinds = [], [], []
@@ -141,10 +158,11 @@ def load_named_inputs(
         missing = [i for i, cell in enumerate(column) if is_missing(cell)]
         if missing:
             raise InputError(
-                f"{table.source}: column {table.names[xi]!r} has no value in"
+                f"{table.source}: column {show(table.names[xi])} has no value in"
                 f" {table.where(missing[0])}"
             )
         column_values, kind = x_values(table, xi)
+        check_magnitude(column_values, table.names[xi], table.source)
         values.append(column_values)
         cells.append(column)
         kinds.append(kind)

@@ -18,7 +18,7 @@ import numpy as np
 from abcd_cli.data.checks import check_count, check_x, check_y
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
 from abcd_cli.data.inputs import InputKeys, choose_inputs, not_periodic_note
-from abcd_cli.data.table import Table
+from abcd_cli.data.table import Table, check_distinct_names
 from abcd_cli.data.time_units import counted, in_largest_unit, unit_of_name
 from abcd_cli.data.values import numeric_values
 
@@ -119,6 +119,8 @@ def series_from_table(table: Table, x: InputKeys = None, y: str | None = None) -
     column or several) and ``y`` (names or 1-based numbers, or None for the defaults:
     :mod:`abcd_cli.data.inputs`); its source names it in messages."""
     choice = choose_inputs(table, x, y)
+    role = "x" if len(choice.inputs) == 1 else "inputs"
+    check_distinct_names(table, {**dict.fromkeys(choice.inputs, role), choice.y: "y"})
     table.notes.extend(choice.notes)
     yv = numeric_values(table, choice.y)
     y_name = table.names[choice.y]
@@ -219,7 +221,8 @@ def _x_range_text(series: Series) -> str:
         start, end = from_decimal_year(low), from_decimal_year(high)
         if start is not None and end is not None:
             fmt = _date_format(series.spacing * DAYS_PER_YEAR)
-            return f"from {start:{fmt}} to {end:{fmt}} (dates, as decimal years)"
+            first, last = (f"{d:{fmt.replace('%Y', f'{d.year:04d}')}}" for d in (start, end))
+            return f"from {first} to {last} (dates, as decimal years)"
     if series.x_kind in ("date", "year"):
         decimals = _year_decimals(series)
         return f"from {low:.{decimals}f} to {high:.{decimals}f} (decimal years)"

@@ -11,18 +11,22 @@ import codecs
 import csv
 import io
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from abcd_cli.data.cells import is_number
+from abcd_cli.data.cells import clean_name, is_number, show
 from abcd_cli.data.dates import is_plain_date
 from abcd_cli.errors import InputError
+from abcd_cli.files import STANDARD_STREAM
 
 #: Files larger than this are refused (exact GP inference could not use them anyway).
 MAX_FILE_BYTES = 256 * 1024 * 1024
 #: The delimiters tried, in order of preference, and their names in messages.
 DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
+#: Columns listed by name in a message (the rest are counted).
+LISTED_COLUMNS = 8
 #: Lines read to sniff the delimiter.
 _SNIFFED_LINES = 200
 
@@ -51,14 +55,47 @@ class Table:
         """'row R (line L)' for the 0-based data row ``row``."""
         return f"row {row + 1} (line {self.lines[row]})"
 
-    def listing(self) -> str:
-        """The columns as '1 'name', 2 'name', ...' for messages."""
-        return ", ".join(f"{i + 1} {name!r}" for i, name in enumerate(self.names))
+    def listing(self, limit: int = LISTED_COLUMNS) -> str:
+        """The columns as '1 'name', 2 'name', ...' for messages: the first ``limit``, each
+        name shortened when long, then '... and N more'."""
+        short = [name if len(name) <= 20 else name[:17] + "..." for name in self.names]
+        return capped([f"{i + 1} {name!r}" for i, name in enumerate(short)], limit, pair=False)
+
+
+def capped(items: Sequence[object], limit: int = LISTED_COLUMNS, pair: bool = True) -> str:
+    """Items joined for a one-line message: 'a and b' (unless not ``pair``), 'a, b, c', or
+    the first ``limit`` then '... and N more'."""
+    if pair and len(items) == 2:
+        return f"{items[0]} and {items[1]}"
+    shown = ", ".join(map(str, items[:limit]))
+    return shown if len(items) <= limit else f"{shown}, ... and {len(items) - limit} more"
+
+
+def check_distinct_names(table: Table, chosen: dict[int, str]) -> None:
+    """An InputError naming the first name that several of the ``chosen`` columns (0-based
+    index: its role, such as 'x' or 'y') share, with their numbers and roles: the series,
+    its reports and the inputs a model reads by name could not tell them apart. Columns
+    numbered by the reader (no name in the file) are told apart by their numbers."""
+    seen: dict[str, list[int]] = {}
+    for i in sorted(chosen):
+        if i not in table.unnamed:
+            seen.setdefault(table.names[i], []).append(i)
+    for name, columns in seen.items():
+        if len(columns) > 1:
+            listed = capped([i + 1 for i in columns])
+            roles = " and ".join(dict.fromkeys(chosen[i] for i in columns))
+            raise InputError(
+                f"{table.source}: column name {show(name)} is used by columns {listed},"
+                f" {'both' if len(columns) == 2 else 'all'} read (as {roles}); give each column"
+                " a name of its own"
+            )
 
 
 def read_table(path: str | Path) -> Table:
     """The table of the file at ``path``, with the notes of its decoding first."""
-    source = str(path)
+    if not str(path).strip():
+        raise InputError("no data file given: its name is empty")
+    source = "standard input" if str(path) == STANDARD_STREAM else str(path)
     text, notes = _decode(_read_bytes(Path(path), source), source)
     table = _parse_table(text, source)
     table.notes[:0] = notes
@@ -69,7 +106,16 @@ def read_table(path: str | Path) -> Table:
 
 
 def _read_bytes(path: Path, source: str) -> bytes:
-    """The file's bytes, or an InputError saying why they cannot be had."""
+    """The file's bytes (``-``: standard input's), or an InputError saying why they cannot be
+    had."""
+    if str(path) == STANDARD_STREAM:
+        stream = getattr(sys.stdin, "buffer", None)
+        if sys.stdin is None or stream is None:
+            raise InputError("standard input cannot be read here")
+        data = stream.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise InputError(f"{source}: more than {MAX_FILE_BYTES // 2**20} MiB")
+        return data
     try:
         if path.is_dir():
             raise InputError(f"{source}: is a directory, not a CSV file")
@@ -140,6 +186,7 @@ def _parse_table(text: str, source: str) -> Table:
         if len(header) > 1:
             table.notes.append("the first line holds data, not column names; numbered the columns")
     else:
+        header = [clean_name(name) for name in header]
         table.names = [name or f"column {i + 1}" for i, name in enumerate(header)]
         table.unnamed = {i for i, name in enumerate(header) if not name}
         body = records[1:]

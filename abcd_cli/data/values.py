@@ -13,7 +13,14 @@ import re
 import numpy as np
 
 from abcd_cli.data.cells import NUMBER, is_missing, normalized_name, show, to_float
-from abcd_cli.data.dates import DMY_DATE, DateParts, decimal_year, numeric_date, written_dates
+from abcd_cli.data.dates import (
+    DMY_DATE,
+    DateParts,
+    decimal_year,
+    numeric_date,
+    offsets_note,
+    written_dates,
+)
 from abcd_cli.data.table import Table
 from abcd_cli.errors import InputError
 
@@ -37,7 +44,7 @@ def column_numbers(table: Table, index: int) -> tuple[np.ndarray, list[int], lis
     if bad and table.delimiter == ";":
         comma_values, comma_bad = _convert(cells, decimal_comma=True)
         if not comma_bad:
-            note = f"read ',' as the decimal mark in column {table.names[index]!r}"
+            note = f"read ',' as the decimal mark in column {show(table.names[index])}"
             return comma_values, [], [note]
     return values, bad, []
 
@@ -115,7 +122,7 @@ def _not_a(table: Table, index: int, bad: list[int], what: str, hint: str = "") 
     cell = table.rows[bad[0]][index]
     more = f" ({len(bad)} such values in the column)" if len(bad) > 1 else ""
     return InputError(
-        f"{table.source}: {table.where(bad[0])}: column {table.names[index]!r} value "
+        f"{table.source}: {table.where(bad[0])}: column {show(table.names[index])} value "
         f"{show(cell)} is not {what}{more}{hint}"
     )
 
@@ -125,7 +132,7 @@ def _check_finite(table: Table, index: int, values: np.ndarray) -> None:
     if infinite.size:
         row = int(infinite[0])
         raise InputError(
-            f"{table.source}: {table.where(row)}: column {table.names[index]!r} value "
+            f"{table.source}: {table.where(row)}: column {show(table.names[index])} value "
             f"{show(table.rows[row][index])} is infinite or too large for a 64-bit number"
         )
 
@@ -140,7 +147,8 @@ def _in_year_range(values: np.ndarray) -> bool:
 
 
 def _dates(table: Table, index: int) -> tuple[np.ndarray, list[int]]:
-    """Decimal years of a date column (NaN where missing) and the rows that are not dates."""
+    """Decimal years of a date column (NaN where missing) and the rows that are not dates;
+    when every cell is a date, a note on times given with time-zone offsets (read as UTC)."""
     cells = [cell.strip() for cell in table.column(index)]
     day_first = _day_first(table, index)
     found: dict[int, DateParts | None] = {}
@@ -151,7 +159,8 @@ def _dates(table: Table, index: int) -> tuple[np.ndarray, list[int]]:
         matched, found[i] = numeric_date(cell, day_first)
         if not matched and not NUMBER.fullmatch(cell):
             others.append(i)
-    found.update(zip(others, written_dates([cells[i] for i in others]), strict=True))
+    zones: list[str] = []
+    found.update(zip(others, written_dates([cells[i] for i in others], zones), strict=True))
     values = np.full(len(cells), np.nan)
     bad: list[int] = []
     for i, parts in sorted(found.items()):
@@ -159,6 +168,9 @@ def _dates(table: Table, index: int) -> tuple[np.ndarray, list[int]]:
             bad.append(i)
         else:
             values[i] = decimal_year(*parts)
+    note = offsets_note(table.names[index], zones)
+    if not bad and note and note not in table.notes:
+        table.notes.append(note)
     return values, bad
 
 
@@ -172,7 +184,7 @@ def _day_first(table: Table, index: int) -> bool:
     name = table.names[index]
     if max(firsts) > _MONTHS and max(seconds) > _MONTHS:
         raise InputError(
-            f"{table.source}: column {name!r} mixes day/month/year and month/day/year dates; "
+            f"{table.source}: column {show(name)} mixes day/month/year and month/day/year dates; "
             "write dates like 2020-01-31"
         )
     if max(firsts) > _MONTHS or (max(seconds) <= _MONTHS and len(firsts) == 1 < len(seconds)):
@@ -181,11 +193,11 @@ def _day_first(table: Table, index: int) -> bool:
         day_first = False
     else:
         raise InputError(
-            f"{table.source}: {table.where(matches[0][0])}: column {name!r} date "
+            f"{table.source}: {table.where(matches[0][0])}: column {show(name)} date "
             f"{show(matches[0][1].group(0))} could be day/month or month/day; "
             "write dates like 2020-01-31"
         )
     if max(firsts) <= _MONTHS and max(seconds) <= _MONTHS:
         order = "day/month/year" if day_first else "month/day/year"
-        table.notes.append(f"read the dates in column {name!r} as {order}")
+        table.notes.append(f"read the dates in column {show(name)} as {order}")
     return day_first

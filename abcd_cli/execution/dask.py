@@ -44,7 +44,9 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import ipaddress
 import logging
+import re
 import threading
 import time
 import uuid
@@ -439,11 +441,16 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         client = Client(cluster)
         owned: tuple[Any, ...] = (client, cluster)
     else:
-        _check_address(scheduler)
+        check_address(scheduler)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        except (ValueError, TypeError) as exc:  # what distributed makes of the address
+            detail = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise InputError(
+                f"cannot use the Dask scheduler address {scheduler!r}: {detail}"
+            ) from None
         owned = (client,)
     try:
         return DaskExecutor(client, on_lost, owned)
@@ -476,15 +483,65 @@ def quiet_logs() -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _check_address(scheduler: str) -> None:
-    """InputError unless ``scheduler`` looks like ``tcp://HOST:PORT`` (or ``HOST:PORT``)."""
-    rest = scheduler.split("://", 1)[-1]
-    host, _, port = rest.rpartition(":")
-    if not host or not port.isdigit():
+#: The address schemes a client can reach a scheduler by (inproc is within one process; ucx
+#: needs a package of its own).
+SCHEMES = ("tcp", "tls", "ws", "wss")
+_HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?", re.ASCII)
+
+
+def check_address(scheduler: str) -> None:
+    """InputError, naming the address and what is wrong with it, unless ``scheduler`` is
+    ``[SCHEME://]HOST:PORT`` with a known scheme, a host name, IPv4 or [IPv6] address and a
+    port from 1 to 65535. Whether it answers is found out when connecting."""
+    reason = _address_problem(scheduler)
+    if reason:
+        shown = scheduler if len(scheduler) <= 80 else scheduler[:77] + "..."
         raise InputError(
             f"--scheduler takes 'local' or a scheduler's address such as tcp://host:8786,"
-            f" not {scheduler!r}"
+            f" not {shown!r}: {reason}"
         )
+
+
+def _address_problem(scheduler: str) -> str:
+    """What is wrong with a scheduler's address ('' if nothing)."""
+    if not scheduler.strip():
+        return "it is empty"
+    if any(c.isspace() or not c.isprintable() for c in scheduler):
+        return "it holds spaces or control characters"
+    scheme, sep, rest = scheduler.partition("://")
+    if not sep:
+        rest = scheduler
+    elif scheme not in SCHEMES:
+        return f"unknown scheme {scheme[:20]!r} (use {', '.join(SCHEMES)})"
+    if rest.startswith("["):  # [IPv6]:PORT
+        close = rest.find("]")
+        if close < 0:
+            return "the IPv6 address lacks its closing bracket, as in tcp://[::1]:8786"
+        host, port = rest[: close + 1], rest[close + 1 :]
+        if not port.startswith(":"):
+            return "it needs a port after the IPv6 address, as in tcp://[::1]:8786"
+        port = port[1:]
+    else:
+        host, colon, port = rest.rpartition(":")
+        if not colon or not host:
+            return "it needs a host and a port, HOST:PORT"
+    if not re.fullmatch(r"[0-9]{1,5}", port) or not 1 <= int(port) <= 65535:
+        return f"the port must be a number from 1 to 65535, not {port[:20]!r}"
+    if host.startswith("["):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return f"{host[:50]!r} is not an IPv6 address"
+    elif ":" in host:
+        return "an IPv6 address goes in brackets, as in tcp://[::1]:8786"
+    elif re.fullmatch(r"[0-9.]+", host):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return f"{host[:50]!r} is not an IPv4 address"
+    elif not _HOST_NAME.fullmatch(host):
+        return f"{host[:50]!r} is not a host name or IP address"
+    return ""
 
 
 def as_executor(executor: Any, on_lost: Callable[[Any], Any] | None = None) -> Executor:

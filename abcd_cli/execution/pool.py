@@ -149,8 +149,9 @@ def make_executor(
 ) -> Executor:
     """``jobs`` = 1: serial; None or 0: one process per core; otherwise that many processes.
     ``scheduler``: "local" (a local Dask cluster of ``jobs`` workers) or the address of a
-    running Dask scheduler (``jobs`` is then the cluster's business)."""
-    if scheduler:
+    running Dask scheduler (``jobs`` is then the cluster's business); any other text, an
+    empty one too, is refused (InputError) before Dask is asked."""
+    if scheduler is not None:
         from abcd_cli.execution.dask import connect
 
         return connect(scheduler, jobs, on_lost)

@@ -116,10 +116,18 @@ def refuse_foreign_checkpoint(path: Path) -> None:
     a search would overwrite and then remove)."""
     if not (path.exists() or path.is_symlink()) or is_checkpoint(path):
         return
+    what = (
+        "a link"
+        if path.is_symlink()
+        else "a folder"
+        if path.is_dir()
+        else "a file that is not an abcd search checkpoint (or one of an older version)"
+        if path.is_file()
+        else "a special file"
+    )
     raise InputError(
-        f"the checkpoint path {path} already holds a file that is not an abcd search"
-        " checkpoint (or one of an older version); it is left as it is: remove it or give"
-        " --checkpoint another path"
+        f"the checkpoint path {path} already holds {what}; it is left as it is: remove it or"
+        " give --checkpoint another path"
     )
 
 

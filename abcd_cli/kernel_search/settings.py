@@ -28,6 +28,38 @@ FAR_LEVEL = 100.0
 #: all of them did in 20; at 10⁵, 2,500 lost the weekly cycle that 10,000 found.
 REFINE_MIN = 2_500
 REFINE_SHARE = 10
+#: The largest seed (of every search: seed + seeds - 1). numpy takes any whole number of at
+#: least 0 but mixes it into a pool of 128 bits (``numpy.random.SeedSequence``), so larger
+#: seeds give no more streams; they only grow the files and messages that name them.
+MAX_SEED = 2**128 - 1
+MAX_SEED_TEXT = "2**128 - 1"
+#: The settings that must be whole numbers (``refine_size`` and ``max_order`` may also be
+#: None; ``seed`` and ``inducing`` are checked on their own).
+_WHOLE = (
+    "depth", "restarts", "seeds", "beam", "beam_levels", "subset_size", "refine_size",
+    "refine", "finalists", "screen_iter", "refine_iter", "patience", "polish", "max_iter",
+    "buffer", "max_order",
+)  # fmt: skip
+
+
+def is_whole(value: object) -> bool:
+    """Whether ``value`` is a whole number (an int or a numpy integer, not a bool)."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def check_seed(seed: object, seeds: int = 1) -> int:
+    """``seed`` as an int, or an InputError: a whole number from 0 such that the last of
+    ``seeds`` searches' seeds, seed + seeds - 1, is at most MAX_SEED."""
+    if not is_whole(seed) or not 0 <= int(seed) <= MAX_SEED:  # type: ignore[arg-type]
+        shown = repr(seed) if len(repr(seed)) <= 60 else repr(seed)[:57] + "..."
+        raise InputError(f"the seed must be a whole number from 0 to {MAX_SEED_TEXT}, not {shown}")
+    seed = int(seed)  # type: ignore[arg-type]
+    if seed + seeds - 1 > MAX_SEED:
+        raise InputError(
+            f"with {seeds} seeds the last search's seed, seed + {seeds - 1}, would pass the"
+            f" largest seed {MAX_SEED_TEXT}; use a seed of at most {MAX_SEED - seeds + 1}"
+        )
+    return seed
 
 
 @dataclass(frozen=True)
@@ -62,6 +94,13 @@ class SearchSettings:
     # intervals overlap the best one's (with the exact engine's zero-width intervals: the beam)
 
     def __post_init__(self) -> None:
+        for name in _WHOLE:
+            value = getattr(self, name)
+            if value is not None and not is_whole(value):
+                raise InputError(f"bad search setting {name}={value!r}: a whole number is needed")
+            if value is not None:
+                object.__setattr__(self, name, int(value))  # a plain int for JSON
+        object.__setattr__(self, "seed", check_seed(self.seed, self.seeds))
         checks = {
             "depth": self.depth >= 0,
             "restarts": self.restarts >= 1,
@@ -80,11 +119,7 @@ class SearchSettings:
             "buffer": self.buffer >= 1,
         }
         if self.max_order is not None:
-            checks["max_order"] = (
-                not isinstance(self.max_order, bool)
-                and isinstance(self.max_order, int)
-                and 1 <= self.max_order <= MAX_ORDER
-            )
+            checks["max_order"] = 1 <= self.max_order <= MAX_ORDER
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
             raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
@@ -94,11 +129,7 @@ class SearchSettings:
             )
         if self.engine not in ENGINES:
             raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
-        if self.inducing is not None and (
-            isinstance(self.inducing, bool)
-            or not isinstance(self.inducing, Integral)
-            or self.inducing < 1
-        ):
+        if self.inducing is not None and (not is_whole(self.inducing) or self.inducing < 1):
             raise InputError(
                 f"the number of inducing inputs must be a whole number of at least 1,"
                 f" not {self.inducing!r}"
