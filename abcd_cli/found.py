@@ -1,37 +1,32 @@
 """A model found by a search, or read back from its file: what the Python API returns.
 
-:class:`FoundModel` holds the fitted :class:`~abcd_cli.model.Model` and the search's document,
-the JSON that ``abcd search --json`` writes: the model (kernel, BIC, parameters, internal units),
-the data with their names, the trace, the settings and notes, and with ``seeds`` > 1 every
-search's model (``seed_models``). From it one can predict, decompose and report without
-searching again. Its additive components (the terms of the kernel's sum-of-products form,
-thesis §4.1) are computed on first use by :func:`abcd_cli.decompose.components.decompose`.
+:class:`FoundModel` is a :class:`~abcd_cli.fitted.FittedSearch` (the fitted model, its search's
+document, its decompositions; the model layer, which imports no report module) with the words
+the report has for it: its additive components (the terms of the kernel's sum-of-products form,
+thesis §4.1), each described by the report's noun phrase, and the description of a mixture of
+the seeds' models. Those words come from :mod:`abcd_cli.reporting`, imported on first use.
 """
 
 from __future__ import annotations
 
-import copy
-import json
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from abcd_cli.data.dates import as_calendar_years
 from abcd_cli.errors import InputError
-from abcd_cli.files import write_output
-from abcd_cli.model import Model, seed_models
+from abcd_cli.fitted import EXTRAPOLATE, MAX_EXTRAPOLATE, SEED_WEIGHTS, FittedSearch
+from abcd_cli.model import Model
+from abcd_cli.schema import load_json
 
-if TYPE_CHECKING:
-    from abcd_cli.data.reader import Series
-
-#: How far past the data a report forecasts, as a fraction of the data's x range.
-EXTRAPOLATE = 0.2
-MAX_EXTRAPOLATE = 5.0
-#: How the models of a ``seeds`` > 1 search are weighed when averaged (see abcd_cli.prediction).
-SEED_WEIGHTS = ("evidence", "equal")
+__all__ = [
+    "EXTRAPOLATE",
+    "MAX_EXTRAPOLATE",
+    "SEED_WEIGHTS",
+    "Component",
+    "FoundModel",
+    "read_model",
+]
 
 
 @dataclass(frozen=True)
@@ -52,201 +47,24 @@ class Component:
 
 
 @dataclass(frozen=True, eq=False)
-class FoundModel:
-    """A fitted model and its search document; see the module docstring.
-
-    ``origin`` is the model file it was read from (empty after a search); ``checkpoints`` the
-    files holding the search's state, which :meth:`discard_checkpoints` removes;
-    ``search_result`` the search's own result (None for a model read from a file)."""
-
-    model: Model
-    document: dict[str, Any] = field(repr=False)
-    origin: str = ""
-    checkpoints: tuple[Path, ...] = ()
-    search_result: Any = field(default=None, repr=False)  # the search's own SearchResult
-    _decompositions: dict[tuple[float, int], Any] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-
-    # ------------------------------------------------------------------ building
-
-    @classmethod
-    def from_search(
-        cls, series: Series, result: Any, checkpoints: tuple[Path, ...] = ()
-    ) -> FoundModel:
-        """From a ``kernel_search.loop.SearchResult`` on ``series``: the document is the search's
-        own (model, trace, settings, notes) with the data's names, kind, source and rows dropped."""
-        document = result.to_dict()
-        document["data"].update(
-            {
-                "x_name": series.x_name,
-                "y_name": series.y_name,
-                "x_kind": series.x_kind,
-                "source": series.source,
-                "n_dropped": series.n_dropped,
-            }
-        )
-        if series.n_dims > 1:
-            document["data"].update(
-                {"x_names": list(series.x_names), "x_kinds": list(series.x_kinds)}
-            )
-        return cls(result.model, document, checkpoints=tuple(checkpoints), search_result=result)
-
-    @classmethod
-    def from_document(cls, document: dict[str, Any], origin: str = "") -> FoundModel:
-        """From a search document (``to_dict`` output), checked first against the model file's
-        schema (:mod:`abcd_cli.model_file`) and conditioned on its data: InputError with one
-        line naming ``origin`` (the file) and the field when it is not a model to use."""
-        from abcd_cli.engines.base import PosteriorError
-        from abcd_cli.model_file import check_model_document
-
-        where = f"model file {origin}" if origin else "model document"
-        check_model_document(document, where)
-        found = cls(Model.from_dict(document, where), document, origin=origin)
-        try:
-            found.model.posterior  # noqa: B018  (cached: predictions and reports need it)
-        except PosteriorError as exc:
-            raise InputError(
-                f"{where}: the model cannot be conditioned on its data: {exc}"
-            ) from None
-        return found
-
-    # ------------------------------------------------------------------ the model
-
-    @property
-    def bic(self) -> float:
-        """BIC = 2·NLL + p·log n in the user's units (lower is better)."""
-        return self.model.bic
-
-    @property
-    def kernel(self) -> str:
-        """The kernel with its parameters in the user's units, as text."""
-        return self.model.kernel_text()
-
-    @property
-    def structure(self) -> str:
-        """The kernel without its parameters, e.g. ``SE + Per * Lin + WN`` (with several
-        inputs, each named by its column: ``SE[weight] * Lin[year] + WN``)."""
-        return self.model.structure
-
-    @property
-    def parameters(self) -> dict[str, float]:
-        """Every parameter by its dotted name, in the user's units."""
-        return {p["name"]: p["value"] for p in self.model.parameters()}
-
-    @property
-    def n(self) -> int:
-        """Number of data points the model was fitted to."""
-        return self.model.n
-
-    @property
-    def log_likelihood(self) -> float:
-        return -self.model.nll
-
-    # ------------------------------------------------------------------ the search
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.document.get("data") or {}
-
-    @property
-    def x_kind(self) -> str:
-        """``"date"``, ``"year"`` (decimal years) or ``"number"``."""
-        return str(self.data.get("x_kind", "number"))
-
-    @property
-    def x_name(self) -> str:
-        return str(self.data.get("x_name", "x"))
-
-    @property
-    def x_names(self) -> list[str]:
-        """The input columns' names: one for a time series, D for several inputs."""
-        return [str(name) for name in self.data.get("x_names") or [self.x_name]]
-
-    @property
-    def x_kinds(self) -> list[str]:
-        """Each input column's kind (see :attr:`x_kind`)."""
-        return [str(kind) for kind in self.data.get("x_kinds") or [self.x_kind]]
-
-    @property
-    def y_name(self) -> str:
-        return str(self.data.get("y_name", "y"))
-
-    @property
-    def source(self) -> str:
-        """Where the data came from (a file name), else the model file, else ``"data"``."""
-        return str(self.data.get("source") or self.origin or "data")
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return dict(self.document.get("settings") or {})
-
-    @property
-    def seed(self) -> int:
-        """The search's (first) seed; 0 when unknown."""
-        return int(self.settings.get("seed", 0))
-
-    @property
-    def trace(self) -> list[dict[str, Any]]:
-        return list(self.document.get("trace") or [])
-
-    @property
-    def notes(self) -> list[str]:
-        """The search's notes, and why it stopped early if it did."""
-        stopped = self.document.get("stopped_early")
-        return list(self.document.get("notes") or []) + ([stopped] if stopped else [])
-
-    @property
-    def elapsed_seconds(self) -> float:
-        return float(self.document.get("elapsed_seconds", 0.0))
-
-    @cached_property
-    def seed_models(self) -> dict[int, Model]:
-        """With ``seeds`` > 1: every search's model by seed; else {}."""
-        return seed_models(self.document)
-
-    # ------------------------------------------------------------------ components
-
-    def decomposition(self, extrapolate: float = EXTRAPOLATE, seed: int | None = None) -> Any:
-        """The model's ordered additive components with their statistics, computed once per
-        (extrapolate, seed) (``seed``: of the model checks' simulations and, with several
-        inputs, of the cross-validation's shuffled folds; default the search's); with several
-        inputs an :class:`~abcd_cli.decompose.several_inputs.InputsDecomposition`."""
-        from abcd_cli.decompose.components import decompose
-        from abcd_cli.decompose.facts import Axis
-        from abcd_cli.decompose.several_inputs import decompose_inputs
-        from abcd_cli.kernel_search.settings import check_seed
-
-        if not (isinstance(extrapolate, int | float) and 0 <= extrapolate <= MAX_EXTRAPOLATE):
-            raise InputError(
-                "the forecast's length (extrapolate) must be a number from 0 to"
-                f" {MAX_EXTRAPOLATE:g} times the data's range, not {extrapolate!r}"
-            )
-        key = (float(extrapolate), self.seed if seed is None else check_seed(seed))
-        if key not in self._decompositions and self.model.n_dims > 1:
-            axes = tuple(
-                Axis(kind, name, self.y_name)
-                for name, kind in zip(self.x_names, self.x_kinds, strict=True)
-            )
-            self._decompositions[key] = decompose_inputs(self.model, axes, key[0], key[1])
-        elif key not in self._decompositions:
-            axis = Axis(self.x_kind, self.x_name, self.y_name)
-            self._decompositions[key] = decompose(self.model, axis, extrapolate=key[0], seed=key[1])
-        return self._decompositions[key]
+class FoundModel(FittedSearch):
+    """A fitted model and its search document (see :class:`~abcd_cli.fitted.FittedSearch`),
+    with its components and seed mixture in words."""
 
     @property
     def components(self) -> list[Component]:
         """The additive components in report order (computed on first use; any decomposition
         already made serves, as the components do not depend on its grid or checks' seed)."""
+        # the report's modules are imported when the words are first asked for: they are slow
         from abcd_cli.reporting.describe import noun_phrase
         from abcd_cli.reporting.inputs_phrases import component_phrase
 
         dec = next(iter(self._decompositions.values()), None) or self.decomposition()
+        names: tuple[str, ...] = ()
         if self.model.n_dims > 1:
             names = tuple(self.x_names)
             pairs = [(c.facts, component_phrase(dec, c)) for c in dec.components]
         else:
-            names = ()
             pairs = [
                 (c, noun_phrase(c.kernel, dec.axis, x_data=dec.model.x)) for c in dec.components
             ]
@@ -264,77 +82,30 @@ class FoundModel:
             for c, phrase in pairs
         ]
 
-    # ------------------------------------------------------------------ prediction
-
     def mixture(
         self, weighting: str, one_search: str
     ) -> tuple[list[Model], np.ndarray | None, str]:
         """The models of every seed, their weights and a description for ``predict``'s
         message: weights ∝ exp(−BIC/2) ("evidence") or None for equal ones ("equal").
         A model of one search raises ``InputError(one_search)``: there is nothing to mix."""
-        from abcd_cli.prediction import evidence_weights
-        from abcd_cli.reporting.forecast import seed_shares
+        from abcd_cli.reporting.forecast import seed_shares  # slow, as in ``components``
 
-        if weighting not in SEED_WEIGHTS:
-            raise InputError(f"unknown seed weighting {weighting!r}: choose evidence or equal")
-        by_seed = self.seed_models
-        if len(by_seed) < 2:
-            raise InputError(one_search)
+        by_seed, weights = self.seed_mixture(weighting, one_search)
         models = list(by_seed.values())
         text = f"the mixture of {len(models)} seeds' models"
-        if weighting == "equal":
+        if weights is None:
             return models, None, text + ", equally weighted"
-        weights = evidence_weights([m.bic for m in models])
-        text += f" weighted by evidence: {seed_shares(list(by_seed), weights)}"
-        return models, weights, text
-
-    def checked_x(
-        self, x: np.ndarray, kind: str, what: str, trained: str | None = None
-    ) -> np.ndarray:
-        """New x of ``kind`` on the axis the model was fitted on. Refused (``InputError``)
-        when its kind (dates or years vs plain numbers) is not the data's (or ``trained``, one
-        input's kind); ``what`` names them in the message (e.g. "X.csv: column 'date'"). Dates
-        (``decimal_year``'s even axis) given to a model fitted to numbers written as years
-        (kind "year", read as calendar fractions) become those numbers (``as_calendar_years``)."""
-        if trained is None:
-            trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
-        if (trained == "number") != (kind == "number"):
-            kinds = {True: "plain numbers", False: "dates or years"}
-            raise InputError(
-                f"{what} holds {kinds[kind == 'number']} but the model was"
-                f" fitted to {kinds[trained == 'number']}"
-            )
-        return as_calendar_years(x) if kind == "date" and trained == "year" else x
-
-    # ------------------------------------------------------------------ output
-
-    def to_dict(self) -> dict[str, Any]:
-        """The search document, as ``abcd search --json`` writes it (a copy)."""
-        return copy.deepcopy(self.document)
-
-    def save(self, path: str | Path) -> Path:
-        """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path."""
-        write_output(path, json.dumps(self.document, indent=1))
-        return Path(path)
-
-    def discard_checkpoints(self) -> None:
-        """Remove the files that held the search's state (after its output is safe); a file
-        that is not a checkpoint (``kernel_search.checkpoint.is_checkpoint``) stays."""
-        from abcd_cli.kernel_search.checkpoint import discard
-
-        for path in self.checkpoints:
-            discard(path)
-
-    def __repr__(self) -> str:
-        return f"<FoundModel {self.structure}  BIC {self.bic:.2f}  n={self.n}>"
+        return (
+            models,
+            weights,
+            text + f" weighted by evidence: {seed_shares(list(by_seed), weights)}",
+        )
 
 
 def read_model(path: str | Path) -> FoundModel:
     """The model saved by ``abcd search --json`` (or :meth:`FoundModel.save`) at ``path``;
     InputError with a one-line message when the file is missing, unreadable, nested too deeply
-    or not a model (see :func:`FoundModel.from_document`)."""
-    from abcd_cli.schema import load_json
-
+    or not a model (see :meth:`FoundModel.from_document`)."""
     document = load_json(path, "model file")
     if not isinstance(document, dict):
         raise InputError(f"model file {path} is not a model saved by 'abcd search --json'")

@@ -15,6 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.data.checks import MAX_MAGNITUDE
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engine_record import engine_record, inducing_x, is_default, read_engine
@@ -41,7 +42,11 @@ class Model:
     units as the search found them (None: see ``bounds``). ``inducing_x``: the inducing inputs
     a model file recorded, in the user's units; the engine then conditions through them
     instead of choosing its own. ``x_names``: the input columns' names, which the kernel's
-    text uses with several inputs (``SE[weight]``)."""
+    text uses with several inputs (``SE[weight]``).
+
+    ``x`` is kept as given, (N,) for one input or (N, D), and written so to the model file;
+    ``X`` is it as (N, D) whatever D. The constructor refuses (ValueError) an x whose rows are
+    not y's or whose columns are not the scaling's inputs."""
 
     kernel: Kernel
     scaling: Scaling
@@ -54,14 +59,26 @@ class Model:
     inducing_x: np.ndarray | None = field(default=None, compare=False, repr=False)
     x_names: tuple[str, ...] = field(default=(), compare=False)
 
+    def __post_init__(self) -> None:
+        if not _inputs_fit(self.x, self.y, self.scaling.n_dims):
+            raise ValueError(
+                f"x must be (N,) or (N, D) with N = {np.size(self.y)} (y's points) and"
+                f" D = {self.scaling.n_dims} (the scaling's inputs), not {np.shape(self.x)}"
+            )
+
+    @property
+    def X(self) -> np.ndarray:
+        """The inputs as (N, D), whatever D (a view of ``x`` when it holds floats)."""
+        return as_2d(self.x)
+
     @property
     def n(self) -> int:
         return int(self.y.size)
 
     @property
     def n_dims(self) -> int:
-        """Input dimensions: ``x`` is (N,) for one input, (N, D) for several."""
-        return 1 if self.x.ndim == 1 else int(self.x.shape[1])
+        """Input dimensions: the columns of ``X``."""
+        return int(self.X.shape[1])
 
     @cached_property
     def user_kernel(self) -> Kernel:
@@ -103,7 +120,7 @@ class Model:
         if is_default(self.engine):
             return NLLBounds.exact(self.nll)
         sc, n_free = self.scaling, self.n - self.constant_mean
-        b = self._engine.score(self.kernel, sc.x_in(self.x), sc.y_in(self.y), self.constant_mean)
+        b = self._engine.score(self.kernel, sc.x_in(self.X), sc.y_in(self.y), self.constant_mean)
         return NLLBounds(sc.nll_out(b.low, n_free), sc.nll_out(b.high, n_free))
 
     @property
@@ -123,7 +140,7 @@ class Model:
     def posterior(self) -> Posterior:
         """The internal-unit kernel conditioned on the internal-unit data."""
         return self._engine.posterior(
-            self.kernel, self.scaling.x_in(self.x), self.scaling.y_in(self.y), self.constant_mean
+            self.kernel, self.scaling.x_in(self.X), self.scaling.y_in(self.y), self.constant_mean
         )
 
     def predict(self, x_new: np.ndarray, noise: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -219,14 +236,14 @@ def _nll_bounds(interval: object) -> NLLBounds | None:
 def _data_fit(x: np.ndarray, y: np.ndarray, scaling: Scaling, kernel: Kernel) -> bool:
     """Whether x (N,) or (N, D) and y (N,) belong together, with the scaling's D columns and
     every kernel parameter on one of them."""
-    n_dims = 1 if x.ndim == 1 else (x.shape[1] if x.ndim == 2 else 0)
     dims = [dim for _, dim in kernel.param_specs()]
-    return (
-        y.ndim == 1
-        and x.shape[:1] == y.shape
-        and n_dims == scaling.n_dims
-        and all(0 <= d < n_dims for d in dims)
-    )
+    return _inputs_fit(x, y, scaling.n_dims) and all(0 <= d < scaling.n_dims for d in dims)
+
+
+def _inputs_fit(x: np.ndarray, y: np.ndarray, n_dims: int) -> bool:
+    """Whether x is (N,) or (N, D) with D = ``n_dims``, for y (N,)."""
+    X = as_2d(x)
+    return X.ndim == 2 and np.ndim(y) == 1 and X.shape == (np.size(y), n_dims)
 
 
 def seed_models(doc: dict, where: str = "model file") -> dict[int, Model]:

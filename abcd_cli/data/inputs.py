@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from abcd_cli.arrays import as_2d, columns
 from abcd_cli.data.cells import normalized_name, show
 from abcd_cli.data.columns import choose_columns, default_y, find_column
 from abcd_cli.data.table import Table, capped
@@ -41,8 +42,7 @@ def periodic_inputs(X: np.ndarray) -> tuple[int, ...]:
     """The inputs (columns of ``X``) periodic kernels may act on: the only one when there is
     one (a series' cycles, whatever its length), else each holding at least
     ``MIN_PERIODIC_VALUES`` distinct values."""
-    X = np.asarray(X)
-    if X.ndim == 1 or X.shape[1] == 1:
+    if as_2d(X).shape[1] == 1:
         return (0,)  # no values to count (a long series' sort saved)
     return _periodic_of(_distinct_counts(X))
 
@@ -56,9 +56,7 @@ def _periodic_of(counts: list[int]) -> tuple[int, ...]:
 
 def _distinct_counts(X: np.ndarray) -> list[int]:
     """How many distinct values each input (column of ``X``, or ``X`` itself) holds."""
-    X = np.asarray(X, dtype=float)
-    columns = [X] if X.ndim == 1 else list(X.T)
-    return [int(np.unique(column).size) for column in columns]
+    return [int(np.unique(column).size) for column in columns(X)]
 
 
 def not_periodic_note(X: np.ndarray, names: Sequence[str]) -> str | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from abcd_cli.arrays import columns
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import scale_kernel
 
@@ -53,13 +54,12 @@ class Scaling:
         """Centre each input column, and y unless ``centre_y`` is False (the GP's prior mean is
         then zero in the user's units, as in the original system); scale each by its standard
         deviation. ``x`` is (N,) for one input or (N, D)."""
-        x = np.asarray(x, dtype=float)
-        columns = x.T if x.ndim == 2 else [x]
+        inputs = columns(x)
         y = np.asarray(y, dtype=float)
         y_scale = float(np.std(y)) or 1.0
         y_shift = float(np.mean(y)) if centre_y else 0.0
-        shifts = tuple(float(np.mean(c)) for c in columns)
-        scales = tuple(float(np.std(c)) or 1.0 for c in columns)
+        shifts = tuple(float(np.mean(c)) for c in inputs)
+        scales = tuple(float(np.std(c)) or 1.0 for c in inputs)
         return cls(shifts, scales, y_shift, y_scale)
 
     def _column_maps(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.data.checks import check_count, check_x, check_y
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
 from abcd_cli.data.inputs import InputKeys, choose_inputs, not_periodic_note
@@ -33,7 +34,9 @@ class Series:
 
     With several inputs x is (N, D) in the table's row order; ``x_names`` and ``x_kinds`` give
     each column's name and kind, ``x_name`` is the names joined by ", " and ``x_kind`` is
-    ``"number"`` (no one input is the time axis). With one, they are (x_name,) and (x_kind,).
+    ``"number"`` (no one input is the time axis). With one, they are (x_name,) and (x_kind,)
+    and x is the vector (N,) it was given as. ``X`` is x as (N, D) whatever D (a read-only
+    view of x).
     """
 
     x: np.ndarray
@@ -52,12 +55,12 @@ class Series:
             arr = np.array(getattr(self, name), dtype=np.float64)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
-        n_dims = 1 if self.x.ndim == 1 else self.x.shape[-1]
-        if self.x.shape[:1] != self.y.shape or self.y.ndim != 1 or self.x.ndim > 2 or n_dims < 1:
+        X = self.X
+        if X.ndim != 2 or X.shape[0] != self.y.size or self.y.ndim != 1 or X.shape[1] < 1:
             raise ValueError("x must be (N,) or (N, D) and y (N,), of the same length N")
         names = tuple(self.x_names) or (self.x_name,)
         kinds = tuple(self.x_kinds) or (self.x_kind,)
-        if len(names) != n_dims or len(kinds) != n_dims:
+        if len(names) != X.shape[1] or len(kinds) != X.shape[1]:
             raise ValueError("x_names and x_kinds need one entry per input column")
         for kind in (self.x_kind, *kinds):
             if kind not in X_KINDS:
@@ -67,6 +70,11 @@ class Series:
 
     def __len__(self) -> int:
         return int(self.y.size)
+
+    @property
+    def X(self) -> np.ndarray:
+        """x as (N, D), one column per input (a time series' x is one column)."""
+        return as_2d(self.x)
 
     @property
     def n(self) -> int:
@@ -80,10 +88,9 @@ class Series:
 
     @property
     def spacing(self) -> float:
-        """Median positive difference between consecutive x values (0.0 if there is none); of
-        the first input's sorted values when there are several."""
-        first = self.x if self.x.ndim == 1 else np.sort(self.x[:, 0])
-        steps = np.diff(first)
+        """Median positive difference between consecutive sorted values of the first input (the
+        only one of a time series; 0.0 if there is none)."""
+        steps = np.diff(np.sort(self.X[:, 0]))
         steps = steps[steps > 0]
         return float(np.median(steps)) if steps.size else 0.0
 
@@ -209,7 +216,7 @@ def _inputs_text(series: Series) -> str:
     """Each input's name and range: 'a' from 0 to 1 (plain numbers, no time unit), ..."""
     parts = []
     for d, (name, kind) in enumerate(zip(series.x_names, series.x_kinds, strict=True)):
-        column = Series(np.sort(series.x[:, d]), series.y, name, series.y_name, kind)
+        column = Series(np.sort(series.X[:, d]), series.y, name, series.y_name, kind)
         text = _x_range_text(column).removesuffix(" (plain numbers, no time unit)")
         parts.append(f"{name!r} {text}")
     return ", ".join(parts)

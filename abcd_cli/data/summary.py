@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.signal import lombscargle
 
-from abcd_cli.kernels.base import as_2d
+from abcd_cli.arrays import as_2d
 
 
 @dataclass(frozen=True)

@@ -16,22 +16,18 @@ import math
 
 import numpy as np
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.engines.base import Posterior, PosteriorError
 from abcd_cli.engines.cholesky import cholesky_factor, forward, weights
-from abcd_cli.kernels import WN, Kernel, total
+from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
-
-
-def _as_inputs(X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    return X[:, None] if X.ndim == 1 else X
 
 
 class ExactPosterior(Posterior):
     """A kernel conditioned on data through the Cholesky factor of K = k(X, X)."""
 
     def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False):
-        self.X = _as_inputs(X)
+        self.X = as_2d(X)
         self.y = np.asarray(y, dtype=float)
         self.kernel = kernel
         L = cholesky_factor(kernel.gram(self.X))
@@ -98,7 +94,7 @@ class ExactPosterior(Posterior):
         Noise-free means without the white-noise kernels; their variance is added back for y.
         With a level, mean + β̂ and, for β + f, var + (1 - K(X*, X) v)² / a (R&W eq. 2.42).
         """
-        Xs = _as_inputs(Xs)
+        Xs = as_2d(Xs)
         mean, var, c = self._moments(self.kernel, Xs)
         # k(x*, x*) counts the white-noise terms, which f at new inputs does not have
         noise_var = noise_variance(self.kernel, Xs)
@@ -132,5 +128,5 @@ class ExactPosterior(Posterior):
 def noise_variance(kernel: Kernel, Xs: np.ndarray) -> np.ndarray:
     """The white-noise part of k(x, x) at each input: Σ k_t(x, x) over the sum-of-products
     terms t with a WN factor (the terms that vanish between distinct observations)."""
-    noise = [t for t in sum_of_products(kernel) if any(isinstance(b, WN) for b in t.bases())]
-    return total(noise).diag(Xs) if noise else np.zeros(_as_inputs(Xs).shape[0])
+    noise = [t for t in sum_of_products(kernel) if t.has_noise_factor()]
+    return total(noise).diag(Xs) if noise else np.zeros(as_2d(Xs).shape[0])

@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.engines.base import Posterior, PosteriorError
 from abcd_cli.engines.nystrom import (
     Fit,
@@ -36,7 +37,6 @@ from abcd_cli.engines.nystrom import (
     whitened_pass,
 )
 from abcd_cli.kernels import Kernel
-from abcd_cli.kernels.base import as_2d
 
 
 class SparsePosterior(Posterior):

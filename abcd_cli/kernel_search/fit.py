@@ -15,6 +15,7 @@ import numpy as np
 from scipy.linalg import LinAlgError
 from scipy.optimize import minimize
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.data.summary import InputSummaries, Summary
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import FAILED_NLL, Engine
@@ -99,8 +100,7 @@ def fit(
     optimised (the search's economical mode).
     ``constant_mean``: a flat-prior constant mean integrated out of the likelihood.
     """
-    X = np.asarray(X, dtype=float)
-    X = X[:, None] if X.ndim == 1 else X
+    X = as_2d(X)
     y = np.asarray(y, dtype=float)
     summary = summary or InputSummaries.from_data(X, y)
     bounds = theta_bounds(kernel, summary)

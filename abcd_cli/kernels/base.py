@@ -23,10 +23,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.kernels.params import Param, Role, derived
 
 if TYPE_CHECKING:
@@ -59,12 +60,6 @@ class Inputs:
         if dim not in self._diff:
             self._diff[dim] = self.X[:, dim][:, None] - self.X2[:, dim][None, :]
         return self._diff[dim]
-
-
-def as_2d(X: np.ndarray) -> np.ndarray:
-    """Inputs as an (N, D) float array (a vector is one column)."""
-    X = np.asarray(X, dtype=float)
-    return X[:, None] if X.ndim == 1 else X
 
 
 #: Roles of base kernels whose value does not depend on x: they live on input 0 only.
@@ -205,6 +200,16 @@ class Kernel:
     def bases(self) -> list[BaseKernel]:
         """Base kernels in the expression, left to right."""
         return [k for k in self.nodes() if isinstance(k, BaseKernel)]
+
+    @property
+    def is_noise(self) -> bool:
+        """Whether this node is white noise: a base kernel whose declared role is "noise"."""
+        return getattr(self, "role", None) == "noise"
+
+    def has_noise_factor(self) -> bool:
+        """Whether white noise (``is_noise``) is among the base kernels below this node: a
+        sum-of-products term with it vanishes between distinct observations."""
+        return any(b.is_noise for b in self.bases())
 
     # --- evaluation ------------------------------------------------------------------------
     def gram(self, X: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:
@@ -414,13 +419,27 @@ class Declared:
         return self.params[self.names.index(name)]
 
 
+class Wording(NamedTuple):
+    """What the report hands a kernel's ``shape_sentence``: ``span``, the lengthscale of the
+    component's smooth factors in words ('' without any), and how it words a length in x units
+    (``length``: '1.0 year') and a unitless number (``number``: '0.50')."""
+
+    span: str
+    length: Callable[[float], str]
+    number: Callable[[float], str]
+
+
 @dataclass(frozen=True)
 class BaseKernel(Declared, Kernel):
     """A kernel on one input dimension ``dim`` with named parameters ``params``.
 
     A subclass declares ``symbol``, ``specs`` (one ``Param`` per parameter), its report
     ``role`` and whether the search grammar offers it (``searchable``), and implements
-    ``_eval`` and ``_diag``; defining it registers it in ``BASE_KERNELS``.
+    ``_eval`` and ``_diag``; defining it registers it in ``BASE_KERNELS``. A periodic or smooth
+    kernel also declares its words in the report: its head ``noun`` ('a periodic function'), the
+    noun with a smooth factor too (``approximate_noun``: 'an approximately periodic function'),
+    a ``modifier`` after the head ('with variation on a mix of length scales'), and
+    ``shape_sentence``.
     """
 
     params: tuple[float, ...] = ()
@@ -430,10 +449,19 @@ class BaseKernel(Declared, Kernel):
     role: ClassVar[Role]
     searchable: ClassVar[bool] = False  # offered as B by the search grammar
 
+    noun: ClassVar[str] = ""
+    approximate_noun: ClassVar[str] = ""
+    modifier: ClassVar[str] = ""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "symbol" in cls.__dict__:
             BASE_KERNELS[cls.symbol] = cls
+
+    def shape_sentence(self, words: Wording) -> str:
+        """The report's sentence on the shape of a component this kernel heads ('' for
+        none), worded with ``words``."""
+        return ""
 
     def _diag_grad(self, X: np.ndarray) -> tuple[np.ndarray, Matrices]:
         """k(x_i, x_i) and its derivative in each own theta entry, N-vectors, in O(N).

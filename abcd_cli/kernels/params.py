@@ -15,10 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from abcd_cli.data.summary import DataSummary as DataScales
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -33,9 +30,34 @@ PER_SMOOTHNESS_RANGE = (1e-2, 1e4)  # the periodic kernel's unitless lengthscale
 PERIOD_SLACK = 1e-9  # relative tolerance of the period check (the optimiser stops at a bound)
 
 
-Start = Callable[["DataScales", np.random.Generator], float]
-Bounds = Callable[["DataScales"], tuple[float, float]]
-Check = Callable[[float, "DataScales"], str]
+class DataScales(Protocol):
+    """The data's scales that starts, bounds and checks read, in the fitter's units: one
+    input's range, spacing and periodogram peaks, with the spread and level of y (what
+    ``data.summary.DataSummary`` holds; the kernels do not import the data layer)."""
+
+    @property
+    def x_min(self) -> float: ...
+    @property
+    def x_max(self) -> float: ...
+    @property
+    def x_range(self) -> float: ...
+    @property
+    def spacing(self) -> float: ...
+    @property
+    def min_spacing(self) -> float: ...
+    @property
+    def short_spacing(self) -> float: ...
+    @property
+    def y_sd(self) -> float: ...
+    @property
+    def y_level(self) -> float: ...
+    @property
+    def periods(self) -> tuple[float, ...]: ...
+
+
+Start = Callable[[DataScales, np.random.Generator], float]
+Bounds = Callable[[DataScales], tuple[float, float]]
+Check = Callable[[float, DataScales], str]
 
 
 @dataclass(frozen=True)

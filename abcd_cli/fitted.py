@@ -1,0 +1,288 @@
+"""A search's fitted model with its document: the model layer of what the Python API returns.
+
+:class:`FittedSearch` holds the fitted :class:`~abcd_cli.model.Model` and the search's document,
+the JSON that ``abcd search --json`` writes: the model (kernel, BIC, parameters, internal units),
+the data with their names, the trace, the settings and notes, and with ``seeds`` > 1 every
+search's model (``seed_models``). From it one can predict, decompose the model into its
+additive components (thesis §4.1, :mod:`abcd_cli.decompose`) and mix the seeds' models without
+searching again. It imports no report module: the report's words for it (each component's
+description, the mixture's) are :class:`abcd_cli.found.FoundModel`'s.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from abcd_cli.data.dates import as_calendar_years
+from abcd_cli.engines.base import PosteriorError
+from abcd_cli.errors import InputError
+from abcd_cli.files import write_output
+from abcd_cli.kernel_search.settings import check_seed
+from abcd_cli.model import Model, seed_models
+from abcd_cli.model_file import check_model_document
+from abcd_cli.prediction import evidence_weights
+
+if TYPE_CHECKING:
+    from abcd_cli.data.series import Series
+    from abcd_cli.decompose.components import Decomposition
+    from abcd_cli.decompose.several_inputs import InputsDecomposition
+    from abcd_cli.kernel_search.records import SearchResult
+
+#: How far past the data a report forecasts, as a fraction of the data's x range.
+EXTRAPOLATE = 0.2
+MAX_EXTRAPOLATE = 5.0
+#: How the models of a ``seeds`` > 1 search are weighed when averaged (see abcd_cli.prediction).
+SEED_WEIGHTS = ("evidence", "equal")
+
+_Fitted = TypeVar("_Fitted", bound="FittedSearch")
+
+
+@dataclass(frozen=True, eq=False)
+class FittedSearch:
+    """A fitted model and its search document; see the module docstring.
+
+    ``origin`` is the model file it was read from (empty after a search); ``checkpoints`` the
+    files holding the search's state, which :meth:`discard_checkpoints` removes;
+    ``search_result`` the search's own result (None for a model read from a file)."""
+
+    model: Model
+    document: dict[str, Any] = field(repr=False)
+    origin: str = ""
+    checkpoints: tuple[Path, ...] = ()
+    search_result: SearchResult | None = field(default=None, repr=False)
+    _decompositions: dict[tuple[float, int], Decomposition | InputsDecomposition] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def from_search(
+        cls: type[_Fitted],
+        series: Series,
+        result: SearchResult,
+        checkpoints: tuple[Path, ...] = (),
+    ) -> _Fitted:
+        """From a search's ``SearchResult`` on ``series``: the document is the search's own
+        (model, trace, settings, notes) with the data's names, kind, source and rows dropped."""
+        document = result.to_dict()
+        document["data"].update(
+            {
+                "x_name": series.x_name,
+                "y_name": series.y_name,
+                "x_kind": series.x_kind,
+                "source": series.source,
+                "n_dropped": series.n_dropped,
+            }
+        )
+        if series.n_dims > 1:
+            document["data"].update(
+                {"x_names": list(series.x_names), "x_kinds": list(series.x_kinds)}
+            )
+        return cls(result.model, document, checkpoints=tuple(checkpoints), search_result=result)
+
+    @classmethod
+    def from_document(cls: type[_Fitted], document: dict[str, Any], origin: str = "") -> _Fitted:
+        """From a search document (``to_dict`` output), checked first against the model file's
+        schema (:mod:`abcd_cli.model_file`) and conditioned on its data: InputError with one
+        line naming ``origin`` (the file) and the field when it is not a model to use."""
+        where = f"model file {origin}" if origin else "model document"
+        check_model_document(document, where)
+        found = cls(Model.from_dict(document, where), document, origin=origin)
+        try:
+            found.model.posterior  # noqa: B018  (cached: predictions and reports need it)
+        except PosteriorError as exc:
+            raise InputError(
+                f"{where}: the model cannot be conditioned on its data: {exc}"
+            ) from None
+        return found
+
+    # ------------------------------------------------------------------ the model
+
+    @property
+    def bic(self) -> float:
+        """BIC = 2·NLL + p·log n in the user's units (lower is better)."""
+        return self.model.bic
+
+    @property
+    def kernel(self) -> str:
+        """The kernel with its parameters in the user's units, as text."""
+        return self.model.kernel_text()
+
+    @property
+    def structure(self) -> str:
+        """The kernel without its parameters, e.g. ``SE + Per * Lin + WN`` (with several
+        inputs, each named by its column: ``SE[weight] * Lin[year] + WN``)."""
+        return self.model.structure
+
+    @property
+    def parameters(self) -> dict[str, float]:
+        """Every parameter by its dotted name, in the user's units."""
+        return {p["name"]: p["value"] for p in self.model.parameters()}
+
+    @property
+    def n(self) -> int:
+        """Number of data points the model was fitted to."""
+        return self.model.n
+
+    @property
+    def log_likelihood(self) -> float:
+        return -self.model.nll
+
+    # ------------------------------------------------------------------ the search
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.document.get("data") or {}
+
+    @property
+    def x_kind(self) -> str:
+        """``"date"``, ``"year"`` (decimal years) or ``"number"``."""
+        return str(self.data.get("x_kind", "number"))
+
+    @property
+    def x_name(self) -> str:
+        return str(self.data.get("x_name", "x"))
+
+    @property
+    def x_names(self) -> list[str]:
+        """The input columns' names: one for a time series, D for several inputs."""
+        return [str(name) for name in self.data.get("x_names") or [self.x_name]]
+
+    @property
+    def x_kinds(self) -> list[str]:
+        """Each input column's kind (see :attr:`x_kind`)."""
+        return [str(kind) for kind in self.data.get("x_kinds") or [self.x_kind]]
+
+    @property
+    def y_name(self) -> str:
+        return str(self.data.get("y_name", "y"))
+
+    @property
+    def source(self) -> str:
+        """Where the data came from (a file name), else the model file, else ``"data"``."""
+        return str(self.data.get("source") or self.origin or "data")
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.document.get("settings") or {})
+
+    @property
+    def seed(self) -> int:
+        """The search's (first) seed; 0 when unknown."""
+        return int(self.settings.get("seed", 0))
+
+    @property
+    def trace(self) -> list[dict[str, Any]]:
+        return list(self.document.get("trace") or [])
+
+    @property
+    def notes(self) -> list[str]:
+        """The search's notes, and why it stopped early if it did."""
+        stopped = self.document.get("stopped_early")
+        return list(self.document.get("notes") or []) + ([stopped] if stopped else [])
+
+    @property
+    def elapsed_seconds(self) -> float:
+        return float(self.document.get("elapsed_seconds", 0.0))
+
+    @cached_property
+    def seed_models(self) -> dict[int, Model]:
+        """With ``seeds`` > 1: every search's model by seed; else {}."""
+        return seed_models(self.document)
+
+    # ------------------------------------------------------------------ components
+
+    def decomposition(
+        self, extrapolate: float = EXTRAPOLATE, seed: int | None = None
+    ) -> Decomposition | InputsDecomposition:
+        """The model's ordered additive components with their statistics, computed once per
+        (extrapolate, seed) (``seed``: of the model checks' simulations and, with several
+        inputs, of the cross-validation's shuffled folds; default the search's); with several
+        inputs an :class:`~abcd_cli.decompose.several_inputs.InputsDecomposition`."""
+        # imported here: the decomposition's modules take a second to import, and every
+        # command of the command line imports this module
+        from abcd_cli.decompose.components import decompose
+        from abcd_cli.decompose.facts import Axis
+        from abcd_cli.decompose.several_inputs import decompose_inputs
+
+        if not (isinstance(extrapolate, int | float) and 0 <= extrapolate <= MAX_EXTRAPOLATE):
+            raise InputError(
+                "the forecast's length (extrapolate) must be a number from 0 to"
+                f" {MAX_EXTRAPOLATE:g} times the data's range, not {extrapolate!r}"
+            )
+        key = (float(extrapolate), self.seed if seed is None else check_seed(seed))
+        if key not in self._decompositions and self.model.n_dims > 1:
+            axes = tuple(
+                Axis(kind, name, self.y_name)
+                for name, kind in zip(self.x_names, self.x_kinds, strict=True)
+            )
+            self._decompositions[key] = decompose_inputs(self.model, axes, key[0], key[1])
+        elif key not in self._decompositions:
+            axis = Axis(self.x_kind, self.x_name, self.y_name)
+            self._decompositions[key] = decompose(self.model, axis, extrapolate=key[0], seed=key[1])
+        return self._decompositions[key]
+
+    # ------------------------------------------------------------------ prediction
+
+    def seed_mixture(
+        self, weighting: str, one_search: str
+    ) -> tuple[dict[int, Model], np.ndarray | None]:
+        """The models of every seed, by seed, and their weights: ∝ exp(−BIC/2) ("evidence") or
+        None for equal ones ("equal"). A model of one search raises ``InputError(one_search)``:
+        there is nothing to mix."""
+        if weighting not in SEED_WEIGHTS:
+            raise InputError(f"unknown seed weighting {weighting!r}: choose evidence or equal")
+        by_seed = self.seed_models
+        if len(by_seed) < 2:
+            raise InputError(one_search)
+        if weighting == "equal":
+            return by_seed, None
+        return by_seed, evidence_weights([m.bic for m in by_seed.values()])
+
+    def checked_x(
+        self, x: np.ndarray, kind: str, what: str, trained: str | None = None
+    ) -> np.ndarray:
+        """New x of ``kind`` on the axis the model was fitted on. Refused (``InputError``)
+        when its kind (dates or years vs plain numbers) is not the data's (or ``trained``, one
+        input's kind); ``what`` names them in the message (e.g. "X.csv: column 'date'"). Dates
+        (``decimal_year``'s even axis) given to a model fitted to numbers written as years
+        (kind "year", read as calendar fractions) become those numbers (``as_calendar_years``)."""
+        if trained is None:
+            trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
+        if (trained == "number") != (kind == "number"):
+            kinds = {True: "plain numbers", False: "dates or years"}
+            raise InputError(
+                f"{what} holds {kinds[kind == 'number']} but the model was"
+                f" fitted to {kinds[trained == 'number']}"
+            )
+        return as_calendar_years(x) if kind == "date" and trained == "year" else x
+
+    # ------------------------------------------------------------------ output
+
+    def to_dict(self) -> dict[str, Any]:
+        """The search document, as ``abcd search --json`` writes it (a copy)."""
+        return copy.deepcopy(self.document)
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path."""
+        write_output(path, json.dumps(self.document, indent=1))
+        return Path(path)
+
+    def discard_checkpoints(self) -> None:
+        """Remove the files that held the search's state (after its output is safe); a file
+        that is not a checkpoint (``kernel_search.checkpoint.is_checkpoint``) stays."""
+        from abcd_cli.kernel_search.checkpoint import discard  # slow to import, seldom needed
+
+        for path in self.checkpoints:
+            discard(path)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.structure}  BIC {self.bic:.2f}  n={self.n}>"
