@@ -1,18 +1,26 @@
 """Parameter declarations: starting values and bounds reproduce the search's recorded draws
 exactly, the validity rules keep their behaviour and messages, and a new base kernel is one class
-that the text form, the starting values, the bounds and the grammar pick up."""
+that the text form, the starting values, the bounds, the grammar and the report pick up (the
+report reads what kernels declare and never tests their classes)."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import pytest
 
+from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import DataSummary
+from abcd_cli.decompose.components import decompose
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.kernel_search.grammar import BASES, DEFAULT_BASES, LANGUAGES, expand
 from abcd_cli.kernel_search.init import (
     initial_values,
@@ -24,10 +32,15 @@ from abcd_cli.kernel_search.init import (
 )
 from abcd_cli.kernels import BASE_KERNELS, CW, OPERATORS, RQ, SE, WN, BaseKernel, C, Lin, Per
 from abcd_cli.kernels.algebra import sum_of_products
-from abcd_cli.kernels.base import Inputs, Matrices
+from abcd_cli.kernels.base import Inputs, Matrices, Wording
 from abcd_cli.kernels.combinations import total
 from abcd_cli.kernels.params import LENGTHSCALE, SD, Param, Role
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model
+from abcd_cli.reporting import sections
+from abcd_cli.reporting.phrases import noun_phrase
+from tests.axes import YEAR
+from tests.test_report import _series
 
 # Summaries with the scales of real data (two of them as DataSummary.from_data gave them).
 SUMMARIES = {
@@ -165,6 +178,16 @@ def test_roles_are_declared():
         "Inside": "gate",
     }
     assert dict(BASES) == {"WN": WN, "C": C, "Lin": Lin, "SE": SE, "RQ": RQ, "Per": Per}
+    for cls in BASE_KERNELS.values():  # the report words a periodic or smooth head by its lead
+        assert bool(cls.noun) == (cls.role in ("periodic", "smooth")), cls.symbol
+        assert bool(cls.approximate_noun) == (cls.role == "periodic"), cls.symbol
+
+
+def test_noise_is_read_from_the_role():
+    assert WN((1.0,)).is_noise and not SE((1.0, 1.0)).is_noise
+    assert parse_kernel("SE * WN").has_noise_factor()
+    assert parse_kernel("CP(SE, Lin * WN)").has_noise_factor()
+    assert not parse_kernel("SE * Per + Lin").has_noise_factor()
 
 
 S = DataSummary(0.0, 10.0, 0.5, 0.1, 0.2, 1.0, (3.0,), 0.0)  # periods may lie in [0.4, 5]
@@ -212,6 +235,13 @@ def _exponential_kernel_class() -> type[BaseKernel]:
         specs: ClassVar[tuple[Param, ...]] = (LENGTHSCALE, SD)
         role: ClassVar[Role] = "smooth"
         searchable: ClassVar[bool] = True
+        noun: ClassVar[str] = "a rough function"
+        modifier: ClassVar[str] = "with jagged changes at every scale"
+
+        def shape_sentence(self, words: Wording) -> str:
+            return (
+                f"It wanders without a smooth slope, forgetting its past over about {words.span}."
+            )
 
         def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
             ell, sd = self.params
@@ -258,3 +288,100 @@ def test_a_new_base_kernel_is_one_class(exp_kernel):
 
 def test_the_throwaway_kernel_is_gone_again():
     assert "Exp" not in BASE_KERNELS and "Exp" not in BASES
+
+
+def _report_sections(kernel_text: str) -> list[dict]:
+    """The component sections of a report (no figures) on the report tests' fixed data."""
+    x, y = _series()
+    sc = Scaling.from_data(x, y)
+    kernel = sc.kernel_in(parse_kernel(kernel_text))
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
+    dec = decompose(Model(kernel, sc, x, y, nll), Axis("year", "date", "sales"), seed=0)
+    return sections.component_sections(dec, sections.frame_of(dec, figures=False))
+
+
+def test_a_new_base_kernel_is_worded_in_the_report(exp_kernel):
+    """The throwaway kernel's words reach the report with no change under reporting/."""
+    found = _report_sections("Exp(lengthscale=0.5, sd=1.5) + Lin(sd=3, location=1990) + WN(sd=1)")
+    (rough,) = [c for c in found if c["structure"] == "Exp"]
+    assert rough["phrase"] == "a rough function with jagged changes at every scale"
+    assert rough["paragraph"].startswith(
+        "The third component is a rough function with jagged changes at every scale. It wanders"
+        " without a smooth slope, forgetting its past over about 6.0 months. "
+    )
+    assert rough["extrapolation"].startswith("Beyond the data its mean returns to zero")
+    # in a product it plays its role: the smooth factor of a periodic head, or the head itself
+    per = parse_kernel("Per(lengthscale=1, period=1, sd=1) * Exp(lengthscale=4, sd=1)")
+    assert noun_phrase(per, YEAR) == "an approximately periodic function with a period of 1.0 year"
+    lin = parse_kernel("Exp(lengthscale=4, sd=1) * Lin(sd=1, location=1940)")
+    assert noun_phrase(lin, YEAR, x_data=np.arange(1950.0, 1960.0)) == (
+        "a rough function with jagged changes at every scale and linearly increasing amplitude"
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# The report never tests a kernel's class
+# ------------------------------------------------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parents[1] / "abcd_cli"
+CONCRETE_MODULES = tuple(f"abcd_cli.kernels.{m}" for m in ("families", "periodic", "changes"))
+
+
+def _concrete_names() -> set[str]:
+    """The classes defined in the modules of base kernels and change operators, and every
+    registered symbol."""
+    names = set(BASE_KERNELS) | set(OPERATORS)
+    for module in CONCRETE_MODULES:
+        found = vars(importlib.import_module(module)).items()
+        names |= {n for n, v in found if isinstance(v, type) and v.__module__ == module}
+    return names
+
+
+def _class_tests(path: Path, concrete: set[str]) -> list[str]:
+    """Where a module imports a concrete kernel class or tests a kernel's class or symbol."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        where = f"{path.parent.name}/{path.name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("abcd_cli.kernels"):
+            names = [a.name for a in node.names]
+            if node.module in CONCRETE_MODULES or concrete.intersection(names):
+                out.append(f"{where} imports {', '.join(names)} from {node.module}")
+        elif isinstance(node, ast.Import) and any(a.name in CONCRETE_MODULES for a in node.names):
+            out.append(f"{where} imports a module of concrete kernels")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+            "isinstance",
+            "issubclass",
+        ):
+            named = {getattr(n, "id", getattr(n, "attr", "")) for n in ast.walk(node.args[1])}
+            if concrete & named:
+                out.append(f"{where} tests isinstance on {', '.join(sorted(concrete & named))}")
+        elif isinstance(node, ast.Attribute) and node.attr in ("symbol", "__class__"):
+            out.append(f"{where} reads a kernel's .{node.attr}")
+        elif isinstance(node, ast.Compare):
+            strings = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant)}
+            if strings & (set(BASE_KERNELS) | set(OPERATORS)):
+                out.append(f"{where} compares with a kernel's symbol")
+    return out
+
+
+@pytest.mark.parametrize("package", ["reporting", "decompose"])
+def test_the_report_reads_declarations_not_classes(package):
+    concrete = _concrete_names()
+    assert {"WN", "Cos", "RQ", "Gate", "Before", "ChangeOperator"} <= concrete
+    paths = sorted((PACKAGE / package).glob("*.py"))
+    assert [hit for path in paths for hit in _class_tests(path, concrete)] == []
+
+
+def test_the_class_test_finds_what_it_looks_for(tmp_path):
+    """The scan above on a module written to break every rule."""
+    bad = tmp_path / "probe.py"
+    bad.write_text(
+        "from abcd_cli.kernels import RQ, Kernel\n"
+        "from abcd_cli.kernels.periodic import Per\n"
+        "import abcd_cli.kernels.changes\n"
+        "def f(k):\n"
+        "    return isinstance(k, (Kernel, Cos)) or k.symbol == 'x' or k.structure == 'WN'\n",
+        encoding="utf-8",
+    )
+    found = _class_tests(bad, _concrete_names())
+    assert len(found) == 6, found

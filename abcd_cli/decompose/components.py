@@ -19,7 +19,7 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.engine_record import is_default
 from abcd_cli.errors import InputError
-from abcd_cli.kernels import WN, Kernel, total
+from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
 
@@ -105,7 +105,7 @@ def decompose(
                 residual_r2=residual_r2,
                 cv_mae_before=sc.y_scale * (cv_path[k - 1] if k else baseline),
                 cv_mae=sc.y_scale * cv_path[k],
-                is_noise=any(isinstance(b, WN) for b in term.bases()),
+                is_noise=term.has_noise_factor(),
             )
         )
         r2_before = r2
@@ -137,6 +137,6 @@ def decompose(
 def _terms(kernel: Kernel) -> list[Kernel]:
     """Sum-of-products terms, with every white-noise term merged into one component."""
     terms = sum_of_products(kernel)
-    noise = [t for t in terms if any(isinstance(b, WN) for b in t.bases())]
-    signal = [t for t in terms if not any(isinstance(b, WN) for b in t.bases())]
+    noise = [t for t in terms if t.has_noise_factor()]
+    signal = [t for t in terms if not t.has_noise_factor()]
     return signal + ([total(noise)] if noise else [])

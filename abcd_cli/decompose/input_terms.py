@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from itertools import combinations
 
-from abcd_cli.kernels import WN, Additive, Kernel, product
+from abcd_cli.kernels import Additive, Kernel, product
 from abcd_cli.kernels.base import copy_with, reads_x
 
 #: Above this many sets of inputs, an additive kernel is written out one term per order.
@@ -36,7 +36,7 @@ def term_inputs(term: Kernel) -> tuple[int, ...]:
 
 def is_noise(term: Kernel) -> bool:
     """Whether a term holds white noise."""
-    return any(isinstance(b, WN) for b in term.bases())
+    return term.has_noise_factor()
 
 
 def set_count(kernel: Additive) -> int:

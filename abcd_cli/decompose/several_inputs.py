@@ -40,7 +40,7 @@ from abcd_cli.decompose.variance import (
     order_variances,
     saturated_inputs,
 )
-from abcd_cli.kernels import WN, Kernel, total
+from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
 
@@ -152,7 +152,7 @@ def decompose_inputs(
     terms = [terms[i] for i in order]
     y_c = post.residual
     means = [post.mean(t) for t in terms]
-    noise = [any(isinstance(b, WN) for b in t.bases()) for t in terms]
+    noise = [t.has_noise_factor() for t in terms]
     partials = partial_residuals(y_c, means, noise)
     signal = [k for k, n in enumerate(noise) if not n]
     shares = dict(zip(signal, mean_shares([means[k] for k in signal]), strict=True))

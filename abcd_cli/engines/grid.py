@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import fft
 
-from abcd_cli.kernels import WN, Kernel
+from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import factor_lists
 from abcd_cli.kernels.base import BaseKernel
 
@@ -110,7 +110,7 @@ def grid_matvec(kernel: Kernel, X: np.ndarray) -> Operator | None:
     plain = np.zeros(size)
     modulated: list[tuple[np.ndarray, np.ndarray]] = []
     for factors in factor_lists(kernel):
-        if any(isinstance(factor, WN) for factor in factors):
+        if any(factor.is_noise for factor in factors):
             continue
         term = _product_on_grid(factors, x, lags)
         if term is None:

@@ -273,4 +273,4 @@ def _is_degenerate(kernel: Kernel) -> bool:
     term has an ``sd`` to carry its scale: a term such as a lone ``Before`` gate (left when a
     removal rule takes its partner) would have a variance fixed in the search's internal units,
     which cannot be written in the units of y."""
-    return not any(isinstance(b, WN) for b in kernel.bases()) or not carries_scale(kernel)
+    return not kernel.has_noise_factor() or not carries_scale(kernel)

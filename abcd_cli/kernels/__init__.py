@@ -11,9 +11,11 @@ Modules, one job each:
 Adding a base kernel is one class: subclass ``BaseKernel`` with ``@dataclass(frozen=True)``,
 give it a ``symbol``, its ``specs`` (one ``params.Param`` per parameter, in theta order), its
 report ``role`` and ``searchable = True`` if the search grammar should offer it, and implement
-``_eval`` (K and dK/dθ on ``Inputs``) and ``_diag`` (k(x_i, x_i) in O(N)). Defining the class
-registers it in ``BASE_KERNELS``: the text form, starting values, bounds, validity checks,
-unit scaling and the grammar then pick it up with no other change.
+``_eval`` (K and dK/dθ on ``Inputs``) and ``_diag`` (k(x_i, x_i) in O(N)). A periodic or
+smooth kernel also declares its words in the report (``noun``, ``approximate_noun``,
+``modifier``, ``shape_sentence``). Defining the class registers it in ``BASE_KERNELS``: the
+text form, starting values, bounds, validity checks, unit scaling, the grammar and the report
+then pick it up with no other change.
 """
 
 # Modules register their classes as they are defined: this order is the registries' order.
@@ -26,6 +28,7 @@ from abcd_cli.kernels.base import (
     Composite,
     Inputs,
     Kernel,
+    Wording,
 )
 from abcd_cli.kernels.families import RQ, SE, WN, C, Lin
 from abcd_cli.kernels.periodic import Cos, Per
@@ -63,6 +66,7 @@ __all__ = [
     "Per",
     "Product",
     "Sum",
+    "Wording",
     "product",
     "total",
 ]

@@ -141,7 +141,7 @@ def _simplify_product(factors: list[Kernel]) -> Kernel:
         merged_se[k.dim] = SE((ell, sd), k.dim)
     factors = others + list(merged_se.values())
 
-    wns = [k for k in factors if isinstance(k, WN)]
+    wns = [k for k in factors if k.is_noise]
     if wns:
         # WN × k for stationary k is WN with its variance multiplied by k(x, x).
         variance = math.nan

@@ -5,6 +5,7 @@ Formulas from the grammar appendix (``shared/papers/004``, eq. 1.6-1.7).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple
@@ -24,6 +25,9 @@ from abcd_cli.kernels.base import (
 from abcd_cli.kernels.params import CHANGE_LOCATION, STEEPNESS, WIDTH, Param, Role
 
 GateFunction = Callable[[np.ndarray, Sequence[float]], tuple[np.ndarray, np.ndarray]]
+#: An interval of x where a gate is on: (low, high, steepness at low, steepness at high); an
+#: infinite end has steepness 0.
+Span = tuple[float, float, float, float]
 
 
 def _sigmoid_down(x: np.ndarray, loc: float, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -246,7 +250,8 @@ class Gate(BaseKernel):
     """A changepoint or changewindow factor as a kernel of its own, g(x) g(x').
 
     These appear only in the sum-of-products form, where CP(k1, k2) = k1 × Before + k2 × After
-    and CW(k1, k2) = k1 × Outside + k2 × Inside; their parameters copy the operator's.
+    and CW(k1, k2) = k1 × Outside + k2 × Inside; their parameters copy the operator's. Each
+    says where it is on (``switched_on``), which the report words.
     """
 
     stationary: ClassVar[bool] = False
@@ -261,6 +266,15 @@ class Gate(BaseKernel):
     def modulator(self, x: np.ndarray) -> np.ndarray:
         """g with this gate's kernel g(x) g(x'), on its input values."""
         return self._weight(x)[0]
+
+    def switched_on(self) -> list[Span]:
+        """Where the gate is on, as intervals of x with the steepness of each switch."""
+        raise NotImplementedError
+
+    def _window(self) -> tuple[float, float, float]:
+        """A window's start and end (location ∓ width/2) and its steepness."""
+        loc, width, s = self.params
+        return loc - 0.5 * width, loc + 0.5 * width, s
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         g1, dg1 = self._weight(inp.col(self.dim))
@@ -286,6 +300,10 @@ class Before(Gate):
     symbol: ClassVar[str] = "Before"
     specs: ClassVar[tuple[Param, ...]] = _gate_specs(CP)
 
+    def switched_on(self) -> list[Span]:
+        loc, s = self.params
+        return [(-math.inf, loc, 0.0, s)]
+
 
 @dataclass(frozen=True)
 class After(Gate):
@@ -294,6 +312,10 @@ class After(Gate):
     symbol: ClassVar[str] = "After"
     specs: ClassVar[tuple[Param, ...]] = _gate_specs(CP)
     first_side: ClassVar[bool] = False
+
+    def switched_on(self) -> list[Span]:
+        loc, s = self.params
+        return [(loc, math.inf, s, 0.0)]
 
 
 @dataclass(frozen=True)
@@ -304,6 +326,10 @@ class Outside(Gate):
     specs: ClassVar[tuple[Param, ...]] = _gate_specs(CW)
     operator: ClassVar[str] = "CW"
 
+    def switched_on(self) -> list[Span]:
+        start, end, s = self._window()
+        return [(-math.inf, start, 0.0, s), (end, math.inf, s, 0.0)]
+
 
 @dataclass(frozen=True)
 class Inside(Gate):
@@ -313,3 +339,7 @@ class Inside(Gate):
     specs: ClassVar[tuple[Param, ...]] = _gate_specs(CW)
     operator: ClassVar[str] = "CW"
     first_side: ClassVar[bool] = False
+
+    def switched_on(self) -> list[Span]:
+        start, end, s = self._window()
+        return [(start, end, s, s)]

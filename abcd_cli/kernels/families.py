@@ -1,9 +1,9 @@
 """Base kernels: white noise, constant, linear, squared exponential, rational quadratic.
 
 Formulas from the grammar appendix (``shared/papers/004``, eq. 1.1-1.4). Each class declares its
-parameters once (``specs``) and its role in the report; ``_eval`` gives K and the forward-mode
-derivatives dK/dθ (θ = log of a positive parameter, the raw value of a location), ``_diag``
-the O(N) diagonal with the same arithmetic as the diagonal of ``_eval``.
+parameters once (``specs``), its role in the report and its words there; ``_eval`` gives K and
+the forward-mode derivatives dK/dθ (θ = log of a positive parameter, the raw value of a
+location), ``_diag`` the O(N) diagonal with the same arithmetic as the diagonal of ``_eval``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from abcd_cli.kernels.base import BaseKernel, Inputs, Matrices
+from abcd_cli.kernels.base import BaseKernel, Inputs, Matrices, Wording
 from abcd_cli.kernels.params import (
     ALPHA,
     LENGTHSCALE,
@@ -125,6 +125,11 @@ class SE(BaseKernel):
     specs: ClassVar[tuple[Param, ...]] = (LENGTHSCALE, SD)
     role: ClassVar[Role] = "smooth"
     searchable: ClassVar[bool] = True
+    noun: ClassVar[str] = "a smooth function"
+
+    def shape_sentence(self, words: Wording) -> str:
+        """How far apart its changes are: the component's lengthscale."""
+        return f"It varies smoothly over about {words.span}."
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         ell, sd = self.params
@@ -150,6 +155,17 @@ class RQ(BaseKernel):
     specs: ClassVar[tuple[Param, ...]] = (LENGTHSCALE, SD, ALPHA)
     role: ClassVar[Role] = "smooth"
     searchable: ClassVar[bool] = True
+    noun: ClassVar[str] = "a smooth function"
+    modifier: ClassVar[str] = "with variation on a mix of length scales"
+
+    def shape_sentence(self, words: Wording) -> str:
+        """The component's lengthscale and the mix of scales around it (the smaller α, the
+        wider)."""
+        alpha = words.number(self.param("alpha"))
+        return (
+            f"It varies smoothly over about {words.span}, with faster and slower changes mixed in "
+            f"(the smaller the shape parameter α = {alpha}, the wider the mix)."
+        )
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         ell, sd, alpha = self.params

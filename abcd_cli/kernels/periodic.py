@@ -1,22 +1,30 @@
-"""Periodic base kernels: the periodic kernel without its DC part and its cosine limit.
+"""Periodic base kernels: the periodic kernel without its DC part and its cosine limit, with
+their words in the report.
 
 Formulas from the grammar appendix (``shared/papers/004``, eq. 1.5 and 1.8).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from scipy.special import ive
 
-from abcd_cli.kernels.base import BaseKernel, Inputs, Matrices
+from abcd_cli.kernels.base import BaseKernel, Inputs, Matrices, Wording
 from abcd_cli.kernels.params import PERIOD, PERIODIC_SMOOTHNESS, SD, Param, Role
 
 # Below this value of a = 1/lengthscale², the periodic kernel uses its series in a (the exact
 # expression loses digits to cancellation as a -> 0); the truncation error is O(a³).
 _PER_SERIES_BELOW = 1e-4
+
+#: A periodic kernel with a lengthscale above this (unitless) is nearly a sinusoid.
+SINUSOID_LENGTHSCALE = 2.0
+
+#: Below this, the shape within a period is sharp and spiky.
+SPIKY_LENGTHSCALE = 0.5
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,29 @@ class Per(BaseKernel):
     specs: ClassVar[tuple[Param, ...]] = (PERIODIC_SMOOTHNESS, PERIOD, SD)
     role: ClassVar[Role] = "periodic"
     searchable: ClassVar[bool] = True
+    noun: ClassVar[str] = "a periodic function"
+    approximate_noun: ClassVar[str] = "an approximately periodic function"
+
+    def feature_length(self) -> float:
+        """Its unitless lengthscale in x units: for short lags Per behaves like an SE with
+        lengthscale ℓ·period/(2π)."""
+        return self.param("lengthscale") * self.param("period") / (2.0 * math.pi)
+
+    def shape_sentence(self, words: Wording) -> str:
+        """The shape within a period, from the lengthscale: near a sinusoid, spiky, or between."""
+        ell = self.param("lengthscale")
+        detail = words.length(self.feature_length())
+        if ell > SINUSOID_LENGTHSCALE:
+            return "Within each period its shape is very smooth, close to a pure sinusoid."
+        if ell < SPIKY_LENGTHSCALE:
+            return (
+                "Within each period it has a sharp, spiky shape, with features only about "
+                f"{detail} wide, and this pattern recurs every period."
+            )
+        return (
+            "Within each period its shape is smooth but not a plain sinusoid; its features "
+            f"are about {detail} wide."
+        )
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         ell, period, sd = self.params
@@ -136,6 +167,12 @@ class Cos(BaseKernel):
     symbol: ClassVar[str] = "Cos"
     specs: ClassVar[tuple[Param, ...]] = (PERIOD, SD)
     role: ClassVar[Role] = "periodic"
+    noun: ClassVar[str] = "a sinusoid"
+    approximate_noun: ClassVar[str] = "an approximately sinusoidal function"
+
+    def shape_sentence(self, words: Wording) -> str:
+        """A cosine is exactly sinusoidal."""
+        return "Within each period its shape is an exact sinusoid."
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         period, sd = self.params

@@ -7,9 +7,6 @@ import math
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.kernels import (
-    WN,
-)
 from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
@@ -31,6 +28,14 @@ from abcd_cli.reporting.wording import (
 )
 
 
+def _noise_continuation(tail: str) -> str:
+    """What noise does beyond the data, with ``tail`` on how its standard deviation changes."""
+    return (
+        "Beyond the data the noise stays uncorrelated: it widens the prediction intervals "
+        f"but cannot itself be forecast{tail}."
+    )
+
+
 def _continuation(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> str:
     """What the component does beyond the data while it is switched on."""
     head = parts.head
@@ -40,11 +45,7 @@ def _continuation(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> str:
     )
     change = f"{verb} {degree_adverb(len(lin))}"
     if head == "noise":
-        tail = f", and its standard deviation keeps {change}" if lin else ""
-        return (
-            "Beyond the data the noise stays uncorrelated: it widens the prediction intervals "
-            f"but cannot itself be forecast{tail}."
-        )
+        return _noise_continuation(f", and its standard deviation keeps {change}" if lin else "")
     if head == "periodic":
         main = parts.periodic[0]
         period = format_span(main.param("period"), axis)
@@ -75,13 +76,12 @@ def describe_extrapolation(
     """One sentence on what the component is assumed to do beyond the end of the data."""
     parts = factors_of(facts.kernel)
     if parts is None and noise_terms(facts.kernel):
-        text = _continuation(Factors(noise=[WN((1.0,))]), axis, None)
         if any(t.lin or t.gates for t in noise_terms(facts.kernel)):
-            text = text[:-1] + (
+            return _noise_continuation(
                 f", and its standard deviation keeps changing with {axis.x_name} as it does "
-                "over the data."
+                "over the data"
             )
-        return text
+        return _noise_continuation("")
     if parts is None:
         return "Beyond the data it follows its covariance function; no simple summary is given."
     if parts.gates and is_gradual(parts.gates, x_data):

@@ -1,11 +1,13 @@
 """The factors of one product of base kernels and the roles they play in its phrase.
 
 A component is one product of base kernels and change factors (thesis ch. 4). :func:`role_of`
-is the one place that says which role a base kernel plays (periodic, smooth, noise, constant,
-linear, change factor); :class:`Factors` sorts a product's factors by it and picks the head noun
-by the ordering Per > WN, SE, C > Lin > change factors. Change factors become the intervals of x
-where the component is switched on; those that barely change its amplitude over the data
-(:func:`switches_in_data`) are left out of what is said about the data.
+reads the role each base kernel declares (periodic, smooth, noise, constant, linear, change
+factor); :class:`Factors` sorts a product's factors by it, picks the head noun by the ordering
+noise > periodic > smooth > linear > constant, and the factor whose declared words head the
+phrase (``lead``). Nothing here tests a kernel's class. Change factors become the intervals of x
+where the component is switched on (each declares its own, ``switched_on``); those that barely
+change its amplitude over the data (:func:`switches_in_data`) are left out of what is said about
+the data.
 """
 
 from __future__ import annotations
@@ -16,40 +18,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from abcd_cli.kernels import (
-    WN,
-    After,
-    BaseKernel,
-    Before,
-    C,
-    Gate,
-    Inside,
-    Kernel,
-    Lin,
-    Outside,
-    Per,
-    Product,
-    Sum,
-)
+from abcd_cli.kernels import BaseKernel, Kernel, Product, Sum
 
 
 @dataclass
 class Factors:
     """The base kernels of one product, sorted by the role they play in the phrase."""
 
-    periodic: list[BaseKernel] = field(default_factory=list)  # Per, Cos
-    smooth: list[BaseKernel] = field(default_factory=list)  # SE, RQ
-    noise: list[WN] = field(default_factory=list)
-    const: list[C] = field(default_factory=list)
-    lin: list[Lin] = field(default_factory=list)
-    gates: list[Gate] = field(default_factory=list)
+    periodic: list[BaseKernel] = field(default_factory=list)
+    smooth: list[BaseKernel] = field(default_factory=list)
+    noise: list[BaseKernel] = field(default_factory=list)
+    const: list[BaseKernel] = field(default_factory=list)
+    lin: list[BaseKernel] = field(default_factory=list)
+    gates: list[BaseKernel] = field(default_factory=list)
 
     @property
     def head(self) -> str:
         """The head noun's kind: "noise", "periodic", "smooth", "linear" or "constant".
 
-        White noise times any stationary kernel is still white noise (thesis ch. 4), so WN
-        takes the head before Per; otherwise Per > SE > Lin > change factors, C only rescales.
+        White noise times any stationary kernel is still white noise (thesis ch. 4), so noise
+        takes the head before a periodic factor; otherwise periodic > smooth > linear > change
+        factors, and a constant only rescales.
         """
         if self.noise:
             return "noise"
@@ -61,8 +50,18 @@ class Factors:
             return "linear"
         return "constant"
 
-
-#: The roles of base kernels, each the name of the :class:`Factors` list that holds them.
+    @property
+    def lead(self) -> BaseKernel | None:
+        """The factor whose declared words (``noun``, ``modifier``, ``shape_sentence``) head a
+        periodic or smooth phrase: the first periodic factor; else the first smooth factor that
+        declares a modifier, else the first smooth factor; None for other heads."""
+        if self.noise:
+            return None
+        if self.periodic:
+            return self.periodic[0]
+        if self.smooth:
+            return next((k for k in self.smooth if k.modifier), self.smooth[0])
+        return None
 
 
 #: The ``Factors`` field for each role a base kernel declares (``BaseKernel.role``).
@@ -107,15 +106,15 @@ def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | No
 SWITCH_SHARE = 0.5
 
 
-def gate_amplitude(gates: Sequence[Gate], x: np.ndarray) -> np.ndarray:
+def gate_amplitude(gates: Sequence[BaseKernel], x: np.ndarray) -> np.ndarray:
     """The component's amplitude from its change factors, Π g(x), at ``x``."""
     amplitude = np.ones_like(x, dtype=float)
     for gate in gates:
-        amplitude = amplitude * gate.modulator(x)
+        amplitude = amplitude * gate.modulator(x)  # type: ignore[attr-defined]
     return amplitude
 
 
-def switches_in_data(gates: Sequence[Gate], x_data: np.ndarray) -> bool:
+def switches_in_data(gates: Sequence[BaseKernel], x_data: np.ndarray) -> bool:
     """Whether min Π g(x) < SWITCH_SHARE · max Π g(x) over the data's x (True without data)."""
     x = np.asarray(x_data, dtype=float)
     if x.size == 0:
@@ -136,14 +135,8 @@ def noise_terms(kernel: Kernel) -> list[Factors]:
 
 
 def product_lengthscale(smooth: list[BaseKernel]) -> float:
-    """The lengthscale of a product of SE/RQ factors: 1/ℓ² adds up."""
+    """The lengthscale of a product of smooth factors: 1/ℓ² adds up, ℓ = (Σ ℓ_k⁻²)^(-1/2)."""
     return float(sum(k.param("lengthscale") ** -2 for k in smooth) ** -0.5)
-
-
-def periodic_length(per: Per) -> float:
-    """The Per kernel's unitless lengthscale in x units: for short lags it behaves like an SE
-    with lengthscale ℓ·period/(2π)."""
-    return per.param("lengthscale") * per.param("period") / (2.0 * math.pi)
 
 
 @dataclass(frozen=True)
@@ -156,21 +149,10 @@ class Interval:
     high_steep: float = 0.0
 
 
-def _gate_intervals(gate: Gate) -> list[Interval]:
-    """Where one change factor is switched on (a switch at its location, of its steepness)."""
-    inf = math.inf
-    if isinstance(gate, (Before, After)):
-        loc, s = gate.param("location"), gate.param("steepness")
-        return (
-            [Interval(-inf, loc, 0.0, s)] if isinstance(gate, Before) else [Interval(loc, inf, s)]
-        )
-    loc, width, s = gate.param("location"), gate.param("width"), gate.param("steepness")
-    start, end = loc - 0.5 * width, loc + 0.5 * width
-    if isinstance(gate, Inside):
-        return [Interval(start, end, s, s)]
-    if isinstance(gate, Outside):
-        return [Interval(-inf, start, 0.0, s), Interval(end, inf, s, 0.0)]
-    raise ValueError(f"unknown change factor {gate.symbol}")
+def _gate_intervals(gate: BaseKernel) -> list[Interval]:
+    """Where one change factor is switched on (a switch at its location, of its steepness), as
+    the gate declares it."""
+    return [Interval(*span) for span in gate.switched_on()]  # type: ignore[attr-defined]
 
 
 def _intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
@@ -185,7 +167,7 @@ def _intersect(a: list[Interval], b: list[Interval]) -> list[Interval]:
     return sorted(out, key=lambda i: i.low)
 
 
-def on_intervals(gates: Sequence[Gate]) -> list[Interval]:
+def on_intervals(gates: Sequence[BaseKernel]) -> list[Interval]:
     """Where the product of the change factors is switched on, as sorted intervals."""
     on = [Interval(-math.inf, math.inf)]
     for gate in gates:
@@ -193,7 +175,7 @@ def on_intervals(gates: Sequence[Gate]) -> list[Interval]:
     return on
 
 
-def on_in_data(gates: Sequence[Gate], x_data: np.ndarray | None) -> list[Interval]:
+def on_in_data(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[Interval]:
     """``on_intervals`` without those wholly outside the data: ending, switch included (one
     steepness), before its first x or beginning after its last (a window's side that lies
     beyond the data's start). All of them without data, or when none would be left."""
@@ -211,7 +193,7 @@ def on_in_data(gates: Sequence[Gate], x_data: np.ndarray | None) -> list[Interva
 GRADUAL_SHARE = 0.25
 
 
-def is_gradual(gates: Sequence[Gate], x_data: np.ndarray | None) -> bool:
+def is_gradual(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> bool:
     """Whether some switch of the intervals within the data (``on_in_data``) is wider than
     ``GRADUAL_SHARE`` of the data's span or than its own interval (False without data)."""
     if x_data is None or len(x_data) < 2:
@@ -224,7 +206,7 @@ def is_gradual(gates: Sequence[Gate], x_data: np.ndarray | None) -> bool:
     return False
 
 
-def gate_profile(gates: Sequence[Gate], x_data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def gate_profile(gates: Sequence[BaseKernel], x_data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``gate_amplitude`` on 401 points across the data: (x, amplitude)."""
     xs = np.linspace(float(np.min(x_data)), float(np.max(x_data)), 401)
     return xs, gate_amplitude(gates, xs)

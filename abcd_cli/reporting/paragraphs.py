@@ -9,10 +9,7 @@ import math
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.kernels import (
-    RQ,
-    Cos,
-)
+from abcd_cli.kernels import Wording
 from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
@@ -20,7 +17,6 @@ from abcd_cli.reporting.factors import (
     is_gradual,
     noise_terms,
     on_in_data,
-    periodic_length,
     product_lengthscale,
     switch_precision,
 )
@@ -48,14 +44,6 @@ from abcd_cli.reporting.wording import (
     rate_unit,
 )
 
-#: A periodic factor with a lengthscale above this (unitless) is nearly a sinusoid.
-SINUSOID_LENGTHSCALE = 2.0
-
-
-#: Below this, the shape within a period is sharp and spiky.
-SPIKY_LENGTHSCALE = 0.5
-
-
 #: The phrase that marks a component which does not improve the cross-validated error.
 CV_WARNING = "without improving the cross-validated error"
 
@@ -72,29 +60,23 @@ def opening(index: int, phrase: str) -> str:
     return form.format(p=phrase, i=index, o=ordinal(index))
 
 
+def _shape_sentences(parts: Factors, axis: Axis) -> list[str]:
+    """The sentence the leading factor declares on the component's shape (within a period for
+    a periodic one; how far apart its changes are for a smooth one), if it has one."""
+    lead = parts.lead
+    if lead is None:
+        return []
+    span = format_span(product_lengthscale(parts.smooth), axis) if parts.smooth else ""
+    words = Wording(span, lambda v: format_span(v, axis), lambda v: format_number(v, 2))
+    sentence = lead.shape_sentence(words)
+    return [sentence] if sentence else []
+
+
 def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
-    """The shape within a period (from the Per lengthscale) and how fast it drifts between
-    cycles (the smooth factors' lengthscale over the period)."""
-    main = parts.periodic[0]
-    period = main.param("period")
-    out = []
-    if isinstance(main, Cos):
-        out.append("Within each period its shape is an exact sinusoid.")
-    else:
-        ell = main.param("lengthscale")
-        detail = format_span(periodic_length(main), axis)
-        if ell > SINUSOID_LENGTHSCALE:
-            out.append("Within each period its shape is very smooth, close to a pure sinusoid.")
-        elif ell < SPIKY_LENGTHSCALE:
-            out.append(
-                "Within each period it has a sharp, spiky shape, with features only about "
-                f"{detail} wide, and this pattern recurs every period."
-            )
-        else:
-            out.append(
-                "Within each period its shape is smooth but not a plain sinusoid; its features "
-                f"are about {detail} wide."
-            )
+    """The shape within a period (declared by the periodic factor) and how fast it drifts
+    between cycles (the smooth factors' lengthscale over the period)."""
+    period = parts.periodic[0].param("period")
+    out = _shape_sentences(parts, axis)
     if parts.smooth:
         length = product_lengthscale(parts.smooth)
         periods = length / period
@@ -115,19 +97,6 @@ def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
                 f"of {span} (about {format_number(periods, decimals=1)} periods)."
             )
     return out
-
-
-def _smooth_sentences(parts: Factors, axis: Axis) -> list[str]:
-    """How far apart the function's changes are: the lengthscale, and α for a mix of them (RQ)."""
-    span = format_span(product_lengthscale(parts.smooth), axis)
-    rq = [k for k in parts.smooth if isinstance(k, RQ)]
-    if rq:
-        alpha = rq[0].param("alpha")
-        return [
-            f"It varies smoothly over about {span}, with faster and slower changes mixed in "
-            f"(the smaller the shape parameter α = {format_number(alpha, 2)}, the wider the mix)."
-        ]
-    return [f"It varies smoothly over about {span}."]
 
 
 def _noise_sentence(
@@ -251,7 +220,7 @@ def _detail_sentences(
     elif head == "periodic":
         out += _periodic_sentences(parts, axis)
     elif head == "smooth":
-        out += _smooth_sentences(parts, axis)
+        out += _shape_sentences(parts, axis)
     if parts.lin and head not in ("linear", "noise"):
         out += _lin_sentences(parts, axis, x_data)
     if head in ("smooth", "linear"):

@@ -1,5 +1,6 @@
-"""Noun phrases for components: a head noun chosen by the factors' roles and its
-modifiers (SE: "approximately", Lin: "with linearly increasing amplitude", a change factor:
+"""Noun phrases for components: a head noun chosen by the factors' roles, in the words the
+leading kernel declares ('a periodic function', 'a sinusoid'), and its modifiers (a smooth
+factor: "approximately", a linear one: "with linearly increasing amplitude", a change factor:
 "which applies until 1643").
 """
 
@@ -11,14 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis
-from abcd_cli.kernels import (
-    RQ,
-    BaseKernel,
-    Cos,
-    Gate,
-    Kernel,
-    Lin,
-)
+from abcd_cli.kernels import BaseKernel, Kernel
 from abcd_cli.reporting.factors import (
     Factors,
     factors_of,
@@ -55,7 +49,9 @@ def degree_adverb(n_lin: int) -> str:
     return _DEGREE_ADVERBS.get(n_lin, "polynomially")
 
 
-def _lin_modifier(lins: Sequence[Lin], what: str, x_range: tuple[float, float] | None) -> str:
+def _lin_modifier(
+    lins: Sequence[BaseKernel], what: str, x_range: tuple[float, float] | None
+) -> str:
     """'with linearly increasing amplitude', 'with standard deviation varying linearly', ..."""
     adverb = degree_adverb(len(lins))
     trend = lin_trend(lins, x_range)
@@ -74,23 +70,15 @@ def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str
     head = parts.head
     if head == "noise":
         return "uncorrelated noise", []
-    if head == "periodic":
-        main, others = parts.periodic[0], parts.periodic[1:]
-        sinusoid = isinstance(main, Cos)
-        if parts.smooth:
-            noun = "an approximately sinusoidal function" if sinusoid else None
-            noun = noun or "an approximately periodic function"
-        else:
-            noun = "a sinusoid" if sinusoid else "a periodic function"
-        post = [f"with {_period_text(main, axis)}"]
-        for extra in others:
-            shape = "a sinusoid" if isinstance(extra, Cos) else "a periodic function"
-            post.append(f"modulated by {shape} with {_period_text(extra, axis)}")
+    lead = parts.lead
+    if head == "periodic" and lead is not None:
+        noun = lead.approximate_noun if parts.smooth else lead.noun
+        post = [f"with {_period_text(lead, axis)}"]
+        for extra in parts.periodic[1:]:
+            post.append(f"modulated by {extra.noun} with {_period_text(extra, axis)}")
         return noun, post
-    if head == "smooth":
-        if any(isinstance(k, RQ) for k in parts.smooth):
-            return "a smooth function", ["with variation on a mix of length scales"]
-        return "a smooth function", []
+    if head == "smooth" and lead is not None:
+        return lead.noun, [lead.modifier] if lead.modifier else []
     if head == "linear":
         degree = len(parts.lin)
         if degree == 1 and direction in ("increasing", "decreasing"):
@@ -121,7 +109,7 @@ def _join_modifiers(post: Sequence[str]) -> str:
     return text
 
 
-def _applies_clause(gates: Sequence[Gate], axis: Axis, x_data: np.ndarray | None) -> str:
+def _applies_clause(gates: Sequence[BaseKernel], axis: Axis, x_data: np.ndarray | None) -> str:
     """'until 1643', 'from 1716 onwards', 'between 1645 and 1715', 'before 1645 and after 1715'
     (of the data: an interval wholly outside it is not mentioned)."""
     on = on_in_data(gates, x_data)
@@ -152,7 +140,7 @@ def _applies_clause(gates: Sequence[Gate], axis: Axis, x_data: np.ndarray | None
     return "applies " + join_words(pieces)
 
 
-def _gradual_clause(gates: Sequence[Gate], axis: Axis, x_data: np.ndarray) -> str:
+def _gradual_clause(gates: Sequence[BaseKernel], axis: Axis, x_data: np.ndarray) -> str:
     """'grows stronger across the data', 'fades across the data', 'is strongest around
     August 2010', 'is weakest around ...': change factors that scale it gradually."""
     xs, amplitude = gate_profile(gates, x_data)

@@ -12,10 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.kernels import (
-    Kernel,
-    Lin,
-)
+from abcd_cli.kernels import BaseKernel, Kernel
 
 
 def data_range(x_data: np.ndarray | None) -> tuple[float, float] | None:
@@ -76,7 +73,7 @@ def classify_trend(values: np.ndarray, tolerance: float = 0.01) -> str:
 DIP_TOLERANCE = 0.1
 
 
-def lin_trend(lins: Sequence[Lin], x_range: tuple[float, float] | None) -> str | None:
+def lin_trend(lins: Sequence[BaseKernel], x_range: tuple[float, float] | None) -> str | None:
     """How the amplitude ∏|x - location| changes across the data, None if the range is unknown."""
     if x_range is None or not lins:
         return None
@@ -106,7 +103,7 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
 
 
 def noise_profile(kernel: Kernel, span: tuple[float, float]) -> np.ndarray:
-    """The noise's prior standard deviation across ``span`` (k(x, x) includes WN)."""
+    """The noise's prior standard deviation across ``span`` (k(x, x) includes white noise)."""
     xs = np.linspace(span[0], span[1], 201)
     return np.sqrt(np.maximum(kernel.diag(xs), 0.0))
 
