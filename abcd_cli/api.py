@@ -137,7 +137,7 @@ def search(
     """Search for the kernel that best explains the data by BIC; returns a :class:`FoundModel`.
 
     ``data`` is a :class:`Series` or anything :func:`load` takes (``x``/``y`` choose its
-    columns). Every field of :class:`~abcd_cli.kernel_search.loop.SearchSettings` is a keyword
+    columns). Every field of :class:`~abcd_cli.kernel_search.settings.SearchSettings` is a keyword
     (``restarts``, ``seeds``, ``beam``, ``language``, ``bases`` as a tuple or ``"SE,RQ"``,
     ``prior_mean``, ...) with the command line's defaults; one seed gives one result, whatever
     the executor.
@@ -163,7 +163,7 @@ def search(
     """
     from abcd_cli.destinations import check_destinations
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths
-    from abcd_cli.kernel_search.loop import run_search
+    from abcd_cli.kernel_search.greedy import run_search
 
     options = search_settings(
         dict(settings, depth=depth, seed=seed, engine=engine, inducing=inducing)

@@ -31,7 +31,7 @@ from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import lost_candidate
-from abcd_cli.kernel_search.loop import Search, run_search
+from abcd_cli.kernel_search.greedy import Search, run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.common import BENCHMARKS, DATASETS, python_command
 from benchmarks.reference import reference_bics
@@ -124,7 +124,7 @@ def level_scaling(name: str, sizes: list[int], jobs: int) -> list[tuple[int, int
         search.step()
         start = time.perf_counter()
         search.step()
-        out.append((idx.size, int(search.trace[-1]["candidates"]), time.perf_counter() - start))
+        out.append((idx.size, search.trace[-1].candidates, time.perf_counter() - start))
         executor.shutdown()
         print(f"  level time at n={idx.size}: {out[-1][2]:.1f} s", flush=True)
     return out

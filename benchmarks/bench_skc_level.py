@@ -37,7 +37,7 @@ from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import load_state
 from abcd_cli.kernel_search.events import SearchEvent
-from abcd_cli.kernel_search.loop import Search
+from abcd_cli.kernel_search.greedy import Search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.common import comma_integers, publish, python_command
 from benchmarks.dask_paper import stage_time
@@ -105,7 +105,7 @@ def replay(data: Path, checkpoint: Path) -> tuple[Search, list[Task], float]:
         )
         return result
 
-    search.fit_fn = timed
+    search.fitter.fit_fn = timed
     start = time.process_time()
     with threadpool_limits(limits=1, user_api="blas"):
         search.step()
@@ -167,7 +167,7 @@ def width_rows(data: Path, checkpoint: Path, ms: list[int]) -> list[str]:
         return []
     kernel = state.best.kernel
     rows = [
-        f"The checkpoint's best model, `{search._text(kernel, params=False)}`, with the"
+        f"The checkpoint's best model, `{search.data.text(kernel, params=False)}`, with the"
         f" parameters it was fitted with at m = {settings.inducing}:",
         "",
         "| m | −LB (nats) | −UB (nats) | BIC interval width | bound + gradient (CPU s)"
@@ -178,9 +178,10 @@ def width_rows(data: Path, checkpoint: Path, ms: list[int]) -> list[str]:
         for m in ms:
             engine = SparseEngine(m=m, seed=settings.seed)
             start = time.process_time()
-            value, _ = engine.objective(kernel.theta(), kernel, search.X, search.Y)
+            value, _ = engine.objective(kernel.theta(), kernel, search.data.X, search.data.Y)
             middle = time.process_time()
-            bounds = engine.score(kernel, search.X, search.Y, search.constant_mean, value)
+            data = search.data
+            bounds = engine.score(kernel, data.X, data.Y, data.constant_mean, value)
             end = time.process_time()
             rows.append(
                 f"| {m} | {bounds.high:.2f} | {bounds.low:.2f} | {2 * bounds.width:.2f}"
@@ -197,10 +198,10 @@ def markdown(args: argparse.Namespace, argv: list[str]) -> str:
         "",
         f"Command: `{python_command('benchmarks.bench_skc_level', argv)}`",
         f"Measured {datetime.now(timezone.utc).isoformat(timespec='seconds')}: level"
-        f" {row['level']} of the search in `{args.checkpoint.name}` on {search.n} points"
+        f" {row.level} of the search in `{args.checkpoint.name}` on {search.data.n} points"
         f" (m = {search.settings.inducing}), run serially; CPU seconds, one BLAS thread.",
-        f"Its best: `{row['structure']}`, BIC [{row['bic_low']:.2f}, {row['bic']:.2f}];"
-        f" {row['candidates']} candidates, {cpu:.0f} CPU s in all.",
+        f"Its best: `{row.structure}`, BIC [{row.bic_low:.2f}, {row.bic:.2f}];"
+        f" {row.candidates} candidates, {cpu:.0f} CPU s in all.",
         "",
         *stage_rows(tasks),
         "",

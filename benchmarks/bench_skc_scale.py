@@ -45,7 +45,7 @@ from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.engines.sparse_upper import kernel_matvec
 from abcd_cli.kernel_search.checkpoint import load_state
 from abcd_cli.kernel_search.engine_choice import default_inducing
-from abcd_cli.kernel_search.loop import Search
+from abcd_cli.kernel_search.greedy import Search
 from abcd_cli.kernels import Kernel
 from benchmarks.bench_skc_level import _settings
 from benchmarks.common import comma_integers, load_average, publish, python_command
@@ -132,13 +132,13 @@ def markdown(args: argparse.Namespace, argv: list[str]) -> str:
     if state is None or state.best is None:
         raise SystemExit(f"{args.checkpoint}: no checkpoint of {args.data} with a best model")
     kernel = state.best.kernel
-    x, y = search.X[:, 0], search.Y
+    x, y = search.data.X[:, 0], search.data.Y
     costs = []
     with threadpool_limits(limits=1, user_api="blas"):
         for n in args.sizes:
             costs.append(measure(kernel, x, y, n, settings.seed, args.product_elements))
             print(f"  N = {n}: done", file=sys.stderr, flush=True)
-    structure = search._text(kernel, params=False)
+    structure = search.data.text(kernel, params=False)
     lines = [
         "# What an skc search costs as N grows",
         "",
@@ -146,7 +146,7 @@ def markdown(args: argparse.Namespace, argv: list[str]) -> str:
         f"Measured {datetime.now(timezone.utc).isoformat(timespec='seconds')} (load average"
         f" {load_average()}); CPU seconds, one BLAS thread. Kernel: the best model of"
         f" `{args.checkpoint.name}`, `{structure}` ({kernel.theta().size} parameters), as"
-        f" fitted on {search.n:,} points; larger N continue its inputs at the same spacing.",
+        f" fitted on {search.data.n:,} points; larger N continue its inputs at the same spacing.",
         "",
         "## Unit costs",
         "",

@@ -18,8 +18,8 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import LANGUAGES, start_kernels
+from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.init import initial_values, invalid_reason, theta_bounds, value_bounds
-from abcd_cli.kernel_search.loop import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import RQ, SE, WN, Additive, Inputs, Per
 from abcd_cli.kernels.additive import (
@@ -286,7 +286,7 @@ def test_a_first_order_function_is_fitted_with_most_variance_in_the_first_order(
     X, y = _first_order_data()
     result = run_search(X, y, SearchSettings(language="additive", restarts=3))
     model = result.model
-    assert [t["structure"] for t in result.trace] == ["Additive(R=2; SE, SE@1) + WN"]
+    assert [t.structure for t in result.trace] == ["Additive(R=2; SE, SE@1) + WN"]
     additive, noise = model.kernel.operands
     # each order's share of the prior variance, σ_r² C(D, r), as in the paper's table 1.1
     first, second = additive.sds[0] ** 2 * 2, additive.sds[1] ** 2 * 1

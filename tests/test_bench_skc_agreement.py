@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks import bench_skc_agreement as bench
 from tests.test_dependable import series, write_csv

@@ -19,7 +19,7 @@ from abcd_cli.kernel_search.checkpoint import (
     is_checkpoint,
     load_state,
 )
-from abcd_cli.kernel_search.loop import Search
+from abcd_cli.kernel_search.greedy import Search
 from abcd_cli.kernel_search.settings import SearchSettings
 
 X = np.linspace(0.0, 10.0, 40)

@@ -30,7 +30,7 @@ from abcd_cli.errors import InputError, RunError
 from abcd_cli.execution import dask as abcd_dask
 from abcd_cli.execution.dask import ClusterError, DaskExecutor, chunk_sizes, run_tasks
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
-from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
 from tests.test_dependable import (
@@ -156,7 +156,7 @@ def test_an_skc_search_on_a_cluster_equals_the_serial_search(client) -> None:
         depth=1, restarts=2, seed=1, engine="skc", inducing=40, subset_size=100
     )
     alone = run_search(x, y, settings)
-    assert alone.settings.engine == "skc" and alone.trace[-1]["bic_width"] > 0
+    assert alone.settings.engine == "skc" and alone.trace[-1].bic_width > 0
     executor = DaskExecutor(client, lost_candidate)
     try:
         found = run_search(x, y, settings, executor)

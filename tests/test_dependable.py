@@ -27,8 +27,9 @@ from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate, lost_candidate
 from abcd_cli.kernel_search.checkpoint import content_checksum
+from abcd_cli.kernel_search.greedy import Search, run_search
 from abcd_cli.kernel_search.init import invalid_reason
-from abcd_cli.kernel_search.loop import Search, SearchResult, run_search
+from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
@@ -216,8 +217,8 @@ def test_a_candidate_that_raises_is_skipped(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(abcd_cli.kernel_search.candidate, "fit", fit_without_per)
     result = run_search(X80, Y80, SearchSettings(depth=2, restarts=2, patience=0))
     assert tried
-    assert sum(int(level["failed"]) for level in result.trace) == len(tried)
-    assert [level["level"] for level in result.trace] == [0, 1, 2]
+    assert sum(level.failed for level in result.trace) == len(tried)
+    assert [level.level for level in result.trace] == [0, 1, 2]
     assert result.stopped_early == ""
     model = result.model
     assert "Per" not in model.kernel.structure and math.isfinite(model.bic)
@@ -239,7 +240,7 @@ def test_a_level_where_every_candidate_fails_keeps_the_best_so_far(
     result = run_search(X80, Y80, SearchSettings(depth=3, restarts=2, patience=0))
     assert result.model.kernel.structure == "WN"
     assert result.stopped_early == "every candidate of level 1 failed; kept the best so far"
-    assert result.trace[-1]["structure"] is None and result.trace[-1]["failed"] > 0
+    assert result.trace[-1].structure is None and result.trace[-1].failed > 0
     assert len(result.trace) == 2
 
     (in_tmp / "data.csv").write_text(GOOD_CSV)
@@ -490,9 +491,9 @@ def gram_mismatch(base: SearchResult, moved: SearchResult) -> float:
 def test_affine_change_of_units_changes_nothing_but_the_units() -> None:
     base, moved = affine_pair(2)
     n, log_a = X80.size, math.log(A)
-    assert [t["structure"] for t in moved.trace] == [t["structure"] for t in base.trace]
+    assert [t.structure for t in moved.trace] == [t.structure for t in base.trace]
     for t, t2 in zip(base.trace, moved.trace, strict=True):  # every level, not only the last
-        assert t2["bic"] - t["bic"] == pytest.approx(2 * n * log_a, rel=1e-6)
+        assert t2.bic - t.bic == pytest.approx(2 * n * log_a, rel=1e-6)
     assert moved.model.bic - base.model.bic == pytest.approx(2 * n * log_a, rel=1e-6)
     assert moved.model.nll - base.model.nll == pytest.approx(n * log_a, rel=1e-6)
 

@@ -17,7 +17,7 @@ from abcd_cli.engines.exact import ExactEngine, negative_log_likelihood
 from abcd_cli.engines.exact_posterior import noise_variance
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
-from abcd_cli.kernel_search.loop import check_size
+from abcd_cli.kernel_search.greedy import check_size
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import SE
 from abcd_cli.kernels.algebra import sum_of_products

@@ -15,7 +15,7 @@ import pytest
 import abcd_cli
 from abcd_cli.api import write_reports
 from abcd_cli.data.dates import DAYS_PER_YEAR
-from abcd_cli.kernel_search.loop import run_search
+from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks import bench_long
 from benchmarks.long_series import data, measure, runs, tables, trace

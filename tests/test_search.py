@@ -17,8 +17,10 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand
+from abcd_cli.kernel_search.greedy import Search, run_search
 from abcd_cli.kernel_search.init import invalid_reason, value_bounds
-from abcd_cli.kernel_search.loop import Search, _subset, run_search
+from abcd_cli.kernel_search.scoring import best_per_family
+from abcd_cli.kernel_search.search_data import subset_rows
 from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_warning
 from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.kernels.algebra import carries_scale, sum_of_products
@@ -191,12 +193,12 @@ def test_invalid_models_are_rejected():
 
 
 def test_the_subset_keeps_neighbours_and_the_whole_range():
-    idx = _subset(1000, 250)
+    idx = subset_rows(1000, 250)
     assert idx.size == 250 and idx[0] == 0 and idx[-1] == 999
     gaps = np.diff(idx)
     assert np.sum(gaps == 1) >= 125  # every pair is two neighbouring samples
     assert gaps.max() <= 2 * 1000 / 125  # and the pairs cover the series evenly
-    assert np.array_equal(_subset(200, 250), np.arange(200))
+    assert np.array_equal(subset_rows(200, 250), np.arange(200))
 
 
 def test_long_series_start_periods_from_the_whole_spectrum():
@@ -211,9 +213,9 @@ def test_long_series_start_periods_from_the_whole_spectrum():
         + rng.normal(0.0, 5.0, x.size)
     )
     search = Search(x, y, SearchSettings())
-    assert search.subset is not None
+    assert search.data.subset is not None
     years = np.std(x)  # internal units of x are standard deviations
-    starts = [p * years for p in search.fit_summary.for_dim(0).periods]
+    starts = [p * years for p in search.data.fit_summary.for_dim(0).periods]
     assert any(p == pytest.approx(1.0, rel=0.01) for p in starts[:3]), starts
     assert min(starts) > 0.4, starts  # nothing shorter than the half-year harmonic is real
 
@@ -303,8 +305,9 @@ def test_finalists_are_chosen_within_each_kept_models_children():
     results = {j: Candidate(kernel, nll, "ok") for j, nll in enumerate(nlls)}
     results[5] = Candidate(kernel, 0.0, "failed")
     family_of = [0, 0, 0, 1, 1, 1]
-    assert search._best_per_family(results, family_of, 2) == [1, 2, 4, 3]
-    assert search._best_per_family(results, family_of, 1) == [1, 4]
+    scorer, n = search.data.scorer, search.data.Y_fit.size
+    assert best_per_family(scorer, results, family_of, 2, n) == [1, 2, 4, 3]
+    assert best_per_family(scorer, results, family_of, 1, n) == [1, 4]
 
 
 def test_interpretable_children_can_all_be_written_in_the_units_of_y():

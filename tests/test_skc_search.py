@@ -31,7 +31,7 @@ from abcd_cli.kernel_search.engine_choice import (
     resolve,
 )
 from abcd_cli.kernel_search.events import SearchEvent, as_lines
-from abcd_cli.kernel_search.loop import WIDE_BIC, Search, run_search
+from abcd_cli.kernel_search.greedy import WIDE_BIC, Search, run_search
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
@@ -196,11 +196,11 @@ def test_wide_intervals_widen_the_buffer():
     settings = SearchSettings(depth=2, restarts=1, beam=1, buffer=3, finalists=4, patience=0)
     narrow = run_search(X, Y, settings, engine=ExactEngine())
     wide = run_search(X, Y, settings, engine=WideEngine())
-    assert all(level["kept"] == 1 and level["bic_width"] == 0.0 for level in narrow.trace)
-    assert all(level["bic_width"] == pytest.approx(20.0) for level in wide.trace)
-    assert narrow.trace[0]["structure"] == wide.trace[0]["structure"]
-    assert any(level["kept"] > 1 for level in wide.trace)  # candidates within 20 BIC were kept
-    assert all(level["kept"] <= 3 for level in wide.trace)
+    assert all(level.kept == 1 and level.bic_width == 0.0 for level in narrow.trace)
+    assert all(level.bic_width == pytest.approx(20.0) for level in wide.trace)
+    assert narrow.trace[0].structure == wide.trace[0].structure
+    assert any(level.kept > 1 for level in wide.trace)  # candidates within 20 BIC were kept
+    assert all(level.kept <= 3 for level in wide.trace)
 
 
 def test_too_few_inducing_inputs_are_named_in_one_note():
@@ -334,7 +334,7 @@ def test_on_2000_points_of_known_structure_skc_chooses_what_the_exact_search_cho
     assert skc.settings.engine == "skc" and exact.settings.engine == "exact"
     assert skc.model.kernel.structure == exact.model.kernel.structure
     assert {b.symbol for b in skc.model.kernel.bases()} >= {"Lin", "Per"}
-    assert skc.trace[-1]["bic_width"] < WIDE_BIC
+    assert skc.trace[-1].bic_width < WIDE_BIC
 
 
 def _stages(settings: SearchSettings, n: int = 300) -> tuple[list[SearchEvent], object]:
@@ -355,7 +355,7 @@ def test_skc_refines_in_two_phases_and_finishes_only_what_the_next_level_expands
         refined = dict(names)["refine"]
         finished = dict(names)["finish"]
         assert [n for n, _ in names] == ["screen", "converge", "refine", "finish"]
-        kept = result.trace[level]["kept"]
+        kept = result.trace[level].kept
         assert 1 <= finished <= min(refined, max(settings.beam, settings.buffer))
         assert finished >= min(kept, refined)  # here: as many converged as the next expands
 
@@ -398,7 +398,7 @@ def test_above_refine_size_only_the_models_expanded_next_are_fitted_on_all_the_d
     for level in (0, 1):
         names = dict((s.stage, s.total) for s in stages if s.level == level)
         assert 1 <= names["finish"] <= min(names["refine"], settings.buffer)
-        assert result.trace[level]["full_data_evaluations"] > 0
+        assert result.trace[level].full_data_evaluations > 0
     # every reported score is on all the data
     assert result.model.n == 400
     assert any("refined on 150 points" in note for note in result.notes)
@@ -444,5 +444,5 @@ def test_when_every_finish_fails_the_other_refined_candidates_are_fitted_on_all_
 
     result = run_search(x, y, settings, fit_fn=first_finish_fails, events=on_event)
     assert len(finishes) == 2 and len(failed) == finishes[0]
-    assert result.trace[1]["structure"] is not None
-    assert result.trace[1]["structure"] not in failed
+    assert result.trace[1].structure is not None
+    assert result.trace[1].structure not in failed

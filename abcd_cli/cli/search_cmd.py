@@ -12,7 +12,7 @@ from abcd_cli.cli.options import search_options
 from abcd_cli.cli.running import prepare_search, run_search_command
 from abcd_cli.files import is_standard_stream, shown
 from abcd_cli.found import EXTRAPOLATE, MAX_EXTRAPOLATE
-from abcd_cli.kernel_search.loop import summary_line
+from abcd_cli.kernel_search.greedy import summary_line
 
 
 @click.command(short_help="Find the kernel structure that best explains a series.")

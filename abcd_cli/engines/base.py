@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -137,6 +137,12 @@ class Engine(ABC):
     """
 
     name: str
+    #: Its scores are intervals (bounds on −log p(y), the upper one by preconditioned conjugate
+    #: gradients): the search records the products they took and notes the chosen width.
+    interval_scores: ClassVar[bool] = False
+    #: Built for long series: the search refines in two phases and adds harmonic starts, two
+    #: rules measured on long series with such an engine only (``kernel_search.stages``).
+    long_series: ClassVar[bool] = False
 
     @abstractmethod
     def objective(

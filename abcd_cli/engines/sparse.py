@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.linalg import LinAlgError
 
+from abcd_cli.arrays import as_2d
 from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
 from abcd_cli.engines.nystrom import (
     BLOCK_ELEMENTS,
@@ -38,7 +39,6 @@ from abcd_cli.engines.sparse_upper import UpperBound, cheap_upper_bound, upper_b
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
-from abcd_cli.kernels.base import as_2d
 
 #: Largest memory the engine's score (which keeps the m×N whitened cross-covariance for the
 #: preconditioner) may need per worker process.
@@ -73,6 +73,8 @@ class SparseEngine(Engine):
     inducing_inputs: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     name: ClassVar[str] = "skc"
+    interval_scores: ClassVar[bool] = True
+    long_series: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if int(self.m) != self.m or self.m < 1:

@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 
 from abcd_cli import __version__
+from abcd_cli.arrays import as_2d
 from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
+from abcd_cli.kernel_search.records import LevelRecord
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.algebra import count_params
@@ -42,7 +44,7 @@ class LevelState:
     parents: list[Scored]
     best: Scored | None
     seen: set[str]
-    trace: list[dict[str, object]]
+    trace: list[LevelRecord]
     stale: int
     elapsed: float
 
@@ -84,7 +86,7 @@ def save_state(
         "parents": [_scored_dict(p) for p in state.parents],
         "best": _scored_dict(state.best) if state.best else None,
         "seen": sorted(state.seen),
-        "trace": state.trace,
+        "trace": [record.to_dict() for record in state.trace],
         "stale": state.stale,
         "elapsed_seconds": state.elapsed,
     }
@@ -181,7 +183,7 @@ def _state_of(
 ) -> LevelState:
     """The state in a checkpoint's content, every value checked against what a search on
     these data and settings can write; ValueError or TypeError naming the first bad field."""
-    n, dims = len(y), (1 if np.ndim(x) == 1 else np.shape(x)[1])
+    n, dims = len(y), as_2d(np.asarray(x)).shape[1]
     level = _whole(doc["level"], "level", 0, settings.depth)
     parents = [_scored(p, f"parents[{i}]", n, dims) for i, p in enumerate(_list(doc, "parents"))]
     best = None if doc["best"] is None else _scored(doc["best"], "best", n, dims)
@@ -205,7 +207,7 @@ def _state_of(
         parents=parents,
         best=best,
         seen=set(seen),
-        trace=[dict(t) for t in trace],
+        trace=[LevelRecord.from_dict(t) for t in trace],
         stale=_whole(doc["stale"], "stale", 0, level + 1),
         elapsed=elapsed,
     )

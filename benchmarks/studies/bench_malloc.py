@@ -28,8 +28,8 @@ def time_one(series: str, kernel_text: str) -> float:
     """Median milliseconds per evaluation on the search's subset of ``series``."""
     from abcd_cli.data.reader import load_series
     from abcd_cli.engines.exact import nll_and_grad  # importing the engine raises the thresholds
+    from abcd_cli.kernel_search.greedy import Search
     from abcd_cli.kernel_search.init import initial_values
-    from abcd_cli.kernel_search.loop import Search
     from abcd_cli.kernel_search.settings import SearchSettings
     from abcd_cli.kernels.text import parse_kernel
 
@@ -37,17 +37,17 @@ def time_one(series: str, kernel_text: str) -> float:
     search = Search(data.x, data.y, SearchSettings())
     kernel = parse_kernel(kernel_text)
     kernel = kernel.with_values(
-        initial_values(kernel, search.fit_summary, np.random.default_rng(0))
+        initial_values(kernel, search.data.fit_summary, np.random.default_rng(0))
     )
     theta = kernel.theta()
     batches = []
     with threadpool_limits(limits=1, user_api="blas"):
         for _ in range(5):
-            nll_and_grad(theta, kernel, search.X_fit, search.Y_fit)
+            nll_and_grad(theta, kernel, search.data.X_fit, search.data.Y_fit)
         for _ in range(7):
             start = time.perf_counter()
             for _ in range(10):
-                nll_and_grad(theta, kernel, search.X_fit, search.Y_fit)
+                nll_and_grad(theta, kernel, search.data.X_fit, search.data.Y_fit)
             batches.append((time.perf_counter() - start) / 10 * 1000)
     return statistics.median(batches)
 

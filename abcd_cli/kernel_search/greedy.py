@@ -1,0 +1,421 @@
+"""The greedy compositional kernel search scored by BIC (thesis ch. 3, appendix §1.2): the
+inference method that chooses one structure, level by level.
+
+Each level expands the best model(s) of the previous level with the grammar's operators, fits
+every new structure in stages (``stages``: screened, converged, on long series refined and
+finished on all the data; in parallel on the executor the caller passes in, ``fitting``),
+scores it by BIC = 2·NLL + p·log n in the user's units, and keeps the best ``beam`` (by default
+two for the first three levels, where the cheap small models decide which family the search
+explores, then one). The chosen model is the best over all levels.
+
+After every level the state is written atomically to a checkpoint (``checkpoint``); a search
+resumed from it continues exactly as an uninterrupted one would, since every candidate's random
+numbers come from the seed and the candidate's structure alone.
+
+Engines: ``settings.engine`` ("auto" by default) is resolved for the series' length by
+``engine_choice`` (the exact GP below a measured size, else "skc" with m inducing inputs). The
+subset stages always use the exact engine (a subset is small); fits on all the data use the
+chosen one. An engine with interval scores gives each model an interval of BIC,
+[2·low + p·log n, 2·high + p·log n]: models are ranked by its upper end, and the models
+expanded at the next level are the beam plus those whose intervals overlap the best one's, at
+most ``settings.buffer`` (``buffer``; the SKC paper's Algorithm 1). The exact engine's intervals
+have no width, so its search is the beam search. A chosen model whose interval is wider than
+``WIDE_BIC`` gets a note naming ``--inducing``.
+
+Size limit: whatever the subset, every reported model is fitted on all N points, so the engine
+is asked before anything is fitted whether N points are within its means
+(``Engine.check_size``).
+
+Progress: the search reports ``events.SearchEvent`` s (each stage, each fit, each level's end,
+notes) to ``events``, and the plain line of each finished level and note to ``progress``.
+
+The modules it uses: ``settings`` (what decides the result), ``engine_choice`` (the engine and
+m for N points), ``search_data`` (the data, subsets and fit tasks), ``stages`` (one level's
+fits), ``fitting`` (the executor and the fits started early), ``candidate`` (one candidate in a
+worker), ``scoring`` (BIC and its interval), ``buffer`` (the models expanded next), ``records``
+(a level's record and the result), ``events`` (what a running search reports),
+``checkpoint``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from abcd_cli.engines.base import Engine, NLLBounds
+from abcd_cli.errors import RunError
+from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.kernel_search.buffer import keep
+from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
+from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
+from abcd_cli.kernel_search.engine_choice import resolve
+from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines, format_interval
+from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
+from abcd_cli.kernel_search.fitting import Fitter
+from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
+from abcd_cli.kernel_search.records import LevelRecord, SearchResult
+from abcd_cli.kernel_search.scoring import Scored
+from abcd_cli.kernel_search.search_data import SearchData
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.stages import LevelStages
+from abcd_cli.kernels import Kernel
+from abcd_cli.kernels.algebra import structure_key
+from abcd_cli.model import Model
+
+Progress = Callable[[str], None]
+#: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
+#: for it. Ten BIC units is where a difference between two models counts as strong evidence,
+#: so narrower intervals rarely leave the choice in doubt.
+WIDE_BIC = 10.0
+
+
+def check_size(n: int, settings: SearchSettings, engine: Engine = DEFAULT_ENGINE) -> None:
+    """Refuse a series too long for ``engine`` (``InputError``), before anything is fitted."""
+    engine.check_size(n, settings.full_data_evaluations)
+
+
+class Search:
+    """One greedy search over one series; ``run`` does the levels, checkpointing after each."""
+
+    def __init__(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        settings: SearchSettings,
+        executor: Executor | None = None,
+        progress: Progress | None = None,
+        checkpoint: str | Path | None = None,
+        fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
+        engine: Engine | None = None,
+        events: Events | None = None,
+        tagged: bool = False,
+        x_names: Sequence[str] = (),
+    ):
+        """``engine`` None: the one ``settings.engine`` chooses for this series (the settings
+        kept, and checkpointed, say which: "exact", or "skc" with its m). ``progress`` gets
+        the plain line of each finished level and note, ``events`` every event; ``tagged``:
+        both say the seed (one of several searches)."""
+        y = np.asarray(y, dtype=float)
+        if engine is None:
+            settings, engine = resolve(settings, y.size)
+        check_size(y.size, settings, engine)
+        self.settings = settings
+        self.engine = engine
+        self.data = SearchData.prepare(x, y, settings, x_names)
+        self.language = LANGUAGES[settings.language]
+        self.emit = _sink(progress, events, settings.seed if tagged else None)
+        self.checkpoint = Path(checkpoint) if checkpoint else None
+        self.fitter = Fitter(executor or SerialExecutor(), fit_fn, self._on_stage, self._on_fit)
+        # state, saved in the checkpoint
+        self.level = -1
+        self.parents: list[Scored] = []
+        self.seen: set[str] = set()
+        self.best: Scored | None = None
+        self.trace: list[LevelRecord] = []
+        self.stale = 0
+        self.elapsed = 0.0
+        # this level's counts and progress (not saved)
+        self.level_started = time.perf_counter()
+        self.evaluations = self.full_evaluations = self.pcg_products = 0
+        self.shown_best: tuple[float, float] | None = None
+
+    # --- progress ------------------------------------------------------------------------
+    def _on_stage(self, stage: str, total: int) -> None:
+        self._event("stage", stage=stage, total=total)
+
+    def _on_fit(self, stage: str, task: FitTask, result: Candidate, done: int, total: int) -> None:
+        """Add a fit to the level's counts and, on all the data, to the best shown so far."""
+        self.evaluations += result.evaluations
+        if task.X is self.data.X:
+            self.full_evaluations += result.evaluations
+            if result.bounds is not None:
+                self.pcg_products += result.bounds.products
+            if result.status == "ok" and result.bounds is not None:
+                scored = self.data.scorer.scored(
+                    result.kernel, result.nll, self.data.n, result.bounds
+                )
+                if self.shown_best is None or scored.bic < self.shown_best[1]:
+                    self.shown_best = (scored.low, scored.bic)
+        self._event("fit", stage=stage, done=done, total=total)
+
+    def _event(self, kind: str, **fields: object) -> None:
+        if self.emit is not None:
+            seconds = time.perf_counter() - self.level_started
+            self.emit(
+                SearchEvent(
+                    kind,
+                    level=self.level + 1 if kind in ("stage", "fit") else self.level,
+                    depth=self.settings.depth,
+                    seconds=seconds,
+                    best=self.shown_best,
+                    **fields,  # type: ignore[arg-type]
+                )
+            )
+
+    def note(self, text: str) -> None:
+        """Tell the watcher something (a "note" event)."""
+        self._event("note", text=text)
+
+    # --- levels --------------------------------------------------------------------------
+    def _candidates(self) -> list[list[Kernel]]:
+        """The new structures of this level: one family per kept model, none seen before."""
+        n_dims, periodic = self.data.n_dims, self.data.periodic
+        if self.level < 0:
+            return [start_kernels(self.language, n_dims, self.settings.max_order, periodic)]
+        families: list[list[Kernel]] = []
+        for parent in self.parents:
+            family = []
+            for child in expand(
+                parent.kernel,
+                self.language,
+                self.settings.bases,
+                self.settings.interpretable,
+                n_dims=n_dims,
+                periodic=periodic,
+            ):
+                key = structure_key(child)
+                if key not in self.seen:
+                    self.seen.add(key)
+                    family.append(child)
+            families.append(family)
+        return families
+
+    def step(self) -> bool:
+        """Run one level; False when there is nothing left to do."""
+        started = self.level_started = time.perf_counter()
+        self.evaluations = self.full_evaluations = self.pcg_products = 0
+        self.shown_best = None if self.best is None else (self.best.low, self.best.bic)
+        if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
+            return False
+        if self.settings.patience and self.stale >= self.settings.patience:
+            return False
+        families = self._candidates()
+        if self.level < 0:
+            self.seen.update(structure_key(k) for family in families for k in family)
+        if not any(families):
+            return False
+        stages = LevelStages(self.data, self.settings, self.engine, self.fitter, self.level + 1)
+        scored, counts = stages.score(families)
+        self.level += 1
+        if not scored:
+            self.elapsed += time.perf_counter() - started
+            self.trace.append(LevelRecord(self.level, **counts))
+            if self.best is not None:  # nothing fitted at all: no state worth resuming from
+                self._save()
+            self._event("level", text=f"level {self.level}: every candidate failed")
+            return False
+        top = scored[0]
+        if self.best is None or top.bic < self.best.bic:
+            self.best, self.stale = top, 0
+        else:
+            self.stale += 1
+        kept = keep(scored, self.settings.beam_at(self.level), self.settings.buffer)
+        self.parents = kept.models
+        self.elapsed += time.perf_counter() - started
+        text = self.data.text
+        self.trace.append(
+            LevelRecord(
+                self.level,
+                **counts,
+                structure=text(top.kernel, params=False),
+                kernel=text(self.data.scaling.kernel_out(top.kernel), digits=6),
+                bic=top.bic,
+                bic_low=top.low,
+                bic_width=top.width,
+                kept=len(kept),
+                pruned=kept.pruned,
+                evaluations=self.evaluations,
+                full_data_evaluations=self.full_evaluations,
+                pcg_products=self.pcg_products if self.engine.interval_scores else None,
+                elapsed_seconds=round(self.elapsed, 3),
+            )
+        )
+        self._save()  # before saying the level is done: an interrupt after the line loses nothing
+        self._event(
+            "level",
+            pruned=kept.pruned,
+            text=f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
+            f" ({counts['failed']} failed, {counts['rejected']} rejected);"
+            f" best {text(top.kernel, params=False)}  BIC {format_interval(top.low, top.bic)}"
+            f"  [{self.elapsed:.1f}s]; {kept.pruned} pruned",
+        )
+        return True
+
+    def run(self) -> SearchResult:
+        while self.step():
+            pass
+        if self.best is None:
+            raise RunError("no model could be fitted to this series (every candidate failed)")
+        data, best = self.data, self.best
+        notes = []
+        if data.subset is not None:
+            notes.append(
+                f"candidates were optimised on {data.X_fit.shape[0]} of {data.n}"
+                " points (evenly spread pairs of neighbours),"
+                f" and the best {self.settings.refine} of each level"
+                " (of each kept model's children) refined on "
+                + (
+                    "all the data"
+                    if not data.refine_on_subset
+                    else f"{data.Y_refine.size} points (chosen the same way); only the models"
+                    " each next level expanded were fitted on all the data"
+                )
+            )
+        notes += self._engine_notes()
+        # the NLL interval from the BIC interval: BIC = 2·NLL + p·log n, so NLL_low = NLL − width/2
+        bounds = NLLBounds(best.nll - best.width / 2.0, best.nll)
+        model = Model(
+            best.kernel,
+            data.scaling,
+            data.x,
+            data.y,
+            best.nll,
+            data.constant_mean,
+            self.engine,
+            nll_bounds=bounds,
+            x_names=data.x_names,
+        )
+        return SearchResult(
+            model, self.trace, self.settings, self.elapsed, notes, self._stopped_early()
+        )
+
+    def _engine_notes(self) -> list[str]:
+        """With interval scores: what the BICs are, and a call to raise m when the chosen
+        model's interval is wider than ``WIDE_BIC``."""
+        best = self.best
+        if best is None or not self.engine.interval_scores:
+            return []
+        m = self.settings.inducing
+        notes = [
+            f"likelihoods were bounded with {m} inducing inputs (the {self.engine.name} engine):"
+            f" each BIC is the upper end of an interval, the chosen model's"
+            f" [{best.low:.2f}, {best.bic:.2f}]"
+        ]
+        if best.width > WIDE_BIC:
+            notes.append(
+                f"the chosen model's BIC interval is {best.width:.1f} wide (more than"
+                f" {WIDE_BIC:g}): {m} inducing inputs are too few for it; raise --inducing"
+                f" (e.g. --inducing {min(self.data.n, 2 * m)}) to narrow it"
+            )
+        return notes
+
+    def _stopped_early(self) -> str:
+        """Why the search ended before ``depth`` ('' when it did not)."""
+        if self.trace and self.trace[-1].failed_level:
+            return f"every candidate of level {self.trace[-1].level} failed; kept the best so far"
+        if (
+            self.settings.patience
+            and self.stale >= self.settings.patience
+            and self.level < self.settings.depth
+        ):
+            return f"no better model in {self.stale} levels; stopped at level {self.level}"
+        return ""
+
+    # --- checkpoints ---------------------------------------------------------------------
+    def _save(self) -> None:
+        if self.checkpoint is not None:
+            state = LevelState(
+                self.level,
+                self.parents,
+                self.best,
+                self.seen,
+                self.trace,
+                self.stale,
+                self.elapsed,
+            )
+            save_state(self.checkpoint, state, self.settings, self.data.x, self.data.y)
+
+    def restore(self) -> bool:
+        """Load the checkpoint if there is one for this data and these settings."""
+        if self.checkpoint is None:
+            return False
+        state = load_state(self.checkpoint, self.settings, self.data.x, self.data.y)
+        if state is None:
+            return False
+        self.level, self.parents, self.best, self.seen = (
+            state.level,
+            state.parents,
+            state.best,
+            state.seen,
+        )
+        self.trace, self.stale, self.elapsed = state.trace, state.stale, state.elapsed
+        return True
+
+
+def _sink(progress: Progress | None, events: Events | None, seed: int | None) -> Events | None:
+    """One handler passing each event (tagged with ``seed`` unless None) to ``events`` and
+    its plain line to ``progress``; None when neither is given."""
+    handlers = [h for h in (as_lines(progress) if progress else None, events) if h]
+    if not handlers:
+        return None
+
+    def handle(event: SearchEvent) -> None:
+        event = event if seed is None else replace(event, seed=seed)
+        for h in handlers:
+            h(event)
+
+    return handle
+
+
+def run_search(
+    x: np.ndarray,
+    y: np.ndarray,
+    settings: SearchSettings | None = None,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
+    engine: Engine | None = None,
+    events: Events | None = None,
+    x_names: Sequence[str] = (),
+) -> SearchResult:
+    """Search for the kernel that best explains y(x); see the module docstring.
+
+    With ``settings.seeds`` = k > 1, k searches are run one after another with seeds seed, ...,
+    seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
+    model has the lowest BIC is returned (the first of equals), with every seed's BIC in its
+    notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
+    ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
+    receives one line per finished level and note, ``events`` every ``SearchEvent``.
+    ``x_names``, the input columns' names, name the inputs in the kernels' text
+    (``SE[weight]``) with several.
+    """
+    settings = settings or SearchSettings()
+    paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
+    results = []
+    for i, path in enumerate(paths):
+        one = replace(settings, seed=settings.seed + i, seeds=1)
+        tagged = settings.seeds > 1
+        search = Search(
+            x, y, one, executor, progress, path, fit_fn, engine, events, tagged, x_names
+        )
+        if resume and search.restore():
+            search.note(f"resumed after level {search.level}")
+        results.append(search.run())
+    if settings.seeds == 1:
+        return results[0]
+    chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
+    bics = ", ".join(f"{r.settings.seed}: {r.model.bic:.2f}" for r in results)
+    note = (
+        f"the lowest BIC of {settings.seeds} searches, by seed {bics};"
+        f" the model and trace are seed {chosen.settings.seed}'s"
+    )
+    return replace(
+        chosen,
+        settings=replace(chosen.settings, seed=settings.seed, seeds=settings.seeds),
+        elapsed_seconds=sum(r.elapsed_seconds for r in results),
+        notes=[*chosen.notes, note],
+        seed_models=[r.model for r in results],
+    )
+
+
+def summary_line(result: SearchResult) -> str:
+    """One line: the chosen model and its BIC (used by the CLI)."""
+    m = result.model
+    return f"{m.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"

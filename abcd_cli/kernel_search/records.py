@@ -1,0 +1,96 @@
+"""What a search leaves behind: one record per level (the trace) and its result.
+
+In a model file the trace is a list of objects with the fields of :class:`LevelRecord` (a
+level whose every candidate failed has only the counts, ``structure`` and ``bic`` null); the
+result is the model file itself (:meth:`SearchResult.to_dict`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from abcd_cli import __version__
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.model import Model
+
+
+@dataclass(frozen=True)
+class LevelRecord:
+    """One level of a search: how many candidates were fitted (failed, rejected), the best
+    (its structure, its kernel in the user's units and BIC interval [bic_low, bic], in which
+    ``bic_width`` = bic − bic_low), the models kept for the next level and those pruned, the
+    objective's evaluations (in all, on all the data), the engine's conjugate-gradient products
+    (engines with interval scores only) and the seconds since the search began. A level whose
+    every candidate failed has no best and nothing after the counts."""
+
+    level: int
+    candidates: int
+    failed: int
+    rejected: int
+    structure: str | None = None
+    kernel: str | None = None
+    bic: float | None = None
+    bic_low: float | None = None
+    bic_width: float | None = None
+    kept: int | None = None
+    pruned: int | None = None
+    evaluations: int | None = None
+    full_data_evaluations: int | None = None
+    pcg_products: int | None = None
+    elapsed_seconds: float | None = None
+
+    @property
+    def failed_level(self) -> bool:
+        """Every candidate failed: the level has no best model."""
+        return self.structure is None
+
+    def to_dict(self) -> dict[str, object]:
+        """The trace entry of a model file: the fields that are set (a failed level: the
+        counts with ``structure`` and ``bic`` null)."""
+        if self.failed_level:
+            d = {f: getattr(self, f) for f in ("level", "candidates", "failed", "rejected")}
+            return {**d, "structure": None, "bic": None}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LevelRecord:
+        """The record of a trace entry written by :meth:`to_dict` (unknown keys: TypeError)."""
+        return cls(**d)
+
+
+@dataclass
+class SearchResult:
+    """A search's chosen model, its trace, settings and seconds, the notes on how it went,
+    why it stopped before its depth ("" when it did not) and, with ``settings.seeds`` > 1,
+    every search's model in seed order (``model`` is one of them)."""
+
+    model: Model
+    trace: list[LevelRecord]
+    settings: SearchSettings
+    elapsed_seconds: float
+    notes: list[str] = field(default_factory=list)
+    stopped_early: str = ""
+    seed_models: list[Model] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        """The model file's document (``abcd search --json``)."""
+        d = self.model.to_dict()
+        if self.seed_models:
+            d["seed_models"] = [
+                {"seed": self.settings.seed + i, **m.to_dict(with_data=False)}
+                for i, m in enumerate(self.seed_models)
+            ]
+        d.update(
+            {
+                "trace": [record.to_dict() for record in self.trace],
+                "settings": self.settings.to_dict(),
+                "notes": self.notes,
+                "stopped_early": self.stopped_early,
+                "version": __version__,
+                "elapsed_seconds": self.elapsed_seconds,
+            }
+        )
+        return d
