@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -69,10 +70,12 @@ class FittedSearch:
         series: Series,
         result: SearchResult,
         checkpoints: tuple[Path, ...] = (),
+        notes: Sequence[str] = (),
     ) -> _Fitted:
         """From a search's ``SearchResult`` on ``series``: the document is the search's own
-        (model, trace, settings, notes) with the data's names, kind, source and rows dropped."""
-        document = result.to_dict()
+        (model, trace, settings, ``notes``) with the data's names, kind, source and rows
+        dropped."""
+        document = result.to_dict(notes)
         document["data"].update(
             {
                 "x_name": series.x_name,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,10 @@ from abcd_cli.errors import InputError
 from abcd_cli.fitted import EXTRAPOLATE, MAX_EXTRAPOLATE, SEED_WEIGHTS, FittedSearch
 from abcd_cli.model import Model
 from abcd_cli.schema import load_json
+
+if TYPE_CHECKING:
+    from abcd_cli.data.series import Series
+    from abcd_cli.kernel_search.records import SearchResult
 
 __all__ = [
     "EXTRAPOLATE",
@@ -49,7 +54,18 @@ class Component:
 @dataclass(frozen=True, eq=False)
 class FoundModel(FittedSearch):
     """A fitted model and its search document (see :class:`~abcd_cli.fitted.FittedSearch`),
-    with its components and seed mixture in words."""
+    with the search's notes, its components and seed mixture in words."""
+
+    @classmethod
+    def from_search(
+        cls, series: Series, result: SearchResult, checkpoints: tuple[Path, ...] = ()
+    ) -> FoundModel:
+        """:meth:`FittedSearch.from_search` with the notes on the search in words
+        (:func:`~abcd_cli.reporting.search_notes.search_notes`)."""
+        from abcd_cli.reporting.search_notes import search_notes
+
+        notes = search_notes(result)
+        return super().from_search(series, result, checkpoints, notes)  # type: ignore[return-value]
 
     @property
     def components(self) -> list[Component]:

@@ -26,6 +26,7 @@ from abcd_cli.kernels import CP, CW, WN, C, Lin, Per
 from abcd_cli.kernels.algebra import carries_scale, sum_of_products
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import seed_models
+from abcd_cli.reporting.search_notes import search_notes
 from tests.sampling import gp_draw
 
 X = np.linspace(2000.0, 2010.0, 120)  # ten "years", twelve points a year
@@ -179,7 +180,8 @@ def test_long_series_use_a_subset_and_say_so():
     x = np.linspace(0.0, 50.0, 400)
     y = draw("SE(lengthscale=5.0, sd=1.0) + WN(sd=0.3)", 9, x)
     result = run_search(x, y, SearchSettings(depth=1, restarts=2, subset_size=100))
-    assert result.notes and "100 of 400" in result.notes[0]
+    notes = search_notes(result)
+    assert notes and "100 of 400" in notes[0]
     assert result.model.n == 400
 
 
@@ -396,7 +398,7 @@ def test_several_seeds_keep_the_search_with_the_lowest_bic_and_resume(tmp_path):
     for model, single in zip(rebuilt.values(), singles, strict=True):
         np.testing.assert_allclose(model.predict(grid), single.model.predict(grid), rtol=1e-9)
     bics = f"2: {singles[0].model.bic:.2f}, 3: {singles[1].model.bic:.2f}"
-    assert got["notes"] == [
+    assert search_notes(both) == [
         f"the lowest BIC of 2 searches, by seed {bics}; the model and trace are seed 3's"
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.seed2.json", "state.seed3.json"]

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 import abcd_cli
 from abcd_cli.cli.main import main
 from abcd_cli.cli.progress import CLEAR, LiveLine, PlainLines, display, live_text
+from abcd_cli.engines.base import NLLBounds
 from abcd_cli.engines.exact import ExactEngine
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.errors import InputError
@@ -31,10 +32,11 @@ from abcd_cli.kernel_search.engine_choice import (
     resolve,
 )
 from abcd_cli.kernel_search.events import SearchEvent, as_lines
-from abcd_cli.kernel_search.greedy import WIDE_BIC, Search, run_search
+from abcd_cli.kernel_search.greedy import Search, run_search
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.reporting.search_notes import WIDE_BIC, search_notes
 
 X = np.linspace(0.0, 6.0, 60)
 Y = np.sin(2.0 * X) + 0.1 * X + 0.2 * np.random.default_rng(5).standard_normal(60)
@@ -204,14 +206,19 @@ def test_wide_intervals_widen_the_buffer():
 
 
 def test_too_few_inducing_inputs_are_named_in_one_note():
-    search = Search(X, Y, SearchSettings(engine="skc", inducing=20))
-    search.best = scored(80.0, 80.0 + WIDE_BIC + 0.5)
-    wide = [note for note in search._engine_notes() if "--inducing" in note]
+    result = run_search(X, Y, SearchSettings(depth=0, restarts=1, engine="skc", inducing=20))
+
+    def notes_at(width: float) -> list[str]:
+        nll = result.model.nll
+        model = replace(result.model, nll_bounds=NLLBounds(nll - width / 2.0, nll))
+        return [note for note in search_notes(replace(result, model=model)) if "--inducing" in note]
+
+    wide = notes_at(WIDE_BIC + 0.5)
     assert len(wide) == 1 and f"{WIDE_BIC + 0.5:.1f} wide" in wide[0] and "20 inducing" in wide[0]
     assert "--inducing 40" in wide[0] and "\n" not in wide[0]
-    search.best = scored(80.0, 80.0 + WIDE_BIC)
-    assert not [note for note in search._engine_notes() if "--inducing" in note]
-    assert Search(X, Y, SearchSettings(engine="exact"))._engine_notes() == []
+    assert notes_at(WIDE_BIC - 0.5) == []
+    exact = run_search(X, Y, SearchSettings(depth=0, restarts=1, engine="exact"))
+    assert search_notes(exact) == []
 
 
 # ----------------------------------------------------------------------------- progress
@@ -401,7 +408,7 @@ def test_above_refine_size_only_the_models_expanded_next_are_fitted_on_all_the_d
         assert result.trace[level].full_data_evaluations > 0
     # every reported score is on all the data
     assert result.model.n == 400
-    assert any("refined on 150 points" in note for note in result.notes)
+    assert any("refined on 150 points" in note for note in search_notes(result))
     # at or below refine_size the refinement is on all the data, as before
     sizes, _, _ = _fits_by_size(replace(settings, refine_size=400))
     assert {n for n, _ in sizes} == {60, 400}

@@ -19,8 +19,7 @@ chosen one. An engine with interval scores gives each model an interval of BIC,
 [2·low + p·log n, 2·high + p·log n]: models are ranked by its upper end, and the models
 expanded at the next level are the beam plus those whose intervals overlap the best one's, at
 most ``settings.buffer`` (``buffer``; the SKC paper's Algorithm 1). The exact engine's intervals
-have no width, so its search is the beam search. A chosen model whose interval is wider than
-``WIDE_BIC`` gets a note naming ``--inducing``.
+have no width, so its search is the beam search.
 
 Size limit: whatever the subset, every reported model is fitted on all N points, so the engine
 is asked before anything is fitted whether N points are within its means
@@ -68,10 +67,6 @@ from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.model import Model
 
 Progress = Callable[[str], None]
-#: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
-#: for it. Ten BIC units is where a difference between two models counts as strong evidence,
-#: so narrower intervals rarely leave the choice in doubt.
-WIDE_BIC = 10.0
 
 
 def check_size(n: int, settings: SearchSettings, engine: Engine = DEFAULT_ENGINE) -> None:
@@ -252,21 +247,6 @@ class Search:
         if self.best is None:
             raise RunError("no model could be fitted to this series (every candidate failed)")
         data, best = self.data, self.best
-        notes = []
-        if data.subset is not None:
-            notes.append(
-                f"candidates were optimised on {data.X_fit.shape[0]} of {data.n}"
-                " points (evenly spread pairs of neighbours),"
-                f" and the best {self.settings.refine} of each level"
-                " (of each kept model's children) refined on "
-                + (
-                    "all the data"
-                    if not data.refine_on_subset
-                    else f"{data.Y_refine.size} points (chosen the same way); only the models"
-                    " each next level expanded were fitted on all the data"
-                )
-            )
-        notes += self._engine_notes()
         # the NLL interval from the BIC interval: BIC = 2·NLL + p·log n, so NLL_low = NLL − width/2
         bounds = NLLBounds(best.nll - best.width / 2.0, best.nll)
         model = Model(
@@ -281,28 +261,14 @@ class Search:
             x_names=data.x_names,
         )
         return SearchResult(
-            model, self.trace, self.settings, self.elapsed, notes, self._stopped_early()
+            model,
+            self.trace,
+            self.settings,
+            self.elapsed,
+            fit_points=data.Y_fit.size,
+            refine_points=data.Y_refine.size,
+            stopped_early=self._stopped_early(),
         )
-
-    def _engine_notes(self) -> list[str]:
-        """With interval scores: what the BICs are, and a call to raise m when the chosen
-        model's interval is wider than ``WIDE_BIC``."""
-        best = self.best
-        if best is None or not self.engine.interval_scores:
-            return []
-        m = self.settings.inducing
-        notes = [
-            f"likelihoods were bounded with {m} inducing inputs (the {self.engine.name} engine):"
-            f" each BIC is the upper end of an interval, the chosen model's"
-            f" [{best.low:.2f}, {best.bic:.2f}]"
-        ]
-        if best.width > WIDE_BIC:
-            notes.append(
-                f"the chosen model's BIC interval is {best.width:.1f} wide (more than"
-                f" {WIDE_BIC:g}): {m} inducing inputs are too few for it; raise --inducing"
-                f" (e.g. --inducing {min(self.data.n, 2 * m)}) to narrow it"
-            )
-        return notes
 
     def _stopped_early(self) -> str:
         """Why the search ended before ``depth`` ('' when it did not)."""
@@ -379,8 +345,8 @@ def run_search(
 
     With ``settings.seeds`` = k > 1, k searches are run one after another with seeds seed, ...,
     seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
-    model has the lowest BIC is returned (the first of equals), with every seed's BIC in its
-    notes. ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
+    model has the lowest BIC is returned (the first of equals), with every seed's model.
+    ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
     ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
     receives one line per finished level and note, ``events`` every ``SearchEvent``.
     ``x_names``, the input columns' names, name the inputs in the kernels' text
@@ -401,16 +367,10 @@ def run_search(
     if settings.seeds == 1:
         return results[0]
     chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
-    bics = ", ".join(f"{r.settings.seed}: {r.model.bic:.2f}" for r in results)
-    note = (
-        f"the lowest BIC of {settings.seeds} searches, by seed {bics};"
-        f" the model and trace are seed {chosen.settings.seed}'s"
-    )
     return replace(
         chosen,
         settings=replace(chosen.settings, seed=settings.seed, seeds=settings.seeds),
         elapsed_seconds=sum(r.elapsed_seconds for r in results),
-        notes=[*chosen.notes, note],
         seed_models=[r.model for r in results],
     )
 

@@ -7,6 +7,7 @@ result is the model file itself (:meth:`SearchResult.to_dict`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -63,20 +64,23 @@ class LevelRecord:
 
 @dataclass
 class SearchResult:
-    """A search's chosen model, its trace, settings and seconds, the notes on how it went,
-    why it stopped before its depth ("" when it did not) and, with ``settings.seeds`` > 1,
-    every search's model in seed order (``model`` is one of them)."""
+    """A search's chosen model, its trace, settings and seconds, why it stopped before its
+    depth ("" when it did not), the points its candidates were optimised on (``fit_points``)
+    and refined on (``refine_points``; both the whole series unless it is long) and, with
+    ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them). The
+    notes on it in words: ``reporting.search_notes``."""
 
     model: Model
     trace: list[LevelRecord]
     settings: SearchSettings
     elapsed_seconds: float
-    notes: list[str] = field(default_factory=list)
+    fit_points: int
+    refine_points: int
     stopped_early: str = ""
     seed_models: list[Model] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, object]:
-        """The model file's document (``abcd search --json``)."""
+    def to_dict(self, notes: Sequence[str] = ()) -> dict[str, object]:
+        """The model file's document (``abcd search --json``), with ``notes`` on the search."""
         d = self.model.to_dict()
         if self.seed_models:
             d["seed_models"] = [
@@ -87,7 +91,7 @@ class SearchResult:
             {
                 "trace": [record.to_dict() for record in self.trace],
                 "settings": self.settings.to_dict(),
-                "notes": self.notes,
+                "notes": list(notes),
                 "stopped_early": self.stopped_early,
                 "version": __version__,
                 "elapsed_seconds": self.elapsed_seconds,

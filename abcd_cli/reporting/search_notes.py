@@ -1,0 +1,72 @@
+"""The notes on how a search went, in words: the subset its candidates were optimised on, what
+its scores are when the engine bounds them, and, of several seeds' searches, whose model it
+kept. They go into the model file's ``notes``, the command line's ``note:`` lines and the
+report's appendix. The search records the facts (``kernel_search.records.SearchResult``).
+"""
+
+from __future__ import annotations
+
+from abcd_cli.kernel_search.records import SearchResult
+
+#: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
+#: for it. Ten BIC units is where a difference between two models counts as strong evidence,
+#: so narrower intervals rarely leave the choice in doubt.
+WIDE_BIC = 10.0
+
+
+def search_notes(result: SearchResult) -> list[str]:
+    """Every note on ``result``, in this order: subset, interval scores, seeds."""
+    return [*_subset_notes(result), *_interval_notes(result), *_seeds_notes(result)]
+
+
+def _subset_notes(result: SearchResult) -> list[str]:
+    """On a long series: the points candidates were optimised and refined on."""
+    n = result.model.n
+    if result.fit_points >= n:
+        return []
+    refined_on = (
+        "all the data"
+        if result.refine_points >= n
+        else f"{result.refine_points} points (chosen the same way); only the models"
+        " each next level expanded were fitted on all the data"
+    )
+    return [
+        f"candidates were optimised on {result.fit_points} of {n}"
+        " points (evenly spread pairs of neighbours),"
+        f" and the best {result.settings.refine} of each level"
+        f" (of each kept model's children) refined on {refined_on}"
+    ]
+
+
+def _interval_notes(result: SearchResult) -> list[str]:
+    """With an engine whose scores are intervals: what the BICs are, and a call to raise m
+    when the chosen model's interval is wider than ``WIDE_BIC``."""
+    model = result.model
+    if not model.engine.interval_scores:
+        return []
+    low, high = model.bic_interval
+    m = result.settings.inducing
+    notes = [
+        f"likelihoods were bounded with {m} inducing inputs (the {model.engine.name} engine):"
+        f" each BIC is the upper end of an interval, the chosen model's [{low:.2f}, {high:.2f}]"
+    ]
+    if high - low > WIDE_BIC:
+        notes.append(
+            f"the chosen model's BIC interval is {high - low:.1f} wide (more than"
+            f" {WIDE_BIC:g}): {m} inducing inputs are too few for it; raise --inducing"
+            f" (e.g. --inducing {min(model.n, 2 * m)}) to narrow it"
+        )
+    return notes
+
+
+def _seeds_notes(result: SearchResult) -> list[str]:
+    """Of several seeds' searches: each one's BIC and whose model was kept."""
+    if not result.seed_models:
+        return []
+    first = result.settings.seed
+    chosen = next(i for i, m in enumerate(result.seed_models) if m is result.model)
+    bics = ", ".join(f"{first + i}: {m.bic:.2f}" for i, m in enumerate(result.seed_models))
+    return [
+        f"the lowest BIC of {len(result.seed_models)} searches, by seed {bics};"
+        f" the model and trace are seed {first + chosen}'s"
+    ]
