@@ -6,15 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install test lint demo benchmark snapshots bench-gp bench-search bench-accuracy bench-peers bench-long clean
 
-# dev: the test and lint tools; dask: the cluster that tests/test_dask.py starts; bench: the
-# peer tools that tests/test_peers.py runs and the packages holding the long-series benchmark's
+# dev: the test and lint tools; dask: the cluster that tests/execution/test_dask.py starts; bench: the
+# peer tools that tests/benchmarks/test_peers.py runs and the packages holding the long-series benchmark's
 # real series
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,dask,bench]'
 	mkdir -p results
-	# ElectricDevices, which tests/test_long_series_data.py reads: one 8 MB wheel (sktime's
+	# ElectricDevices, which tests/benchmarks/test_long_series_data.py reads: one 8 MB wheel (sktime's
 	# data file; the package itself pins an older pandas), fetched once into results/
 	$(BIN)/python -m benchmarks.long_series.data --series electric-devices
 	touch $(STAMP)
@@ -26,7 +26,7 @@ test: $(STAMP)
 
 # Rewrite the report snapshots in tests/golden/ after an intended change (review the diff).
 snapshots: $(STAMP)
-	ABCD_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -q tests/test_report.py -k snapshot
+	ABCD_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -q tests/reporting/test_report.py -k snapshot
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -13,7 +13,7 @@ from scipy.stats import norm
 from abcd_cli.cli.main import main
 from abcd_cli.data.dates import calendar_year, decimal_year
 from abcd_cli.prediction import QUANTILES, evidence_weights, mixture_quantile, predictive_table
-from tests.test_report import _search_doc, fixed_model, other_model
+from tests.reporting.test_report import _search_doc, fixed_model, other_model
 
 
 @pytest.fixture(scope="module")

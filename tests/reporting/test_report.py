@@ -31,7 +31,7 @@ from abcd_cli.reporting.render import render_html
 from abcd_cli.reporting.wording import format_amount
 from tests.sampling import gp_draw
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("ABCD_UPDATE_SNAPSHOTS") == "1"
 KERNEL = (
     "Lin(sd=3.0, location=1990.0) + Per(lengthscale=1.5, period=1.0, sd=4.0) * Lin(sd=0.2, location=1985.0)"

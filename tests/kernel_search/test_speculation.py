@@ -18,7 +18,7 @@ from abcd_cli.execution.speculation import Started, speculation_width
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
 from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
-from tests.test_dependable import die_once_fit, result_doc, series
+from tests.cli.test_failures_and_interrupts import die_once_fit, result_doc, series
 
 SETTINGS = SearchSettings(depth=2, restarts=2, seed=3, patience=0)
 #: a long series in miniature: screened on a subset, refined with skc in two phases

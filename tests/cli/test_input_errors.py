@@ -119,7 +119,7 @@ def test_columns_chosen_by_option(tmp_path: Path) -> None:
 
 
 def test_bundled_dataset() -> None:
-    path = Path(__file__).resolve().parent.parent / "datasets" / "01-airline.csv"
+    path = Path(__file__).resolve().parents[2] / "datasets" / "01-airline.csv"
     result = describe(str(path))
     assert result.exit_code == 0
     assert result.stdout.startswith("01-airline.csv: 144 points")

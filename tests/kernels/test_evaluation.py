@@ -12,7 +12,7 @@ import pytest
 from abcd_cli.kernels import CP, CW, RQ, SE, WN, C, Cos, Inputs, Lin, Per
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.kernels.combinations import total
-from tests.test_kernels import KERNELS, X
+from tests.kernels.test_base_kernels import KERNELS, X
 
 # Every operator, CP and CW included, and the gates of the sum-of-products form.
 GATED = [total(sum_of_products(k)) for k in KERNELS if "CP" in k.structure or "CW" in k.structure]

@@ -40,7 +40,7 @@ from abcd_cli.model import Model
 from abcd_cli.reporting import sections
 from abcd_cli.reporting.phrases import noun_phrase
 from tests.axes import YEAR
-from tests.test_report import _series
+from tests.reporting.test_report import _series
 
 # Summaries with the scales of real data (two of them as DataSummary.from_data gave them).
 SUMMARIES = {
@@ -323,7 +323,7 @@ def test_a_new_base_kernel_is_worded_in_the_report(exp_kernel):
 # The report never tests a kernel's class
 # ------------------------------------------------------------------------------------------
 
-PACKAGE = Path(__file__).resolve().parents[1] / "abcd_cli"
+PACKAGE = Path(__file__).resolve().parents[2] / "abcd_cli"
 CONCRETE_MODULES = tuple(f"abcd_cli.kernels.{m}" for m in ("families", "periodic", "changes"))
 
 

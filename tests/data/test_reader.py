@@ -15,7 +15,7 @@ from abcd_cli.data.dates import decimal_year, from_decimal_year
 from abcd_cli.data.reader import MIN_POINTS, Series, load_series
 from abcd_cli.errors import AbcdError, InputError
 
-DATASETS = Path(__file__).resolve().parent.parent / "datasets"
+DATASETS = Path(__file__).resolve().parents[2] / "datasets"
 
 BUNDLED = {
     "01-airline": 144,

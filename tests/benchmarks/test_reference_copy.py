@@ -19,7 +19,7 @@ from benchmarks.reference import (
     reference_rmse,
 )
 
-SOURCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+SOURCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 SERIES = sorted(p.stem for p in DATASETS.glob("*.csv"))
 
 

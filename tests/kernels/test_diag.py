@@ -14,8 +14,8 @@ from abcd_cli.engines.exact_posterior import noise_variance
 from abcd_cli.kernels import BASE_KERNELS, SE, WN, BaseKernel, Inputs, Lin
 from abcd_cli.kernels.params import LENGTHSCALE, SD, Param, Role
 from abcd_cli.kernels.text import parse_kernel
-from tests.test_kernel_evaluation import ALL
-from tests.test_kernels import X
+from tests.kernels.test_base_kernels import X
+from tests.kernels.test_evaluation import ALL
 
 NOISY = [
     parse_kernel("Lin(sd=0.7, location=0.4) * WN(sd=0.3) + SE(lengthscale=0.8, sd=1.3)"),

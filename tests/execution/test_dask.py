@@ -33,7 +33,7 @@ from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
 from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
-from tests.test_dependable import (
+from tests.cli.test_failures_and_interrupts import (
     VICTIM,
     die_once_fit,
     echo_or_die,

@@ -30,7 +30,7 @@ from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.thinning import THIN_ABOVE, thin
-from tests.test_report import fixed_model
+from tests.reporting.test_report import fixed_model
 
 KERNEL = "SE(lengthscale=3.0, sd=1.0) + Per(lengthscale=1.0, period=2.5, sd=1.0) + WN(sd=0.3)"
 N, M = 2000, 60

@@ -9,7 +9,7 @@ from pathlib import Path
 from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks import bench_skc_level, bench_skc_scale
-from tests.test_dependable import series, write_csv
+from tests.cli.test_failures_and_interrupts import series, write_csv
 
 
 def checkpointed_search(folder: Path) -> tuple[Path, Path]:

@@ -9,7 +9,7 @@ import pytest
 from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks import bench_skc_agreement as bench
-from tests.test_dependable import series, write_csv
+from tests.cli.test_failures_and_interrupts import series, write_csv
 
 SETTINGS = SearchSettings(depth=1, restarts=2, seed=1)
 

@@ -111,7 +111,7 @@ def test_the_grammar_offers_every_input_once_and_keeps_one_input_as_before() -> 
     assert not any("C@1" in s or "WN@1" in s for s in two)
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cpu_model() -> str:

@@ -16,7 +16,7 @@ from abcd_cli.reporting import sections
 from abcd_cli.reporting.factors import ROLES, factors_of, role_of
 from abcd_cli.reporting.forecast import seed_shares
 from abcd_cli.reporting.json_view import averaged_json
-from tests.test_report import _search_doc, fixed_model, other_model
+from tests.reporting.test_report import _search_doc, fixed_model, other_model
 
 
 @pytest.mark.parametrize("symbol", sorted(BASE_KERNELS))

@@ -1,6 +1,6 @@
 """The report layer: figures from plots.py, HTML from the templates, the PDF, atomic writing.
 
-Run ``python tests/test_render.py OUT.pdf`` (or ``OUT.html``) to write the fake report for a look.
+Run ``python tests/reporting/test_render.py OUT.pdf`` (or ``OUT.html``) to write the fake report for a look.
 """
 
 from __future__ import annotations
