@@ -71,11 +71,12 @@ class FittedSearch:
         result: SearchResult,
         checkpoints: tuple[Path, ...] = (),
         notes: Sequence[str] = (),
+        stopped_early: str = "",
     ) -> _Fitted:
         """From a search's ``SearchResult`` on ``series``: the document is the search's own
-        (model, trace, settings, ``notes``) with the data's names, kind, source and rows
-        dropped."""
-        document = result.to_dict(notes)
+        (model, trace, settings, the ``notes`` and why it ``stopped_early`` in words) with the
+        data's names, kind, source and rows dropped."""
+        document = result.to_dict(notes, stopped_early)
         document["data"].update(
             {
                 "x_name": series.x_name,

@@ -60,12 +60,12 @@ class FoundModel(FittedSearch):
     def from_search(
         cls, series: Series, result: SearchResult, checkpoints: tuple[Path, ...] = ()
     ) -> FoundModel:
-        """:meth:`FittedSearch.from_search` with the notes on the search in words
-        (:func:`~abcd_cli.reporting.search_notes.search_notes`)."""
-        from abcd_cli.reporting.search_notes import search_notes
+        """:meth:`FittedSearch.from_search` with the notes on the search and why it stopped
+        early in words (:mod:`abcd_cli.reporting.search_notes`)."""
+        from abcd_cli.reporting.search_notes import search_notes, stop_sentence
 
-        notes = search_notes(result)
-        return super().from_search(series, result, checkpoints, notes)  # type: ignore[return-value]
+        words = search_notes(result), stop_sentence(result)
+        return super().from_search(series, result, checkpoints, *words)  # type: ignore[return-value]
 
     @property
     def components(self) -> list[Component]:

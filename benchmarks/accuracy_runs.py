@@ -30,6 +30,7 @@ from abcd_cli.kernel_search.candidate import lost_candidate
 from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.prediction import predictive_table
+from abcd_cli.reporting.search_notes import stop_sentence
 from benchmarks.common import DATASETS, ROOT
 
 TASKS = {"extrap": "extrap_9010", "interp": "interp_5050"}
@@ -213,7 +214,7 @@ def run_one(key: Key, base: SearchSettings, executor: Executor, quiet: bool) -> 
             structure=model.kernel.structure,
             kernel=model.user_kernel.to_text(),
             levels=len(result.trace),
-            note=result.stopped_early if math.isfinite(rmse) else "non-finite test RMSE",
+            note=stop_sentence(result) if math.isfinite(rmse) else "non-finite test RMSE",
         )
     row["seconds"] = f"{time.perf_counter() - start:.2f}"
     row["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")

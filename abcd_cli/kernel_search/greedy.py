@@ -57,7 +57,7 @@ from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines, format_
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
-from abcd_cli.kernel_search.records import LevelRecord, SearchResult
+from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -270,17 +270,17 @@ class Search:
             stopped_early=self._stopped_early(),
         )
 
-    def _stopped_early(self) -> str:
-        """Why the search ended before ``depth`` ('' when it did not)."""
+    def _stopped_early(self) -> EarlyStop | None:
+        """Why the search ended before ``depth`` (None when it did not)."""
         if self.trace and self.trace[-1].failed_level:
-            return f"every candidate of level {self.trace[-1].level} failed; kept the best so far"
+            return EarlyStop(self.trace[-1].level, failed=True)
         if (
             self.settings.patience
             and self.stale >= self.settings.patience
             and self.level < self.settings.depth
         ):
-            return f"no better model in {self.stale} levels; stopped at level {self.level}"
-        return ""
+            return EarlyStop(self.level, stale=self.stale)
+        return None
 
     # --- checkpoints ---------------------------------------------------------------------
     def _save(self) -> None:

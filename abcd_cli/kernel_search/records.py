@@ -62,13 +62,24 @@ class LevelRecord:
         return cls(**d)
 
 
+@dataclass(frozen=True)
+class EarlyStop:
+    """Why a search ended before its depth: every candidate of ``level`` failed
+    (``failed``), or no model better than the best in ``stale`` levels (patience), at
+    ``level``."""
+
+    level: int
+    failed: bool = False
+    stale: int = 0
+
+
 @dataclass
 class SearchResult:
     """A search's chosen model, its trace, settings and seconds, why it stopped before its
-    depth ("" when it did not), the points its candidates were optimised on (``fit_points``)
+    depth (None when it did not), the points its candidates were optimised on (``fit_points``)
     and refined on (``refine_points``; both the whole series unless it is long) and, with
     ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them). The
-    notes on it in words: ``reporting.search_notes``."""
+    notes on it and its early stop in words: ``reporting.search_notes``."""
 
     model: Model
     trace: list[LevelRecord]
@@ -76,11 +87,12 @@ class SearchResult:
     elapsed_seconds: float
     fit_points: int
     refine_points: int
-    stopped_early: str = ""
+    stopped_early: EarlyStop | None = None
     seed_models: list[Model] = field(default_factory=list)
 
-    def to_dict(self, notes: Sequence[str] = ()) -> dict[str, object]:
-        """The model file's document (``abcd search --json``), with ``notes`` on the search."""
+    def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
+        """The model file's document (``abcd search --json``), with the ``notes`` on the search
+        and why it ``stopped_early``, in words."""
         d = self.model.to_dict()
         if self.seed_models:
             d["seed_models"] = [
@@ -92,7 +104,7 @@ class SearchResult:
                 "trace": [record.to_dict() for record in self.trace],
                 "settings": self.settings.to_dict(),
                 "notes": list(notes),
-                "stopped_early": self.stopped_early,
+                "stopped_early": stopped_early,
                 "version": __version__,
                 "elapsed_seconds": self.elapsed_seconds,
             }

@@ -1,7 +1,8 @@
 """The notes on how a search went, in words: the subset its candidates were optimised on, what
-its scores are when the engine bounds them, and, of several seeds' searches, whose model it
-kept. They go into the model file's ``notes``, the command line's ``note:`` lines and the
-report's appendix. The search records the facts (``kernel_search.records.SearchResult``).
+its scores are when the engine bounds them, of several seeds' searches whose model it kept, and
+why it stopped before its depth. They go into the model file (``notes``, ``stopped_early``),
+the command line's ``note:`` lines and the report's appendix. The search records the facts
+(``kernel_search.records.SearchResult``).
 """
 
 from __future__ import annotations
@@ -70,3 +71,13 @@ def _seeds_notes(result: SearchResult) -> list[str]:
         f"the lowest BIC of {len(result.seed_models)} searches, by seed {bics};"
         f" the model and trace are seed {first + chosen}'s"
     ]
+
+
+def stop_sentence(result: SearchResult) -> str:
+    """Why the search ended before its depth ('' when it did not)."""
+    stop = result.stopped_early
+    if stop is None:
+        return ""
+    if stop.failed:
+        return f"every candidate of level {stop.level} failed; kept the best so far"
+    return f"no better model in {stop.stale} levels; stopped at level {stop.level}"

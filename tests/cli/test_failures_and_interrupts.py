@@ -33,6 +33,7 @@ from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.reporting.search_notes import stop_sentence
 
 SMALL = ["--depth", "1", "--restarts", "2", "--jobs", "1"]
 # The interrupted searches: long enough to stop in the middle, short enough for CI.
@@ -219,7 +220,7 @@ def test_a_candidate_that_raises_is_skipped(monkeypatch: pytest.MonkeyPatch) -> 
     assert tried
     assert sum(level.failed for level in result.trace) == len(tried)
     assert [level.level for level in result.trace] == [0, 1, 2]
-    assert result.stopped_early == ""
+    assert result.stopped_early is None
     model = result.model
     assert "Per" not in model.kernel.structure and math.isfinite(model.bic)
     summary = DataSummary.from_data(model.scaling.x_in(X80), model.scaling.y_in(Y80))
@@ -239,7 +240,7 @@ def test_a_level_where_every_candidate_fails_keeps_the_best_so_far(
     monkeypatch.setattr(abcd_cli.kernel_search.candidate, "fit", only_noise)
     result = run_search(X80, Y80, SearchSettings(depth=3, restarts=2, patience=0))
     assert result.model.kernel.structure == "WN"
-    assert result.stopped_early == "every candidate of level 1 failed; kept the best so far"
+    assert stop_sentence(result) == "every candidate of level 1 failed; kept the best so far"
     assert result.trace[-1].structure is None and result.trace[-1].failed > 0
     assert len(result.trace) == 2
 

@@ -1,0 +1,43 @@
+"""The notes on how a search went (``reporting.search_notes``), worded from the facts the search
+records: the subset, the seeds' BICs, and why it stopped before its depth."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.records import EarlyStop, SearchResult
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.reporting.search_notes import search_notes, stop_sentence
+
+X = np.linspace(0.0, 10.0, 60)
+Y = np.sin(X) + 0.1 * np.random.default_rng(0).normal(size=60)
+
+
+@pytest.fixture(scope="module")
+def result() -> SearchResult:
+    return run_search(X, Y, SearchSettings(depth=0, restarts=1))
+
+
+def test_a_whole_short_series_on_the_exact_engine_has_no_notes(result: SearchResult) -> None:
+    assert search_notes(result) == [] and stop_sentence(result) == ""
+
+
+def test_the_subset_sizes_are_worded(result: SearchResult) -> None:
+    on_subset = replace(result, fit_points=20, refine_points=40)
+    assert search_notes(on_subset) == [
+        "candidates were optimised on 20 of 60 points (evenly spread pairs of neighbours), and"
+        " the best 3 of each level (of each kept model's children) refined on 40 points (chosen"
+        " the same way); only the models each next level expanded were fitted on all the data"
+    ]
+    assert search_notes(replace(result, fit_points=20))[0].endswith("refined on all the data")
+
+
+def test_why_a_search_stopped_early(result: SearchResult) -> None:
+    failed = replace(result, stopped_early=EarlyStop(4, failed=True))
+    assert stop_sentence(failed) == "every candidate of level 4 failed; kept the best so far"
+    patient = replace(result, stopped_early=EarlyStop(6, stale=3))
+    assert stop_sentence(patient) == "no better model in 3 levels; stopped at level 6"
