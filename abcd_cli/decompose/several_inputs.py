@@ -144,7 +144,7 @@ def decompose_inputs(
     cross-validation's folds are shuffled with ``seed`` (no input is time), and it seeds the
     model checks' simulations as in the one-input report."""
     sc, post = model.scaling, model.posterior
-    X = np.asarray(model.x, dtype=float)
+    X = model.X
     time_dim = time_input(axes)
     terms = input_terms(model.kernel)
     folds = folds_for(X, time_dim, seed)
@@ -202,7 +202,7 @@ def decompose_inputs(
 
 def _centre_row(model: Model, size: int) -> np.ndarray:
     """``size`` rows holding each input's median (user units)."""
-    return np.tile(np.median(np.asarray(model.x, dtype=float), axis=0), (size, 1))
+    return np.tile(np.median(model.X, axis=0), (size, 1))
 
 
 def _curve(
@@ -215,7 +215,7 @@ def _curve(
         empty = np.zeros(0)
         return empty, empty, empty
     d = dims[0]
-    column = np.asarray(model.x, dtype=float)[:, d]
+    column = model.X[:, d]
     lo, hi = float(column.min()), float(column.max())
     past = extrapolate * (hi - lo) if d == time_dim else 0.0
     grid = np.linspace(lo, hi + past, GRID_SIZE)
@@ -227,7 +227,7 @@ def _curve(
 
 def _surface(model: Model, term: Kernel, dims: tuple[int, ...]) -> Surface:
     """A two-input component's posterior mean (y's units) on a grid over both inputs' ranges."""
-    X = np.asarray(model.x, dtype=float)
+    X = model.X
     a, b = dims
     grid_a = np.linspace(X[:, a].min(), X[:, a].max(), SURFACE_SIZE)
     grid_b = np.linspace(X[:, b].min(), X[:, b].max(), SURFACE_SIZE)

@@ -48,7 +48,7 @@ def inputs_paragraph(dec: InputsDecomposition, c: InputComponent, previous_r2: f
 def _noise_sentence(dec: InputsDecomposition, c: InputComponent) -> str:
     """Its standard deviation at the data: one number, or its range when it varies."""
     axis = dec.axes[0]
-    sd = np.sqrt(np.maximum(c.facts.kernel.diag(np.asarray(dec.model.x, dtype=float)), 0.0))
+    sd = np.sqrt(np.maximum(c.facts.kernel.diag(dec.model.X), 0.0))
     lead = "Its values are independent from point to point"
     low, high = float(sd.min()), float(sd.max())
     if not c.dims or format_amount(low, axis) == format_amount(high, axis):

@@ -30,7 +30,7 @@ def on_first_input(kernel: Kernel) -> Kernel:
 
 def column(dec: InputsDecomposition, d: int) -> np.ndarray:
     """Input d's values at the data."""
-    return np.asarray(dec.model.x, dtype=float)[:, d]
+    return dec.model.X[:, d]
 
 
 def input_names(dec: InputsDecomposition, dims: tuple[int, ...]) -> list[str]:
