@@ -130,7 +130,7 @@ def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) ->
         return None
     if value.strip().lower() == "local":
         return "local"
-    from abcd_cli.execution.dask import check_address
+    from abcd_cli.execution.cluster import check_address
 
     check_address(value)
     return value

@@ -152,7 +152,7 @@ def make_executor(
     running Dask scheduler (``jobs`` is then the cluster's business); any other text, an
     empty one too, is refused (InputError) before Dask is asked."""
     if scheduler is not None:
-        from abcd_cli.execution.dask import connect
+        from abcd_cli.execution.cluster import connect
 
         return connect(scheduler, jobs, on_lost)
     n = jobs or os.cpu_count() or 1

@@ -27,6 +27,7 @@ from abcd_cli.batch import search_many
 from abcd_cli.cli.main import main
 from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.execution import cluster as abcd_cluster
 from abcd_cli.execution import dask as abcd_dask
 from abcd_cli.execution.dask import ClusterError, DaskExecutor, chunk_sizes, run_tasks
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
@@ -51,7 +52,7 @@ pytestmark = pytest.mark.timeout(180)  # pytest-timeout (dev extra): no test han
 
 
 def _cluster(n_workers: int) -> distributed.LocalCluster:
-    return abcd_dask._local_cluster(n_workers)
+    return abcd_cluster._local_cluster(n_workers)
 
 
 def _two_workers() -> Iterator[distributed.Client]:
@@ -201,7 +202,7 @@ def test_an_early_fit_gives_its_result_or_none_when_its_workers_died(killable) -
 
 
 def test_a_local_cluster_s_workers_run_without_the_profiler() -> None:
-    executor = abcd_dask.connect("local", 1, lost_candidate)
+    executor = abcd_cluster.connect("local", 1, lost_candidate)
     try:
         client = executor.client  # type: ignore[attr-defined]
         answers = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
@@ -371,7 +372,7 @@ def test_missing_distributed_is_one_line_naming_the_install(tmp_path, monkeypatc
     ids=["malformed", "unreachable"],
 )
 def test_bad_scheduler_is_one_line(tmp_path, monkeypatch, args, code, text) -> None:
-    monkeypatch.setattr(abcd_dask, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(abcd_cluster, "CONNECT_TIMEOUT", 1.0)
     data = write_csv(tmp_path / "data.csv", X, Y)
     result = CliRunner().invoke(main, ["search", str(data), *SMALL, *args])
     assert result.exit_code == code, result.output
