@@ -88,14 +88,12 @@ def _failed(path: Path, exc: AbcdError, failures: dict[str, AbcdError]) -> None:
 def _summary(failures: dict[str, AbcdError], total: int) -> AbcdError:
     """The command's error once every series had its turn: which failed (InputError, exit 2,
     when each failed on its input; else RunError, exit 1)."""
+    from abcd_cli.data.table import capped
     from abcd_cli.errors import InputError, RunError
 
-    names = list(failures)
-    shown = ", ".join(names[:_LISTED]) + (
-        f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-    )
+    names = capped(list(failures), _LISTED, pair=False)
     kind = InputError if all(isinstance(e, InputError) for e in failures.values()) else RunError
-    return kind(f"{len(names)} of {total} series failed: {shown} (see the lines above)")
+    return kind(f"{len(failures)} of {total} series failed: {names} (see the lines above)")
 
 
 def _series_files(folder: str, only: tuple[str, ...]) -> list[Path]:
@@ -166,9 +164,10 @@ def _whole_series(
         if found is None:
             click.echo(f"{path.stem}: skipped, the workers searching it kept dying")
             continue
+        if isinstance(found, AbcdError):
+            _failed(path, found, failures)
+            continue
         try:
-            if isinstance(found, AbcdError):
-                raise found
             _finish(path, out, found)
         except AbcdError as exc:
             _failed(path, exc, failures)
