@@ -281,74 +281,29 @@ def predict(
     seed_weights: str = "evidence",
 ) -> pd.DataFrame:
     """The predictive distribution of y at each x, noise included, in the data's units: a
-    DataFrame of x (as given), ``mean``, ``sd`` and the 2.5/10/50/90/97.5% quantiles
+    DataFrame of the inputs (as given), ``mean``, ``sd`` and the 2.5/10/50/90/97.5% quantiles
     (``q2.5`` ... ``q97.5``), the table ``abcd predict`` writes.
 
-    ``model``: a :class:`FoundModel` or the path of a model file. ``x``: numbers (decimal
-    years for dated data) or datetimes; for a model of several inputs, a DataFrame holding
-    its input columns by name (the table then starts with them). ``average_seeds``: with a
-    ``seeds`` > 1 search, the mixture of every seed's model, weighted by evidence exp(−BIC/2)
-    or ``"equal"``ly
-    (``df.attrs["mixture"]`` says how).
+    ``model``: a :class:`FoundModel` or the path of a model file. ``x``: a DataFrame holding
+    the model's input columns by name (in any order; other columns are ignored) or, for a model
+    of one input, its values: numbers (decimal years for dated data) or datetimes.
+    ``average_seeds``: with a ``seeds`` > 1 search, the mixture of every seed's model, weighted
+    by evidence exp(−BIC/2) or ``"equal"``ly (``df.attrs["mixture"]`` says how).
     """
+    import numpy as np
     import pandas as pd
 
     from abcd_cli.data.frames import decimal_years, is_datetime_like
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
-    if found.model.n_dims > 1:
-        return _predict_inputs(found, x, average_seeds, seed_weights)
-    shown = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
-    shown = pd.Series(shown).to_numpy() if pd.api.types.is_list_like(shown) else [shown]
-    if is_datetime_like(shown):
-        values = found.checked_x(decimal_years(shown), "date", "x")
-    else:
-        values = pd.to_numeric(pd.Series(shown), errors="raise").to_numpy(dtype=float)
-    models, weights, text = [found.model], None, ""
-    if average_seeds:
-        models, weights, text = found.mixture(
-            seed_weights,
-            "the model comes from one search; average_seeds needs a search with seeds > 1",
-        )
-    table = predictive_table(models, values, weights)
-    frame = pd.DataFrame({found.x_name: shown, **table})
-    frame.attrs["mixture"] = text
-    return frame
-
-
-def _predict_inputs(
-    found: FoundModel, x: Any, average_seeds: bool, seed_weights: str
-) -> pd.DataFrame:
-    """``predict`` for a model of several inputs: ``x`` is a DataFrame holding its input
-    columns by name (in any order; other columns are ignored)."""
-    import numpy as np
-    import pandas as pd
-
-    from abcd_cli.data.frames import decimal_years, is_datetime_like
-    from abcd_cli.data.table import capped
-    from abcd_cli.prediction import predictive_table
-
-    names = found.x_names
-    if not isinstance(x, pd.DataFrame):
-        raise TypeError(
-            "a model of several inputs predicts at a DataFrame holding its input columns"
-            f" ({capped(list(map(repr, names)))})"
-        )
-    labels = [str(label) for label in x.columns]
+    given = _given_inputs(found, x)
     columns = []
-    for name, trained in zip(names, found.x_kinds, strict=True):
-        if labels.count(name) != 1:
-            raise InputError(
-                f"x has no column {name!r}, an input of the model (its columns: {labels})"
-            )
-        column = x.iloc[:, labels.index(name)]
+    for d, (what, column) in enumerate(given.values()):
         if is_datetime_like(column):
-            columns.append(
-                found.checked_x(decimal_years(column), "date", f"column {name!r}", trained)
-            )
+            columns.append(found.checked_x(decimal_years(column), "date", what, d))
         else:
-            columns.append(pd.to_numeric(column, errors="raise").to_numpy(dtype=float))
+            columns.append(pd.to_numeric(pd.Series(column), errors="raise").to_numpy(float))
     models, weights, text = [found.model], None, ""
     if average_seeds:
         models, weights, text = found.mixture(
@@ -356,10 +311,37 @@ def _predict_inputs(
             "the model comes from one search; average_seeds needs a search with seeds > 1",
         )
     table = predictive_table(models, np.column_stack(columns), weights)
-    shown = {name: x.iloc[:, labels.index(name)].to_numpy() for name in names}
-    frame = pd.DataFrame({**shown, **table})
+    frame = pd.DataFrame({name: column for name, (_, column) in given.items()} | table)
     frame.attrs["mixture"] = text
     return frame
+
+
+def _given_inputs(found: FoundModel, x: Any) -> dict[str, tuple[str, Any]]:
+    """Each input of the model by name: how messages call it and its values as given, from a
+    DataFrame's columns of those names, or, with one input, from ``x`` itself."""
+    import pandas as pd
+
+    from abcd_cli.data.table import capped
+
+    names = found.x_names
+    if isinstance(x, pd.DataFrame):
+        labels = [str(label) for label in x.columns]
+        for name in names:
+            if labels.count(name) != 1:
+                raise InputError(
+                    f"x has no column {name!r}, an input of the model (its columns: {labels})"
+                )
+        return {
+            name: (f"column {name!r}", x.iloc[:, labels.index(name)].to_numpy()) for name in names
+        }
+    if len(names) > 1:
+        raise TypeError(
+            "a model of several inputs predicts at a DataFrame holding its input columns"
+            f" ({capped(list(map(repr, names)))})"
+        )
+    values = x.to_numpy() if isinstance(x, pd.Series | pd.Index) else x
+    values = pd.Series(values).to_numpy() if pd.api.types.is_list_like(values) else [values]
+    return {names[0]: ("x", values)}
 
 
 def as_found_model(model: FoundModel | str | Path) -> FoundModel:
@@ -437,14 +419,12 @@ def report_context(
     """The report's plain context (figures drawn unless ``figures`` is False), titled
     "Analysis of <source>" unless ``title`` is given; ``source`` defaults to the data's."""
     from abcd_cli.reporting.context import build_context
-    from abcd_cli.reporting.inputs_context import build_inputs_context
 
     source = source or found.source
     title = title or f"Analysis of {Path(source).stem}"
     dec = found.decomposition(extrapolate, seed)
     n_dropped = int(found.data.get("n_dropped", 0))
-    build = build_inputs_context if found.model.n_dims > 1 else build_context
-    return build(dec, title, source, found.document, n_dropped, figures)
+    return build_context(dec, title, source, found.document, n_dropped, figures)
 
 
 def report_format(output: str, fmt: str | None, option: str = "--format") -> str:

@@ -33,7 +33,6 @@ from abcd_cli.prediction import evidence_weights
 if TYPE_CHECKING:
     from abcd_cli.data.series import Series
     from abcd_cli.decompose.components import Decomposition
-    from abcd_cli.decompose.several_inputs import InputsDecomposition
     from abcd_cli.kernel_search.records import SearchResult
 
 #: How far past the data a report forecasts, as a fraction of the data's x range.
@@ -58,7 +57,7 @@ class FittedSearch:
     origin: str = ""
     checkpoints: tuple[Path, ...] = ()
     search_result: SearchResult | None = field(default=None, repr=False)
-    _decompositions: dict[tuple[float, int], Decomposition | InputsDecomposition] = field(
+    _decompositions: dict[tuple[float, int], Decomposition] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -86,7 +85,7 @@ class FittedSearch:
                 "n_dropped": series.n_dropped,
             }
         )
-        if series.n_dims > 1:
+        if series.n_dims > 1:  # a model file of one input names it by x_name alone
             document["data"].update(
                 {"x_names": list(series.x_names), "x_kinds": list(series.x_kinds)}
             )
@@ -206,16 +205,15 @@ class FittedSearch:
 
     def decomposition(
         self, extrapolate: float = EXTRAPOLATE, seed: int | None = None
-    ) -> Decomposition | InputsDecomposition:
+    ) -> Decomposition:
         """The model's ordered additive components with their statistics, computed once per
         (extrapolate, seed) (``seed``: of the model checks' simulations and, with several
-        inputs, of the cross-validation's shuffled folds; default the search's); with several
-        inputs an :class:`~abcd_cli.decompose.several_inputs.InputsDecomposition`."""
+        inputs none of which is time, of the cross-validation's shuffled folds; default the
+        search's)."""
         # imported here: the decomposition's modules take a second to import, and every
         # command of the command line imports this module
         from abcd_cli.decompose.components import decompose
         from abcd_cli.decompose.facts import Axis
-        from abcd_cli.decompose.several_inputs import decompose_inputs
 
         if not (isinstance(extrapolate, int | float) and 0 <= extrapolate <= MAX_EXTRAPOLATE):
             raise InputError(
@@ -223,15 +221,12 @@ class FittedSearch:
                 f" {MAX_EXTRAPOLATE:g} times the data's range, not {extrapolate!r}"
             )
         key = (float(extrapolate), self.seed if seed is None else check_seed(seed))
-        if key not in self._decompositions and self.model.n_dims > 1:
+        if key not in self._decompositions:
             axes = tuple(
                 Axis(kind, name, self.y_name)
                 for name, kind in zip(self.x_names, self.x_kinds, strict=True)
             )
-            self._decompositions[key] = decompose_inputs(self.model, axes, key[0], key[1])
-        elif key not in self._decompositions:
-            axis = Axis(self.x_kind, self.x_name, self.y_name)
-            self._decompositions[key] = decompose(self.model, axis, extrapolate=key[0], seed=key[1])
+            self._decompositions[key] = decompose(self.model, axes, key[0], seed=key[1])
         return self._decompositions[key]
 
     # ------------------------------------------------------------------ prediction
@@ -251,16 +246,14 @@ class FittedSearch:
             return by_seed, None
         return by_seed, evidence_weights([m.bic for m in by_seed.values()])
 
-    def checked_x(
-        self, x: np.ndarray, kind: str, what: str, trained: str | None = None
-    ) -> np.ndarray:
-        """New x of ``kind`` on the axis the model was fitted on. Refused (``InputError``)
-        when its kind (dates or years vs plain numbers) is not the data's (or ``trained``, one
-        input's kind); ``what`` names them in the message (e.g. "X.csv: column 'date'"). Dates
-        (``decimal_year``'s even axis) given to a model fitted to numbers written as years
-        (kind "year", read as calendar fractions) become those numbers (``as_calendar_years``)."""
-        if trained is None:
-            trained = self.data.get("x_kind", kind)  # a file without it accepts either kind
+    def checked_x(self, x: np.ndarray, kind: str, what: str, d: int = 0) -> np.ndarray:
+        """New values of ``kind`` for input ``d``, on the axis the model was fitted on. Refused
+        (``InputError``) when their kind (dates or years vs plain numbers) is not that input's;
+        ``what`` names them in the message (e.g. "X.csv: column 'date'"); a file that does not
+        record the kind accepts either. Dates (``decimal_year``'s even axis) given to a model
+        fitted to numbers written as years (kind "year", read as calendar fractions) become
+        those numbers (``as_calendar_years``)."""
+        trained = (self.data.get("x_kinds") or [self.data.get("x_kind")])[d] or kind
         if (trained == "number") != (kind == "number"):
             kinds = {True: "plain numbers", False: "dates or years"}
             raise InputError(

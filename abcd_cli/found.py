@@ -72,30 +72,22 @@ class FoundModel(FittedSearch):
         """The additive components in report order (computed on first use; any decomposition
         already made serves, as the components do not depend on its grid or checks' seed)."""
         # the report's modules are imported when the words are first asked for: they are slow
-        from abcd_cli.reporting.describe import noun_phrase
-        from abcd_cli.reporting.inputs_phrases import component_phrase
+        from abcd_cli.reporting.component_text import component_phrase
 
         dec = next(iter(self._decompositions.values()), None) or self.decomposition()
-        names: tuple[str, ...] = ()
-        if self.model.n_dims > 1:
-            names = tuple(self.x_names)
-            pairs = [(c.facts, component_phrase(dec, c)) for c in dec.components]
-        else:
-            pairs = [
-                (c, noun_phrase(c.kernel, dec.axis, x_data=dec.model.x)) for c in dec.components
-            ]
+        names = tuple(self.x_names)
         return [
             Component(
                 index=c.index,
                 kernel=c.kernel.to_text(names=names),
                 structure=c.kernel.to_text(params=False, names=names),
-                description=phrase,
+                description=component_phrase(dec, c, direction=dec.series is None),
                 share=float(c.delta_r2),
                 cumulative_share=float(c.cum_r2),
                 cv_mae=float(c.cv_mae),
                 is_noise=bool(c.is_noise),
             )
-            for c, phrase in pairs
+            for c in dec.components
         ]
 
     def mixture(

@@ -42,8 +42,7 @@ def predict(
     every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`. A model
     of several inputs reads them from the columns of X.csv with their names (in any order;
     other columns are ignored)."""
-    from abcd_cli.data.reader import load_inputs, load_named_inputs
-    from abcd_cli.data.table import capped
+    from abcd_cli.data.reader import load_inputs
     from abcd_cli.destinations import check_destinations
     from abcd_cli.errors import InputError
     from abcd_cli.files import is_standard_stream, shown, write_output
@@ -62,22 +61,9 @@ def predict(
             " 'abcd search --seeds K --json' with K > 1",
         )
         mixed = f"; {mixed}"
-    if found.model.n_dims > 1:
-        names = found.x_names
-        if x is not None:
-            raise InputError(
-                f"--x chooses the column of a model of one input; this model reads its"
-                f" {len(names)} inputs by their names ({capped(list(map(repr, names)))})"
-            )
-        values, columns, kinds = load_named_inputs(inputs, names)
-        for d, (name, kind, trained) in enumerate(zip(names, kinds, found.x_kinds, strict=True)):
-            values[:, d] = found.checked_x(
-                values[:, d], kind, f"{inputs}: column {name!r}", trained
-            )
-    else:
-        values, cells, name, kind = load_inputs(inputs, x)
-        values = found.checked_x(values, kind, f"{inputs}: column {name!r}")
-        names, columns = [name], [cells]
+    values, columns, names, kinds = load_inputs(inputs, found.x_names, x)
+    for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
+        values[:, d] = found.checked_x(values[:, d], kind, f"{inputs}: column {name!r}", d)
     table = predictive_table(models, values, weights)
     write_output(output, to_csv(names, columns, table))
     click.echo(

@@ -67,6 +67,7 @@ keeps the names other modules import from it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -76,11 +77,11 @@ from abcd_cli.data.checks import MIN_POINTS, check_magnitude
 from abcd_cli.data.columns import default_x, find_column
 from abcd_cli.data.inputs import InputKeys
 from abcd_cli.data.series import Series, series_from_table
-from abcd_cli.data.table import capped, read_table
+from abcd_cli.data.table import Table, capped, read_table
 from abcd_cli.data.values import x_values
 from abcd_cli.errors import InputError
 
-__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_named_inputs", "load_series"]
+__all__ = ["MIN_POINTS", "Series", "load_inputs", "load_series"]
 
 
 def load_series(path: str | Path, x: InputKeys = None, y: str | None = None) -> Series:
@@ -93,67 +94,33 @@ def load_series(path: str | Path, x: InputKeys = None, y: str | None = None) -> 
     return series_from_table(read_table(path), x, y)
 
 
-def load_inputs(path: str | Path, x: str | None = None) -> tuple[np.ndarray, list[str], str, str]:
-    """Read the x column of a file of new inputs (for predictions), in the file's row order.
+def load_inputs(
+    path: str | Path, names: Sequence[str], x: str | None = None
+) -> tuple[np.ndarray, list[list[str]], list[str], list[str]]:
+    """Read the input columns of a file of new inputs (for predictions) for a model of the
+    inputs ``names``, in the file's row order.
 
-    Returns the values (decimal years for dates), the cells as written, the column name and its
-    kind. The column is chosen as in :func:`load_series` (``x`` by name or number; otherwise the
-    only column, or the one named like time). A missing x is an error: there is nothing to
-    predict at.
+    With one input the column is chosen as in :func:`load_series`: ``x`` by name or number,
+    otherwise the only column (of one or two), or the one named like time. With several, each
+    is the column of its name (in any order, other columns ignored; ``x`` is refused). Returns
+    X (M, D) in the order of ``names`` (decimal years for dates), each column's cells as
+    written, its label (one input: its name in the file; several: the model's name) and its
+    kind. A column that is not there, or a missing cell, is an error naming it.
     """
     table = read_table(path)
-    if x is not None:
-        xi = find_column(table, x, "x")
-    elif len(table.names) <= 2:
-        xi = 0
-    else:
-        try:
-            xi = default_x(table, None)
-        except InputError:
-            raise InputError(
-                f"{table.source}: cannot tell which column holds x among {table.listing()};"
-                " pass --x (a name or number)"
-            ) from None
-    cells = table.column(xi)
-    missing = [i for i, cell in enumerate(cells) if is_missing(cell)]
-    if missing:
+    if len(names) == 1:
+        chosen = [_one_input(table, x)]
+        labels = [table.names[chosen[0]]]
+    elif x is not None:
         raise InputError(
-            f"{table.source}: column {show(table.names[xi])} has no value in"
-            f" {table.where(missing[0])}"
+            f"--x chooses the column of a model of one input; this model reads its"
+            f" {len(names)} inputs by their names ({capped(list(map(repr, names)))})"
         )
-    values, kind = x_values(table, xi)
-    check_magnitude(values, table.names[xi], table.source)
-    return values, cells, table.names[xi], kind
-
-
-def load_named_inputs(
-    path: str | Path, names: list[str]
-) -> tuple[np.ndarray, list[list[str]], list[str]]:
-    """Read a model's several input columns from a file of new inputs, by their names (in
-    any order, other columns ignored), in the file's row order.
-
-    Returns X (M, D) in the order of ``names`` (decimal years for dates), each column's cells
-    as written, and each column's kind. A column that is not there, or a missing cell, is an
-    error naming it.
-    """
-    table = read_table(path)
-    columns = []
-    for name in names:
-        exact = [i for i, column in enumerate(table.names) if column == name]
-        if len(exact) > 1:
-            raise InputError(
-                f"{table.source}: column name {show(name)}, an input of the model, is used by"
-                f" columns {capped([i + 1 for i in exact])}; give each column a name of its own"
-            )
-        try:
-            columns.append(exact[0] if exact else find_column(table, name, "x"))
-        except InputError:
-            raise InputError(
-                f"{table.source}: no column {show(name)}, an input of the model; available"
-                f" columns: {table.listing()}"
-            ) from None
+    else:
+        chosen = [_named_input(table, name) for name in names]
+        labels = list(names)
     values, cells, kinds = [], [], []
-    for xi in columns:
+    for xi in chosen:
         column = table.column(xi)
         missing = [i for i, cell in enumerate(column) if is_missing(cell)]
         if missing:
@@ -166,4 +133,36 @@ def load_named_inputs(
         values.append(column_values)
         cells.append(column)
         kinds.append(kind)
-    return np.column_stack(values), cells, kinds
+    return np.column_stack(values), cells, labels, kinds
+
+
+def _one_input(table: Table, x: str | None) -> int:
+    """The column of a one-input model's new inputs: ``x``, the only one or the time-like one."""
+    if x is not None:
+        return find_column(table, x, "x")
+    if len(table.names) <= 2:
+        return 0
+    try:
+        return default_x(table, None)
+    except InputError:
+        raise InputError(
+            f"{table.source}: cannot tell which column holds x among {table.listing()};"
+            " pass --x (a name or number)"
+        ) from None
+
+
+def _named_input(table: Table, name: str) -> int:
+    """The column named like one of a model's several inputs."""
+    exact = [i for i, column in enumerate(table.names) if column == name]
+    if len(exact) > 1:
+        raise InputError(
+            f"{table.source}: column name {show(name)}, an input of the model, is used by"
+            f" columns {capped([i + 1 for i in exact])}; give each column a name of its own"
+        )
+    try:
+        return exact[0] if exact else find_column(table, name, "x")
+    except InputError:
+        raise InputError(
+            f"{table.source}: no column {show(name)}, an input of the model; available"
+            f" columns: {table.listing()}"
+        ) from None

@@ -1,11 +1,21 @@
-"""Additive components of a fitted model and their statistics, in the user's units.
+"""Additive components of a fitted model of any number of inputs, with their statistics, in the
+user's units.
 
-Components are the terms of the kernel's sum-of-products form (thesis §4.1), white noise merged
-into one. Each one's posterior mean and variance given the data follow thesis eq. 2.5-2.7, from
-the model's engine (``Model.posterior``). Their order comes from ``ordering`` (cross-validated
-MAE), the posterior predictive checks from ``checks``. Components are shown on a grid of
-``GRID_SIZE`` points, or, for a long series on a sparse engine, on one as fine as the data
-(``grid_size``), so that fast periodic components are not aliased.
+Components are the terms of the kernel's sum-of-products form (thesis §4.1), an additive
+kernel written out (``input_terms``), white noise merged into one; each knows the inputs it
+reads (``ComponentFacts.dims``). Their posterior mean and variance given the data follow thesis
+eq. 2.5-2.7, from the model's engine (``Model.posterior``). Their order comes from ``ordering``
+(cross-validated MAE over the ``folds``), the posterior predictive checks from ``checks``, the
+partial residuals from ``partial``, the shares of the fitted mean's variance from ``variance``.
+
+A component reading one input is drawn along it: its posterior mean and sd on a grid over that
+input's range, past it by ``extrapolate`` when the input is time, the other inputs held at their
+medians (the component does not read them). With one input every component is drawn along it,
+and that input is time: the model is a series. One reading two inputs is drawn as a surface.
+
+What only a series has: the sums of the first k components and the full model's forecast along
+its input (``SeriesCurves``), and the checks that read the residuals in the order of its rows.
+What only a table of several inputs has: the variance table (``variance.variance_table``).
 """
 
 from __future__ import annotations
@@ -14,21 +24,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.decompose.checks import model_checks
-from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck, Surface
+from abcd_cli.decompose.folds import folds_for
+from abcd_cli.decompose.input_terms import expand_additive, is_noise, term_inputs
 from abcd_cli.decompose.ordering import order_by_cv
+from abcd_cli.decompose.partial import partial_residuals
+from abcd_cli.decompose.variance import VarianceTable, mean_shares, variance_table
 from abcd_cli.engine_record import is_default
-from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
 
-#: Points of the grid the components are shown on.
+#: Points of a component's curve along one input; a surface has ``SURFACE_SIZE`` per side.
 GRID_SIZE = 400
-#: A series longer than this, on an engine other than the exact one (whose moments cost N² per
-#: grid point), is shown on a grid as fine as its data, up to ``MAX_GRID`` points over its range.
+SURFACE_SIZE = 40
+#: A model of more than this many points, on an engine other than the exact one (whose moments
+#: cost N² per grid point), is drawn on a grid as fine as its data, up to ``MAX_GRID`` points
+#: over its range, so that fast periodic components are not aliased.
 LONG_SERIES = 5000
 MAX_GRID = 10_000
+#: The model checks that do not read the residuals in the order of the rows: all a table of
+#: several inputs keeps (its rows have no such order).
+UNORDERED_CHECKS = ("quantile-quantile",)
 
 
 def grid_size(model: Model, extrapolate: float) -> int:
@@ -40,103 +59,209 @@ def grid_size(model: Model, extrapolate: float) -> int:
 
 
 @dataclass(frozen=True)
+class SeriesCurves:
+    """Along a series' one input, on its components' grid (y's units): the sum of the first k
+    components with the level (``cumulative_mean[k - 1]``) and its sd, and the full model's
+    forecast of y with its sd, noise included."""
+
+    x_grid: np.ndarray
+    cumulative_mean: list[np.ndarray]
+    cumulative_sd: list[np.ndarray]
+    forecast_mean: np.ndarray
+    forecast_sd: np.ndarray
+
+
+@dataclass(frozen=True)
 class Decomposition:
     """Everything the report states about the model's components, in the user's units."""
 
-    axis: Axis
     model: Model
-    x_grid: np.ndarray
+    axes: tuple[Axis, ...]  # one per input: its kind, name and y's name
+    time_dim: int | None  # the input that is time, if one is
     components: list[ComponentFacts]  # in report order
-    cumulative_mean: list[np.ndarray]  # on x_grid, sum of the first k components plus the mean
-    cumulative_sd: list[np.ndarray]
-    forecast_mean: np.ndarray  # y on x_grid
-    forecast_sd: np.ndarray  # of y, noise included
     baseline_mae: float  # cross-validated MAE of predicting the prior mean
     checks: list[ModelCheck]
     level: tuple[float, float] | None  # a constant mean's estimate and sd; None when fixed
+    folds: str  # "time" (blocks along the time input) or "shuffled" (rows drawn at random)
+    extrapolate: float  # how far past the data the time input is drawn, in its ranges
+    series: SeriesCurves | None  # with one input only
+    variance: VarianceTable | None  # with several inputs only
+
+    @property
+    def axis(self) -> Axis:
+        """The first input's axis (a series' only one)."""
+        return self.axes[0]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(axis.x_name for axis in self.axes)
+
+    @property
+    def y_name(self) -> str:
+        return self.axes[0].y_name
+
+
+def time_input(axes: tuple[Axis, ...]) -> int | None:
+    """The input that is time: a series' one input; of several, the first holding dates or
+    years, or named by a unit of time."""
+    if len(axes) == 1:
+        return 0
+    return next(
+        (d for d, a in enumerate(axes) if a.is_time or unit_of_name(a.x_name) is not None), None
+    )
+
+
+def input_terms(kernel: Kernel) -> list[Kernel]:
+    """Sum-of-products terms, an additive kernel written out, white noise merged into one."""
+    terms = expand_additive(sum_of_products(kernel))
+    noise = [t for t in terms if is_noise(t)]
+    signal = [t for t in terms if not is_noise(t)]
+    return signal + ([total(noise)] if noise else [])
 
 
 def decompose(
     model: Model,
-    axis: Axis,
+    axes: tuple[Axis, ...],
     extrapolate: float = 0.2,
     points: int | None = None,
     seed: int = 0,
 ) -> Decomposition:
-    """Split the model into ordered additive components with their statistics, along its one
-    input (a model of several inputs is refused with an ``InputError``: ``several_inputs``
-    decomposes those), on a grid of ``points`` (default: ``grid_size``)."""
-    if model.n_dims != 1:
-        raise InputError(
-            f"this model has {model.n_dims} inputs; decompose it with"
-            " decompose.several_inputs.decompose_inputs"
-        )
-    sc = model.scaling
-    post = model.posterior
-    x_lo, x_hi = float(model.x.min()), float(model.x.max())
-    points = grid_size(model, extrapolate) if points is None else points
-    x_grid = np.linspace(x_lo, x_hi + extrapolate * (x_hi - x_lo), points)
-    G = sc.x_in(x_grid)[:, None]
-    terms = _terms(model.kernel)
-    y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)
-    order, cv_path, baseline = order_by_cv(terms, post)
+    """Split the model into ordered additive components with their statistics. ``axes``: one
+    per input; ``points``: of each curve (default ``grid_size``); ``seed``: of the shuffled
+    folds (when no input is time) and of the model checks' simulations."""
+    if len(axes) != model.n_dims:
+        raise ValueError(f"{len(axes)} axes for a model of {model.n_dims} inputs")
+    sc, post = model.scaling, model.posterior
+    time_dim = time_input(axes)
+    terms = input_terms(model.kernel)
+    order, cv_path, baseline = order_by_cv(terms, post, folds=folds_for(model.X, time_dim, seed))
     terms = [terms[i] for i in order]
-
-    total_var = float(np.var(y_c))
-    data_means = [post.mean(t) for t in terms]
+    y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)
+    means = [post.mean(t) for t in terms]
+    noise = [t.has_noise_factor() for t in terms]
+    partials = partial_residuals(y_c, means, noise)
+    signal = [k for k, n in enumerate(noise) if not n]
+    shares = dict(zip(signal, mean_shares([means[k] for k in signal]), strict=True))
+    r2 = cumulative_r2(y_c, means)
     components = []
-    explained = np.zeros_like(y_c)
-    r2_before = 0.0
     for k, term in enumerate(terms):
-        mean, var = post.component(term, G)
-        explained = explained + data_means[k]
-        r2 = 1.0 - float(np.var(y_c - explained)) / total_var if total_var > 0 else 0.0
-        residual_r2 = (r2 - r2_before) / (1.0 - r2_before) if r2_before < 1.0 else 0.0
+        r2_before = r2[k - 1] if k else 0.0
+        dims = term_inputs(term)
+        grid, mean, sd = _curve(model, term, dims, time_dim, extrapolate, points)
         components.append(
             ComponentFacts(
                 index=k + 1,
                 kernel=sc.kernel_out(term),
-                x_grid=x_grid,
+                x_grid=grid,
                 mean=sc.y_scale * mean,
-                sd=sc.y_scale * np.sqrt(var),
-                data_mean=sc.y_scale * data_means[k],
-                cum_r2=r2,
-                delta_r2=r2 - r2_before,
-                residual_r2=residual_r2,
+                sd=sc.y_scale * sd,
+                data_mean=sc.y_scale * means[k],
+                cum_r2=r2[k],
+                delta_r2=r2[k] - r2_before,
+                residual_r2=(r2[k] - r2_before) / (1.0 - r2_before) if r2_before < 1.0 else 0.0,
                 cv_mae_before=sc.y_scale * (cv_path[k - 1] if k else baseline),
                 cv_mae=sc.y_scale * cv_path[k],
-                is_noise=term.has_noise_factor(),
+                is_noise=noise[k],
+                dims=dims,
+                partial=sc.y_scale * partials[k],
+                surface=_surface(model, term, dims) if len(dims) == 2 and not noise[k] else None,
+                share=shares.get(k),
             )
         )
-        r2_before = r2
+    series = model.n_dims == 1
+    return Decomposition(
+        model=model,
+        axes=axes,
+        time_dim=time_dim,
+        components=components,
+        baseline_mae=sc.y_scale * baseline,
+        checks=model_checks(
+            post, np.random.default_rng(seed), only=None if series else UNORDERED_CHECKS
+        ),
+        level=(
+            (float(sc.y_out(post.level)), sc.y_scale * post.level_sd)
+            if model.constant_mean
+            else None
+        ),
+        folds="shuffled" if time_dim is None else "time",
+        extrapolate=extrapolate,
+        series=_series_curves(model, terms, _grid(model, 0, extrapolate, points))
+        if series
+        else None,
+        variance=None if series else variance_table(model, components, terms, axes),
+    )
+
+
+def cumulative_r2(residual: np.ndarray, means: list[np.ndarray]) -> list[float]:
+    """R² of the first k components' means at the data, for k = 1..K: 1 − var(r − Σ m) / var(r)
+    (0 for data without variance)."""
+    total_var = float(np.var(residual))
+    explained, out = np.zeros_like(residual), []
+    for mean in means:
+        explained = explained + mean
+        out.append(1.0 - float(np.var(residual - explained)) / total_var if total_var > 0 else 0.0)
+    return out
+
+
+def _centre_row(model: Model, size: int) -> np.ndarray:
+    """``size`` rows holding each input's median (user units)."""
+    return np.tile(np.median(model.X, axis=0), (size, 1))
+
+
+def _curve(
+    model: Model,
+    term: Kernel,
+    dims: tuple[int, ...],
+    time_dim: int | None,
+    extrapolate: float,
+    points: int | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The component's posterior mean and sd (internal units of y) on a grid over the input it
+    is drawn along (past the data by ``extrapolate`` of the range when that input is time):
+    the one it reads, or a series' only input; empty arrays when there is none."""
+    along = dims[0] if len(dims) == 1 else (0 if model.n_dims == 1 else None)
+    if along is None:
+        empty = np.zeros(0)
+        return empty, empty, empty
+    grid = _grid(model, along, extrapolate if along == time_dim else 0.0, points)
+    G = _centre_row(model, grid.size)
+    G[:, along] = grid
+    mean, var = model.posterior.component(term, model.scaling.x_in(G))
+    return grid, mean, np.sqrt(var)
+
+
+def _grid(model: Model, d: int, past: float, points: int | None) -> np.ndarray:
+    """``points`` (default ``grid_size``) even steps over input d's range and ``past`` times
+    that range beyond it."""
+    column = model.X[:, d]
+    lo, hi = float(column.min()), float(column.max())
+    size = grid_size(model, past) if points is None else points
+    return np.linspace(lo, hi + past * (hi - lo), size)
+
+
+def _surface(model: Model, term: Kernel, dims: tuple[int, ...]) -> Surface:
+    """A two-input component's posterior mean (y's units) on a grid over both inputs' ranges."""
+    X = model.X
+    a, b = dims
+    grid_a = np.linspace(X[:, a].min(), X[:, a].max(), SURFACE_SIZE)
+    grid_b = np.linspace(X[:, b].min(), X[:, b].max(), SURFACE_SIZE)
+    A, B = np.meshgrid(grid_a, grid_b)
+    G = _centre_row(model, A.size)
+    G[:, a], G[:, b] = A.ravel(), B.ravel()
+    mean = model.posterior.mean(term, model.scaling.x_in(G))
+    return Surface(grid_a, grid_b, model.scaling.y_scale * mean.reshape(A.shape))
+
+
+def _series_curves(model: Model, terms: list[Kernel], x_grid: np.ndarray) -> SeriesCurves:
+    """The sums of the first k components and the full model's forecast along a series' input."""
+    sc, post = model.scaling, model.posterior
+    G = sc.x_in(x_grid)[:, None]
     cumulative_mean, cumulative_sd = [], []
     for k in range(1, len(terms) + 1):
         mean, var = post.component(total(terms[:k]), G)
         cumulative_mean.append(sc.y_out(mean + post.level))
         cumulative_sd.append(sc.y_scale * np.sqrt(var))
     f_mean, f_var = post.predict(G)
-    return Decomposition(
-        axis=axis,
-        model=model,
-        x_grid=x_grid,
-        components=components,
-        cumulative_mean=cumulative_mean,
-        cumulative_sd=cumulative_sd,
-        forecast_mean=sc.y_out(f_mean),
-        forecast_sd=sc.y_scale * np.sqrt(f_var),
-        baseline_mae=sc.y_scale * baseline,
-        checks=model_checks(post, np.random.default_rng(seed)),
-        level=(
-            (float(sc.y_out(post.level)), sc.y_scale * post.level_sd)
-            if model.constant_mean
-            else None
-        ),
+    return SeriesCurves(
+        x_grid, cumulative_mean, cumulative_sd, sc.y_out(f_mean), sc.y_scale * np.sqrt(f_var)
     )
-
-
-def _terms(kernel: Kernel) -> list[Kernel]:
-    """Sum-of-products terms, with every white-noise term merged into one component."""
-    terms = sum_of_products(kernel)
-    noise = [t for t in terms if t.has_noise_factor()]
-    signal = [t for t in terms if not t.has_noise_factor()]
-    return signal + ([total(noise)] if noise else [])

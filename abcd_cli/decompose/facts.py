@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from abcd_cli.data.time_units import unit_of_name
+from abcd_cli.decompose.input_terms import term_order
 from abcd_cli.kernels import Kernel
 
 
@@ -35,21 +36,37 @@ class Axis:
         return "year" if self.is_time else unit_of_name(self.x_name)
 
 
+def _empty() -> np.ndarray:
+    return np.zeros(0)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A component of two inputs a, b: ``mean[j, i]`` at (``grid_a[i]``, ``grid_b[j]``)."""
+
+    grid_a: np.ndarray
+    grid_b: np.ndarray
+    mean: np.ndarray
+
+
 @dataclass(frozen=True)
 class ComponentFacts:
     """One additive component of the chosen model, after ordering.
 
     ``kernel`` is a product of base kernels (WN, C, SE, RQ, Per, Cos, Lin) and change factors
-    (Before, After, Inside, Outside) in the user's units: one term of the sum-of-products form.
-    Statistics follow thesis §4.1: R² of the data explained by the components up to and
-    including this one (``cum_r2``), its gain (``delta_r2``), the share of the variance left by
-    the earlier components that this one explains (``residual_r2``), and 10-fold contiguous
-    cross-validated mean absolute errors before and after adding it.
+    (Before, After, Inside, Outside) in the user's units: one term of the sum-of-products form,
+    reading the inputs ``dims``. Statistics follow thesis §4.1: R² of the data explained by the
+    components up to and including this one (``cum_r2``), its gain (``delta_r2``), the share of
+    the variance left by the earlier components that this one explains (``residual_r2``), and
+    10-fold cross-validated mean absolute errors before and after adding it. ``x_grid``,
+    ``mean`` and ``sd`` are its curve along the input it is drawn against (empty when it is
+    not drawn along one); ``partial`` its partial residuals at the data, ``surface`` its mean
+    over two inputs, ``share`` its share of the fitted mean's variance (None for noise).
     """
 
     index: int  # 1-based position in the report's order
     kernel: Kernel
-    x_grid: np.ndarray  # data range plus the extrapolation
+    x_grid: np.ndarray  # the input's range, plus the extrapolation when it is time
     mean: np.ndarray  # posterior mean of the component on x_grid
     sd: np.ndarray  # posterior standard deviation on x_grid
     data_mean: np.ndarray  # posterior mean at the data's x
@@ -59,6 +76,15 @@ class ComponentFacts:
     cv_mae_before: float
     cv_mae: float
     is_noise: bool  # a white-noise term (uncorrelated noise, possibly heteroscedastic)
+    dims: tuple[int, ...] = ()  # the inputs it reads
+    partial: np.ndarray = field(default_factory=_empty, repr=False)  # y's units, at the data
+    surface: Surface | None = None  # with two inputs read, its mean over both
+    share: float | None = None  # of the fitted mean's variance; None for noise
+
+    @property
+    def order(self) -> int:
+        """Its order of interaction (a whole order of an additive kernel reads every input)."""
+        return term_order(self.kernel)
 
     @property
     def mae_reduction(self) -> float:

@@ -13,7 +13,7 @@ Of the additive kernel (``shared/papers/002`` §1.3): its prior variance at a po
 Σ_r σ_r² C(D, r), the order-r interactions carrying σ_r² C(D, r) of it. When an input's
 lengthscale runs to its upper bound its kernel is ≈ 1 everywhere, so every set holding that
 input acts as the set without it, one order lower: that variance belongs to the order below
-(``saturated_inputs`` finds such inputs).
+(``saturated_inputs`` finds such inputs). ``variance_table`` gathers all of it for the report.
 """
 
 from __future__ import annotations
@@ -26,10 +26,18 @@ from typing import TypeVar
 import numpy as np
 
 from abcd_cli.data.summary import InputSummaries
+from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.decompose.input_terms import order_sets, term_inputs, term_order
 from abcd_cli.kernel_search.init import theta_bounds
 from abcd_cli.kernels import Additive, Kernel
+from abcd_cli.model import Model
 
 K = TypeVar("K", bound=Hashable)
+
+#: A whole order of the additive kernel is split into its sets for the variance table up to
+#: this many sets (C(10, 5) = 252 at ten inputs); the table shows this many sets' rows at most.
+MAX_SPLIT_SETS = 1024
+MAX_SET_ROWS = 15
 
 #: A lengthscale within this factor of its upper bound counts as having reached it.
 BOUND_FACTOR = 0.9
@@ -127,3 +135,85 @@ def saturated_inputs(kernel: Kernel, X: np.ndarray, y: np.ndarray) -> list[int]:
         ):
             found.append(dim)
     return sorted(set(found))
+
+
+@dataclass(frozen=True)
+class VarianceTable:
+    """Shares of the fitted mean's variance by set of inputs, by input and by order, and the
+    additive kernel's order variances with the inputs whose lengthscale reached its bound."""
+
+    total: float  # variance of the fitted mean over the data, y's units squared
+    by_inputs: list[Share]
+    by_input: list[InputShare]
+    by_order: list[Share]
+    additive_orders: list[Share] | None
+    saturated: tuple[int, ...]
+
+
+def inputs_label(dims: tuple[int, ...], names: tuple[str, ...], order: int | None = None) -> str:
+    """'weight', 'horsepower × year', '(no input)'; a whole order of the additive kernel that
+    was not split into its sets: 'every set of 2 inputs'."""
+    if order is not None and order != len(dims):
+        return f"every set of {order} inputs"
+    return " × ".join(names[d] for d in dims) if dims else "(no input)"
+
+
+def variance_table(
+    model: Model,
+    components: list[ComponentFacts],
+    terms: list[Kernel],
+    axes: tuple[Axis, ...],
+) -> VarianceTable:
+    """The fitted mean's variance split by set of inputs, by input and by order (constants,
+    which carry none, left out), and the additive kernel's order variances. ``terms`` are the
+    components' kernels (internal units); a whole order of the additive kernel is split into its
+    sets of inputs here (``order_sets``), so that each set and each input gets its own share.
+    The sets table keeps the ``MAX_SET_ROWS`` largest shares and adds up the rest."""
+    names = tuple(a.x_name for a in axes)
+    pieces = []  # (inputs, order, posterior mean at the data in y's units)
+    for c, term in zip(components, terms, strict=True):
+        if c.share is None:
+            continue
+        written = order_sets(term, MAX_SPLIT_SETS)
+        if written[0] is term:  # not split: its mean is the component's own
+            pieces.append((c.dims, c.order, c.data_mean))
+        else:
+            y_scale = model.scaling.y_scale
+            pieces += [
+                (term_inputs(t), term_order(t), y_scale * model.posterior.mean(t)) for t in written
+            ]
+    means = [mean for *_, mean in pieces]
+    fitted = np.sum(means, axis=0) if means else np.zeros(model.n)
+    total_variance = float(np.var(fitted))
+    shares = mean_shares(means)
+    keys = [(dims, order) for dims, order, _ in pieces]
+    sets = sorted(
+        (
+            Share(inputs_label(dims, names, order), dims, share * total_variance, share)
+            for (dims, order), share in grouped(shares, keys).items()
+            if dims
+        ),
+        key=lambda s: -s.share,
+    )
+    by_inputs = sets[:MAX_SET_ROWS]
+    if len(sets) > MAX_SET_ROWS:
+        rest = sets[MAX_SET_ROWS:]
+        share = sum(s.share for s in rest)
+        label = f"the other {len(rest)} sets of inputs"
+        by_inputs.append(Share(label, (), share * total_variance, share))
+    orders = grouped(shares, [order for _, order in keys])
+    by_order = [
+        Share(f"order {r}", (), share * total_variance, share)
+        for r, share in sorted(orders.items())
+        if r
+    ]
+    node = additive_node(model.user_kernel)
+    additive = None
+    if node is not None:
+        rows = order_variances(node)
+        prior = sum(v for *_, v in rows) or 1.0
+        additive = [Share(f"order {r}", (), v, v / prior) for r, _, _, v in rows]
+    sc = model.scaling
+    saturated = saturated_inputs(model.kernel, sc.x_in(model.X), sc.y_in(model.y))
+    by_input = input_shares(shares, [dims for dims, _ in keys], names)
+    return VarianceTable(total_variance, by_inputs, by_input, by_order, additive, tuple(saturated))

@@ -1,9 +1,11 @@
 """Build the report: decomposition + sentences + figures → one plain context → HTML / PDF / JSON.
 
-The context is a dict of strings, numbers and embedded figures, one entry per section (each
-built by :mod:`abcd_cli.reporting.sections` or :mod:`abcd_cli.reporting.forecast`); ``render``
-only presents it. ``context["json"]`` holds everything the report states (numbers and
-sentences) for machines (:mod:`abcd_cli.reporting.json_view`).
+One builder for a model of any number of inputs. The context is a dict of strings, numbers and
+embedded figures, one entry per section (built by :mod:`abcd_cli.reporting.sections`,
+:mod:`~abcd_cli.reporting.component_sections`, :mod:`~abcd_cli.reporting.forecast` and, with
+several inputs, :mod:`~abcd_cli.reporting.variance_section`); ``render`` only presents it.
+``context["json"]`` holds everything the report states (numbers and sentences) for machines
+(:mod:`abcd_cli.reporting.json_view`).
 """
 
 from __future__ import annotations
@@ -14,17 +16,18 @@ from typing import Any
 
 from abcd_cli.decompose.averaged import averaged_forecast
 from abcd_cli.decompose.components import Decomposition
+from abcd_cli.reporting.component_sections import component_sections
 from abcd_cli.reporting.forecast import forecast_section
 from abcd_cli.reporting.json_view import json_view
 from abcd_cli.reporting.sections import (
     appendix_section,
     checks_section,
-    component_sections,
     data_section,
     frame_of,
     summary_section,
     table_section,
 )
+from abcd_cli.reporting.variance_section import variance_section
 
 
 def build_context(
@@ -37,10 +40,11 @@ def build_context(
 ) -> dict[str, Any]:
     """The full report context. ``search`` is the search's JSON (trace, settings, notes, and
     the models of several seeds when there are some). ``figures=False`` draws none (their
-    entries stay empty): what the JSON report needs."""
+    entries stay empty): what the JSON report needs. A model of several inputs adds the
+    variance table (``variance``); its ``forecast`` is None when no input is time."""
     frame = frame_of(dec, figures)
     components = component_sections(dec, frame)
-    averaged = averaged_forecast(search, dec.x_grid)
+    averaged = averaged_forecast(search, dec.series.x_grid) if dec.series else None
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",
@@ -53,5 +57,7 @@ def build_context(
         "checks": checks_section(dec, frame),
         "appendix": appendix_section(dec, search),
     }
+    if dec.variance is not None:
+        context["variance"] = variance_section(dec)
     context["json"] = json_view(context, dec, search, averaged)
     return context

@@ -1,5 +1,7 @@
-"""The report's extrapolation section: the full model's forecast and, after a search with
-several seeds, their averaged forecast (computed by :mod:`abcd_cli.decompose.averaged`)."""
+"""The report's extrapolation section: past the data along the time input. For a series, the
+full model's forecast and, after a search with several seeds, their averaged forecast (computed
+by :mod:`abcd_cli.decompose.averaged`); for several inputs, what is drawn there and what a
+forecast needs."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from typing import Any
 from abcd_cli.decompose.averaged import AveragedForecast
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.component_text import column
 from abcd_cli.reporting.numbers import format_number
-from abcd_cli.reporting.sections import Frame, frame_of
+from abcd_cli.reporting.sections import Frame
 from abcd_cli.reporting.trends import ends_precision
 from abcd_cli.reporting.wording import format_position, format_span
 
@@ -20,17 +23,25 @@ def forecast_section(
     dec: Decomposition,
     components: list[dict[str, Any]],
     averaged: AveragedForecast | None,
-    frame: Frame | None = None,
-) -> dict[str, Any]:
-    """The forecast's sentences and figure, and each component's sentence on extrapolation."""
-    frame = frame or frame_of(dec)
+    frame: Frame,
+) -> dict[str, Any] | None:
+    """The section on what lies past the data along the time input: for a series, the full
+    model's forecast (sentences and figure); for several inputs, which components are drawn
+    past the data and what a forecast needs. Both end with each component's sentence on
+    extrapolation. None when no input is time (the report then has no such section)."""
+    if dec.time_dim is None:
+        return None
+    sentences = [f"Component {c['index']}: {c['extrapolation']}" for c in components]
+    if dec.series is None:
+        return {"text": inputs_forecast_text(dec), "component_sentences": sentences}
+    curves = dec.series
     figure = partial(
         plots.forecast_figure,
         frame.x,
         frame.y,
-        dec.x_grid,
-        dec.forecast_mean,
-        dec.forecast_sd,
+        curves.x_grid,
+        curves.forecast_mean,
+        curves.forecast_sd,
         frame.x_label,
         frame.y_label,
         averaged=None if averaged is None else (averaged.mean, averaged.low, averaged.high),
@@ -38,20 +49,43 @@ def forecast_section(
     return {
         "text": forecast_text(dec) + ("" if averaged is None else averaged_sentence(averaged)),
         "figure": frame.embed(figure, "Forecast of the full model"),
-        "component_sentences": [
-            f"Component {c['index']}: {c['extrapolation']}" for c in components
-        ],
+        "component_sentences": sentences,
     }
 
 
 def forecast_text(dec: Decomposition) -> str:
-    """How far the forecast reaches past the data, and what its band shows."""
-    end, last = float(dec.x_grid[-1]), float(dec.model.x.max())
-    precision = ends_precision(dec.model.x) if dec.axis.is_time else None
+    """How far a series' forecast reaches past the data, and what its band shows."""
+    assert dec.series is not None
+    x = column(dec, 0)
+    end, last = float(dec.series.x_grid[-1]), float(x.max())
+    precision = ends_precision(x) if dec.axis.is_time else None
     return (
         f"The full model's forecast extends {format_span(end - last, dec.axis)}"
         f" past the last observation, to {format_position(end, dec.axis, precision)}; the band"
         " shows two standard deviations of a new observation, noise included."
+    )
+
+
+def inputs_forecast_text(dec: Decomposition) -> str:
+    """With several inputs, one of them time: which components are drawn past the data, and
+    what a forecast of y needs."""
+    t = dec.time_dim
+    assert t is not None
+    column_t, time = column(dec, t), dec.names[t]
+    span = dec.extrapolate * float(column_t.max() - column_t.min())
+    readers = [c for c in dec.components if t in c.dims and not c.is_noise]
+    if not readers:
+        drawn = f" No component depends on {time}, so the model expects no change with it."
+    elif any(c.dims == (t,) for c in readers):
+        drawn = (
+            f" The components of {time} alone are drawn {format_span(span, dec.axes[t])}"
+            " past the last observation."
+        )
+    else:
+        drawn = ""
+    return (
+        f"{time} is the time input.{drawn} A forecast of {dec.y_name} needs the other inputs'"
+        " values at the times to come: give them to 'abcd predict' with the saved model."
     )
 
 

@@ -19,36 +19,43 @@ def json_view(
     search: dict[str, Any],
     averaged: AveragedForecast | None,
 ) -> dict[str, Any]:
-    """The sections' text and numbers, the forecast on its grid and the model file (without
-    its data)."""
+    """The sections' text and numbers, and the model file (without its data). A series'
+    forecast carries its grid, mean and sd (and the seeds' averaged forecast); a model of
+    several inputs adds its inputs (``data.inputs``) and the variance table (``variance``)."""
     model_json = dict(search)
     model_json.pop("data", None)
-    forecast = {
-        "text": context["forecast"]["text"],
-        "component_sentences": context["forecast"]["component_sentences"],
-        "x": dec.x_grid.tolist(),
-        "mean": dec.forecast_mean.tolist(),
-        "sd": dec.forecast_sd.tolist(),
+    data = {
+        "description": context["data"]["description"],
+        "n": int(dec.model.n),
+        "level": {"value": dec.level[0], "sd": dec.level[1]} if dec.level else None,
     }
-    if averaged is not None:
-        forecast["averaged"] = averaged_json(averaged)
-    return clean(
-        {
-            "title": context["title"],
-            "data": {
-                "description": context["data"]["description"],
-                "n": int(dec.model.n),
-                "level": {"value": dec.level[0], "sd": dec.level[1]} if dec.level else None,
-            },
-            "summary": context["summary"],
-            "table": context["table"],
-            "components": context["components"],
-            "forecast": forecast,
-            "checks": {"text": context["checks"]["text"], "rows": context["checks"]["rows"]},
-            "model": model_json,
-            "version": __version__,
+    view = {
+        "title": context["title"],
+        "data": data,
+        "summary": context["summary"],
+        "table": context["table"],
+        "components": [
+            {k: v for k, v in c.items() if k != "figure_note"} for c in context["components"]
+        ],
+        "forecast": context["forecast"],
+        "checks": {"text": context["checks"]["text"], "rows": context["checks"]["rows"]},
+        "model": model_json,
+        "version": __version__,
+    }
+    if dec.series is not None:
+        view["forecast"] = {
+            "text": context["forecast"]["text"],
+            "component_sentences": context["forecast"]["component_sentences"],
+            "x": dec.series.x_grid.tolist(),
+            "mean": dec.series.forecast_mean.tolist(),
+            "sd": dec.series.forecast_sd.tolist(),
         }
-    )
+        if averaged is not None:
+            view["forecast"]["averaged"] = averaged_json(averaged)
+    if "variance" in context:
+        data["inputs"] = context["data"]["inputs"]
+        view["variance"] = context["variance"]
+    return clean(view)
 
 
 def averaged_json(averaged: AveragedForecast) -> dict[str, Any]:

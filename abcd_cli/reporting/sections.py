@@ -1,9 +1,12 @@
-"""The report's sections, one function each: data, summary, summary table, components, checks
-and appendix (the forecast is in :mod:`abcd_cli.reporting.forecast`).
+"""The report's sections, one function each: data, summary, summary table, checks and
+appendix (the components' sections are in :mod:`abcd_cli.reporting.component_sections`, the
+forecast in :mod:`~abcd_cli.reporting.forecast`, the variance table of a model of several
+inputs in :mod:`~abcd_cli.reporting.variance_section`).
 
-Each function takes the finished :class:`~abcd_cli.decompose.components.Decomposition` (and
-what else it needs) and returns that section's plain part of the report context: sentences,
-numbers and embedded figures. Nothing is computed about the model here.
+Each function takes the finished :class:`~abcd_cli.decompose.components.Decomposition` of a
+model of any number of inputs (and what else it needs) and returns that section's plain part of
+the report context: sentences, numbers and embedded figures. Nothing is computed about the
+model here.
 """
 
 from __future__ import annotations
@@ -11,22 +14,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from abcd_cli import __version__
 from abcd_cli.decompose.components import Decomposition
-from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.reporting import describe
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.reporting import describe, inputs_figures
 from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.component_text import column, component_phrase
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
-from abcd_cli.reporting.wording import format_amount, format_position, format_span
-
-if TYPE_CHECKING:
-    from abcd_cli.decompose.several_inputs import InputsDecomposition
+from abcd_cli.reporting.wording import (
+    format_amount,
+    format_position,
+    format_span,
+    join_words,
+    number_word,
+)
 
 FIGURE_KIND = "svg"
 PNG_ABOVE_POINTS = 1500  # larger series are drawn as PNG: vector plots of many points are slow
@@ -39,11 +46,17 @@ BASELINE_NAMES = {
 }
 #: The statistics of a component that the context and the summary table carry.
 TABLE_STATS = ("cum_r2", "delta_r2", "residual_r2", "cv_mae", "mae_reduction")
+#: Why a table of several inputs keeps only the quantile check.
+CHECKS_LEFT_OUT = (
+    " The autocorrelation and periodogram checks are left out: they read the residuals in"
+    " the order of a time series, which the rows of a table of several inputs do not have."
+)
 
 
 @dataclass(frozen=True)
 class Frame:
-    """What every section's figures share: the data, the axis and its labels."""
+    """What every section's figures share: the data along the first input, its axis and
+    labels."""
 
     axis: Axis
     x: np.ndarray
@@ -52,7 +65,7 @@ class Frame:
 
     @property
     def x_label(self) -> str:
-        return f"{self.axis.x_name} (years)" if self.axis.is_time else self.axis.x_name
+        return axis_label(self.axis)
 
     @property
     def y_label(self) -> str:
@@ -67,41 +80,80 @@ class Frame:
         return plots.embed_figure(draw(), alt, kind=kind)
 
 
+def axis_label(axis: Axis) -> str:
+    """An input's axis label: its name, with '(years)' on a calendar axis."""
+    return f"{axis.x_name} (years)" if axis.is_time else axis.x_name
+
+
 def frame_of(dec: Decomposition, figures: bool = True) -> Frame:
-    """The decomposition's data and axis, for its sections' figures."""
-    return Frame(dec.axis, dec.model.x, dec.model.y, figures)
+    """The decomposition's data along its first input, for its sections' figures."""
+    return Frame(dec.axis, column(dec, 0), dec.model.y, figures)
 
 
 # -- data ------------------------------------------------------------------------------------
 
 
-def data_section(dec: Decomposition, n_dropped: int, frame: Frame | None = None) -> dict[str, Any]:
-    """The data's description and its figure."""
-    frame = frame or frame_of(dec)
+def data_section(dec: Decomposition, n_dropped: int, frame: Frame) -> dict[str, Any]:
+    """The data's description and its figure: y against x for a series; for several inputs
+    y against each input, and the inputs' names and kinds."""
+    level = level_sentence(dec.level, dec.axis) if dec.level else ""
+    if dec.series is not None:
+        draw = partial(plots.data_figure, frame.x, frame.y, frame.x_label, frame.y_label)
+        return {
+            "description": series_description(dec, n_dropped) + level,
+            "figure": frame.embed(draw, "The data"),
+        }
+    draw = partial(
+        inputs_figures.inputs_data_figure, dec.model.X, dec.model.y, list(dec.names), dec.y_name
+    )
     return {
-        "description": data_description(dec, n_dropped),
-        "figure": frame.embed(
-            partial(plots.data_figure, frame.x, frame.y, frame.x_label, frame.y_label), "The data"
-        ),
+        "description": inputs_description(dec, n_dropped) + level,
+        "inputs": [
+            {"name": a.x_name, "kind": a.kind, "time": d == dec.time_dim}
+            for d, a in enumerate(dec.axes)
+        ],
+        "figure": frame.embed(draw, f"{dec.y_name} against each input"),
     }
 
 
-def data_description(dec: Decomposition, n_dropped: int) -> str:
-    """N, span, spacing, rows dropped; and the level the components are measured from, when the
-    model estimates one."""
-    axis, x = dec.axis, dec.model.x
+def _dropped(n_dropped: int) -> str:
+    rows = "row" if n_dropped == 1 else "rows"
+    if not n_dropped:
+        return "no rows dropped"
+    return f"{format_number(int(n_dropped))} {rows} with missing values dropped"
+
+
+def series_description(dec: Decomposition, n_dropped: int) -> str:
+    """N, span, spacing, rows dropped."""
+    axis, x = dec.axis, column(dec, 0)
     step = data_spacing(x)
     spacing = format_span(step, axis) if step is not None else "none"
-    rows = "row" if n_dropped == 1 else "rows"
-    dropped = f"{format_number(int(n_dropped))} {rows} with missing values dropped"
     precision = ends_precision(x) if axis.is_time else None
     return (
         f"{format_number(int(x.size))} observations of {axis.y_name} from"
         f" {format_position(float(x.min()), axis, precision)}"
         f" to {format_position(float(x.max()), axis, precision)} (a span of"
         f" {format_span(float(x.max() - x.min()), axis)}), typically {spacing} apart;"
-        f" {dropped if n_dropped else 'no rows dropped'}."
-    ) + (level_sentence(dec.level, axis) if dec.level else "")
+        f" {_dropped(n_dropped)}."
+    )
+
+
+def inputs_description(dec: Decomposition, n_dropped: int) -> str:
+    """N, each input's range, rows dropped."""
+
+    def value(d: int, x: float) -> str:
+        axis = dec.axes[d]
+        return format_position(x, axis) if axis.is_time else format_number(x, 4, trim=True)
+
+    ranges = [
+        f"{name} from {value(d, float(column(dec, d).min()))}"
+        f" to {value(d, float(column(dec, d).max()))}"
+        for d, name in enumerate(dec.names)
+    ]
+    return (
+        f"{format_number(int(dec.model.n))} observations of {dec.y_name} with"
+        f" {number_word(len(dec.names))} inputs: {join_words(ranges)}; {_dropped(n_dropped)}."
+    )
 
 
 def level_sentence(level: tuple[float, float], axis: Axis) -> str:
@@ -118,95 +170,46 @@ def level_sentence(level: tuple[float, float], axis: Axis) -> str:
 
 def summary_section(dec: Decomposition) -> dict[str, str | list[str]]:
     """The executive summary's sentences and one bullet per component."""
-    return describe.summary_sentences(dec.components, dec.axis, x_data=dec.model.x)
+    phrases = [component_phrase(dec, c) for c in dec.components]
+    return describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
 
 
-def table_section(
-    dec: Decomposition | InputsDecomposition, components: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """The summary table: the baseline's error, then one row per component section."""
+def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary table: the baseline's error, then one row per component section; with
+    several inputs, how the cross-validation's folds were drawn."""
     rows = [
         {"index": c["index"], "phrase": c["phrase"], **{k: c["stats"][k] for k in TABLE_STATS}}
         for c in components
     ]
-    return {
+    table = {
         "baseline": BASELINE_NAMES[dec.model.prior_mean],
         "baseline_mae": dec.baseline_mae,
         "rows": rows,
     }
+    if dec.series is None:
+        table["folds"] = folds_sentence(dec)
+    return table
 
 
-# -- components ------------------------------------------------------------------------------
-
-
-def component_sections(dec: Decomposition, frame: Frame | None = None) -> list[dict[str, Any]]:
-    """One section per component, in the report's order."""
-    frame = frame or frame_of(dec)
-    sections = []
-    previous_r2 = 0.0
-    for k, facts in enumerate(dec.components):
-        sections.append(component_section(dec, k, previous_r2, frame))
-        previous_r2 = facts.cum_r2
-    return sections
-
-
-def component_section(
-    dec: Decomposition, k: int, previous_r2: float, frame: Frame | None = None
-) -> dict[str, Any]:
-    """The ``k``-th component (0-based): its phrase, paragraph, statistics and two figures;
-    ``previous_r2`` is the share of variance the components before it explain."""
-    c: ComponentFacts = dec.components[k]
-    frame = frame or frame_of(dec)
-    phrase = describe.noun_phrase(c.kernel, dec.axis, x_data=frame.x)
-    alone = partial(
-        plots.component_figure,
-        c.x_grid,
-        c.mean,
-        c.sd,
-        (float(frame.x.min()), float(frame.x.max())),
-        frame.x_label,
-        frame.y_label,
-        f"Component {c.index}",
+def folds_sentence(dec: Decomposition) -> str:
+    """How the cross-validation's folds of a table were drawn."""
+    if dec.folds == "shuffled":
+        return (
+            "The cross-validation uses 10 folds of rows drawn at random (seeded, so the same"
+            " seed gives the same folds): the rows of a table have no order to keep."
+        )
+    return (
+        f"The cross-validation uses 10 blocks of consecutive {dec.names[dec.time_dim or 0]}:"
+        " each block is predicted from the other times."
     )
-    so_far = partial(
-        plots.cumulative_figure,
-        dec.x_grid,
-        dec.cumulative_mean[k],
-        dec.cumulative_sd[k],
-        frame.x,
-        frame.y,
-        frame.x_label,
-        frame.y_label,
-        f"Sum of components 1-{c.index}" if c.index > 1 else "Component 1",
-    )
-    return {
-        "index": c.index,
-        "phrase": phrase,
-        "structure": c.kernel.structure,
-        "kernel": c.kernel.to_text(digits=6),
-        "paragraph": describe.component_paragraph(c, dec.axis, previous_r2, x_data=frame.x),
-        "extrapolation": describe.describe_extrapolation(c, dec.axis, x_data=frame.x),
-        "stats": {
-            "cum_r2": c.cum_r2,
-            "delta_r2": c.delta_r2,
-            "residual_r2": c.residual_r2,
-            "cv_mae_before": c.cv_mae_before,
-            "cv_mae": c.cv_mae,
-            "mae_reduction": c.mae_reduction,
-        },
-        "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
-        "figure_cumulative": frame.embed(
-            so_far, f"Sum of the first {c.index} components against the data"
-        ),
-    }
 
 
 # -- model checks ----------------------------------------------------------------------------
 
 
-def checks_section(dec: Decomposition, frame: Frame | None = None) -> dict[str, Any]:
-    """The posterior predictive checks: the verdict, one row and one figure per check."""
-    frame = frame or frame_of(dec)
+def checks_section(dec: Decomposition, frame: Frame) -> dict[str, Any]:
+    """The posterior predictive checks: the verdict, one row and one figure per check; a table
+    of several inputs says why it has only the quantile check."""
     rows = [
         {
             "name": ch.name,
@@ -231,18 +234,20 @@ def checks_section(dec: Decomposition, frame: Frame | None = None) -> dict[str, 
         )
         for ch in dec.checks
     ]
-    return {"text": describe.describe_checks(dec.checks), "rows": rows, "figures": figures}
+    text = describe.describe_checks(dec.checks) + ("" if dec.series else CHECKS_LEFT_OUT)
+    return {"text": text, "rows": rows, "figures": figures}
 
 
 # -- appendix --------------------------------------------------------------------------------
 
 
 def appendix_section(dec: Decomposition, search: dict[str, Any]) -> dict[str, Any]:
-    """What reproduces the run: the kernel, the search's trace, its settings and notes."""
+    """What reproduces the run: the kernel (its inputs named by their columns when there are
+    several), the search's trace, its settings and notes."""
     settings = search.get("settings", {})
     elapsed = float(search.get("elapsed_seconds", 0.0))
     return {
-        "kernel": dec.model.user_kernel.to_text(digits=6),
+        "kernel": dec.model.user_kernel.to_text(digits=6, names=dec.names),
         "trace": [
             {
                 "level": t["level"],

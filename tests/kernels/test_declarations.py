@@ -38,6 +38,7 @@ from abcd_cli.kernels.params import LENGTHSCALE, SD, Param, Role
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.reporting import sections
+from abcd_cli.reporting.component_sections import component_sections
 from abcd_cli.reporting.phrases import noun_phrase
 from tests.axes import YEAR
 from tests.reporting.test_report import _series
@@ -296,8 +297,8 @@ def _report_sections(kernel_text: str) -> list[dict]:
     sc = Scaling.from_data(x, y)
     kernel = sc.kernel_in(parse_kernel(kernel_text))
     nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
-    dec = decompose(Model(kernel, sc, x, y, nll), Axis("year", "date", "sales"), seed=0)
-    return sections.component_sections(dec, sections.frame_of(dec, figures=False))
+    dec = decompose(Model(kernel, sc, x, y, nll), (Axis("year", "date", "sales"),), seed=0)
+    return component_sections(dec, sections.frame_of(dec, figures=False))
 
 
 def test_a_new_base_kernel_is_worded_in_the_report(exp_kernel):

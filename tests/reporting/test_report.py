@@ -90,7 +90,7 @@ def _search_doc(model: Model) -> dict:
 @pytest.fixture(scope="module")
 def context() -> dict:
     model = fixed_model()
-    dec = decompose(model, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
     context = build_context(dec, "Sales", "sales.csv", _search_doc(model))
     context["generated"] = "2026-01-01 00:00 UTC"  # the one field that changes from run to run
     return context
@@ -208,7 +208,7 @@ def test_report_states_the_components(context):
 def test_a_constant_mean_is_stated_and_carried_through_the_sums():
     fixed = fixed_model()
     model = dataclasses.replace(fixed, constant_mean=True)
-    dec = decompose(model, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
     context = build_context(dec, "Sales", "sales.csv", _search_doc(model))
     value, sd = dec.level
     post = model.posterior
@@ -221,11 +221,13 @@ def test_a_constant_mean_is_stated_and_carried_through_the_sums():
     assert context["data"]["description"].endswith(sentence)
     assert context["json"]["data"]["level"] == {"value": value, "sd": sd}
     assert context["table"]["baseline"] == "Baseline (level)"
-    np.testing.assert_allclose(dec.cumulative_mean[-1], dec.forecast_mean, rtol=1e-9)
-    np.testing.assert_allclose(dec.forecast_mean, model.predict(dec.x_grid)[0], rtol=1e-9)
+    np.testing.assert_allclose(dec.series.cumulative_mean[-1], dec.series.forecast_mean, rtol=1e-9)
+    np.testing.assert_allclose(
+        dec.series.forecast_mean, model.predict(dec.series.x_grid)[0], rtol=1e-9
+    )
     assert dec.components[-1].cum_r2 == pytest.approx(1.0, abs=1e-6)
     # without it: no sentence, the mean as baseline
-    plain = decompose(fixed, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    plain = decompose(fixed, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
     assert plain.level is None
     assert (
         "constant level"
@@ -240,13 +242,13 @@ def test_a_search_with_several_seeds_adds_their_averaged_forecast(context):
         {"seed": 4, **chosen.to_dict(with_data=False)},
         {"seed": 5, **other.to_dict(with_data=False)},
     ]
-    dec = decompose(chosen, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    dec = decompose(chosen, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
     several = build_context(dec, "Sales", "sales.csv", doc)
     text = several["forecast"]["text"]
     assert text.startswith(context["forecast"]["text"])
     assert "The search was run 2 times" in text and "(seed 4 0.62, seed 5 0.38)" in text
     share = 1 / (1 + np.exp(-0.5))
-    expected = predictive_table([chosen, other], dec.x_grid, [share, 1 - share])
+    expected = predictive_table([chosen, other], dec.series.x_grid, [share, 1 - share])
     averaged = several["json"]["forecast"]["averaged"]
     assert averaged["seeds"] == [4, 5]
     np.testing.assert_allclose(averaged["weights"], [share, 1 - share], rtol=1e-12)

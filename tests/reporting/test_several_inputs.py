@@ -19,6 +19,7 @@ import abcd_cli
 from abcd_cli.cli.main import main
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import InputSummaries
+from abcd_cli.decompose.components import decompose, input_terms
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.decompose.folds import blocks_along, shuffled_folds
 from abcd_cli.decompose.input_terms import (
@@ -30,15 +31,20 @@ from abcd_cli.decompose.input_terms import (
 )
 from abcd_cli.decompose.ordering import contiguous_folds
 from abcd_cli.decompose.partial import partial_residuals
-from abcd_cli.decompose.several_inputs import MAX_SET_ROWS, decompose_inputs, input_terms
-from abcd_cli.decompose.variance import input_shares, mean_shares, order_variances, saturated_inputs
+from abcd_cli.decompose.variance import (
+    MAX_SET_ROWS,
+    input_shares,
+    mean_shares,
+    order_variances,
+    saturated_inputs,
+)
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.kernel_search.init import theta_bounds
 from abcd_cli.kernels import Additive
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
-from abcd_cli.reporting.inputs_context import build_inputs_context
-from abcd_cli.reporting.inputs_phrases import component_phrase
+from abcd_cli.reporting.component_text import component_phrase
+from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.render import render_html
 from abcd_cli.reporting.wording import percent
@@ -96,7 +102,7 @@ CAR_INPUTS = ("weight", "horsepower", "year")
 @pytest.fixture(scope="module")
 def cars() -> tuple[Model, object]:
     model = fixed_model(CARS, CAR_INPUTS)
-    return model, decompose_inputs(model, axes_of(CAR_INPUTS), seed=0)
+    return model, decompose(model, axes_of(CAR_INPUTS), seed=0)
 
 
 # ----------------------------------------------------------------------------- the CLI
@@ -217,7 +223,7 @@ def test_partial_residuals_match_a_direct_computation(cars) -> None:
         direct[sc.kernel_out(term).to_text()] = (mean, any(b.symbol == "WN" for b in term.bases()))
     for c in dec.components:
         others = sum(m for text, (m, noise) in direct.items()
-                     if text != c.facts.kernel.to_text() and not noise)  # fmt: skip
+                     if text != c.kernel.to_text() and not noise)  # fmt: skip
         expected = model.y - sc.y_shift - others
         np.testing.assert_allclose(c.partial, expected, rtol=1e-7, atol=1e-9)
     assert (
@@ -232,7 +238,7 @@ def test_the_variance_table_adds_up_to_the_total(cars) -> None:
     assert sum(s.share for s in v.by_inputs) == pytest.approx(1.0)
     assert sum(s.variance for s in v.by_inputs) == pytest.approx(v.total)
     assert sum(s.variance for s in v.by_order) == pytest.approx(v.total)
-    fitted = sum(c.facts.data_mean for c in dec.components if not c.facts.is_noise)
+    fitted = sum(c.data_mean for c in dec.components if not c.is_noise)
     assert v.total == pytest.approx(float(np.var(fitted)))
     rng = np.random.default_rng(1)
     parts = [rng.normal(size=30) for _ in range(3)]
@@ -255,7 +261,7 @@ def test_each_input_carries_the_shares_of_the_components_that_read_it(cars) -> N
     rows = input_shares([0.5, 0.3, 0.2], [(0,), (0, 1), (1,)], ["a", "b", "c"])
     flat = [v for r in rows for v in (r.alone, r.overall)]
     assert flat == pytest.approx([0.5, 0.8, 0.2, 0.5, 0.0, 0.0])
-    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    context = build_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
     assert [r["label"] for r in context["variance"]["by_input"]] == list(CAR_INPUTS)
     assert "No component reads" not in context["variance"]["text"]
 
@@ -265,9 +271,9 @@ def test_an_input_no_component_reads_is_said() -> None:
     model = fixed_model(
         "SE[weight](lengthscale=900, sd=3) + Lin[year](sd=0.3, location=60) + WN(sd=0.5)", names
     )
-    dec = decompose_inputs(model, axes_of(names), seed=0)
+    dec = decompose(model, axes_of(names), seed=0)
     assert [(s.alone, s.overall) for s in dec.variance.by_input][1] == (0.0, 0.0)
-    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    context = build_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
     assert (
         "No component reads horsepower: the chosen model does not use it."
         in context["variance"]["text"]
@@ -285,7 +291,7 @@ def test_an_additive_kernel_split_by_order_gets_its_shares_by_set_and_by_input()
         for n, (lo, hi) in ((n, RANGES[n]) for n in names)
     )
     model = fixed_model(f"Additive(R=2, sd1=2.0, sd2=1.0; {members}) + WN(sd=0.3)", names)
-    dec = decompose_inputs(model, axes_of(names), seed=0)
+    dec = decompose(model, axes_of(names), seed=0)
     signal = [c for c in dec.components if c.share is not None]
     assert sorted(c.order for c in signal) == [1, 2]
     assert all(c.dims == tuple(range(6)) for c in signal)
@@ -307,7 +313,7 @@ def test_an_additive_kernel_split_by_order_gets_its_shares_by_set_and_by_input()
     assert sum(r.alone for r in v.by_input) == pytest.approx(v.by_order[0].share)
     pairs_and_singles = sum(r.overall for r in v.by_input)
     assert pairs_and_singles == pytest.approx(v.by_order[0].share + 2 * v.by_order[1].share)
-    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    context = build_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
     assert sorted(
         c["order"] for c in context["components"] if c["inputs"] and c["share"] is not None
     ) == [1, 2]
@@ -369,8 +375,8 @@ def test_a_lengthscale_at_its_bound_is_said(tmp_path: Path) -> None:
     )
     assert saturated_inputs(kernel, Xs, ys) == [1]
     flat = Model(kernel, sc, model.x, model.y, model.nll, x_names=names)
-    dec = decompose_inputs(flat, axes_of(names), seed=0)
-    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
+    dec = decompose(flat, axes_of(names), seed=0)
+    context = build_context(dec, "t", "t.csv", {"trace": [], "settings": {}}, figures=False)
     assert (
         "lengthscale of the input horsepower reached its upper bound"
         in (context["variance"]["saturated"])
@@ -391,10 +397,10 @@ def test_shuffled_folds_are_seeded_and_not_contiguous() -> None:
 def test_the_decomposition_is_the_same_for_a_seed(cars) -> None:
     model, dec = cars
     names = ("weight", "horsepower", "year")
-    again = decompose_inputs(model, axes_of(names), seed=0)
-    assert [c.facts.cv_mae for c in again.components] == [c.facts.cv_mae for c in dec.components]
+    again = decompose(model, axes_of(names), seed=0)
+    assert [c.cv_mae for c in again.components] == [c.cv_mae for c in dec.components]
     assert dec.time_dim == 2 and dec.folds == "time"  # 'year' names a unit of time
-    plain = decompose_inputs(model, axes_of(("weight", "horsepower", "yr_built")), seed=5)
+    plain = decompose(model, axes_of(("weight", "horsepower", "yr_built")), seed=5)
     assert plain.time_dim is None and plain.folds == "shuffled"
 
 
@@ -402,8 +408,8 @@ def test_no_time_input_no_extrapolation_section() -> None:
     names = ("weight", "horsepower")
     model = fixed_model("SE[weight](lengthscale=900, sd=3) + Lin[horsepower](sd=0.05, location=40)"
                         " + C(sd=2) + WN(sd=0.5)", names)  # fmt: skip
-    dec = decompose_inputs(model, axes_of(names), seed=0)
-    context = build_inputs_context(dec, "t", "t.csv", {"trace": [], "settings": {}})
+    dec = decompose(model, axes_of(names), seed=0)
+    context = build_context(dec, "t", "t.csv", {"trace": [], "settings": {}})
     assert context["forecast"] is None and context["json"]["forecast"] is None
     html = render_html(context)
     assert 'id="extrapolation"' not in html and 'href="#extrapolation"' not in html

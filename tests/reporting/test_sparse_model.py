@@ -17,7 +17,7 @@ from abcd_cli.api import predict, write_reports
 from abcd_cli.cli.main import main
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.decompose.checks import CHECK_POSITIONS, model_checks
-from abcd_cli.decompose.components import GRID_SIZE, MAX_GRID, _terms, decompose
+from abcd_cli.decompose.components import GRID_SIZE, MAX_GRID, decompose, input_terms
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.engines.base import NLLBounds
 from abcd_cli.engines.exact import negative_log_likelihood
@@ -188,7 +188,7 @@ def test_a_report_of_a_sparse_model_in_every_format(model_file, tmp_path):
 def test_the_sparse_components_at_the_data_match_their_moments():
     model = sparse_model(constant_mean=True)
     post = model.posterior
-    for term in _terms(model.kernel):
+    for term in input_terms(model.kernel):
         np.testing.assert_allclose(post.mean(term), post._moments(term, None)[0], atol=1e-12)
 
 
@@ -196,12 +196,12 @@ def test_the_sparse_components_at_the_data_match_their_moments():
 def test_a_fold_downdated_from_the_whole_data_is_the_fold_conditioned_anew(constant_mean):
     model = sparse_model(constant_mean=constant_mean)
     post = model.posterior
-    whole = total(_terms(model.kernel))
+    whole = total(input_terms(model.kernel))
     test = np.arange(600, 800)
     train = np.setdiff1d(np.arange(model.n), test)
     fold = post.given(train, whole)
     anew = SparsePosterior(whole, post.X[train], post.residual[train], post.Z, False, post.jitter)
-    for part in _terms(model.kernel):
+    for part in input_terms(model.kernel):
         np.testing.assert_allclose(
             fold.mean(part, post.X[test]), anew.mean(part, post.X[test]), rtol=1e-9, atol=1e-12
         )
@@ -214,12 +214,12 @@ def test_decomposing_a_long_series_stays_far_from_an_n_by_n_matrix():
     model = sparse_model(n=20_000, m=20)
     tracemalloc.start()
     try:
-        dec = decompose(model, Axis("number", "t", "level"))
+        dec = decompose(model, (Axis("number", "t", "level"),))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 200 * 2**20
-    assert dec.x_grid.size == round(min(20_000, MAX_GRID) * 1.2)
+    assert dec.series.x_grid.size == round(min(20_000, MAX_GRID) * 1.2)
     assert all(ch.observed.size <= CHECK_POSITIONS for ch in dec.checks)
 
 

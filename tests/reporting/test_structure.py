@@ -75,7 +75,7 @@ def test_the_averaged_forecast_is_the_evidence_weighted_mixture() -> None:
 @pytest.fixture(scope="module")
 def dec():
     model = fixed_model()
-    return decompose(model, Axis("year", "date", "sales"), extrapolate=0.2, seed=0)
+    return decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
 
 
 def test_the_table_rows_repeat_the_component_sections(dec) -> None:
@@ -99,7 +99,7 @@ def test_the_appendix_states_the_run(dec) -> None:
 
 
 def test_counts_in_the_data_description_go_through_the_formatter(dec) -> None:
-    text = sections.data_description(dec, np.int64(1234))
+    text = sections.series_description(dec, np.int64(1234))
     assert text.startswith("96 observations of sales from 2000 to 2008")
     assert text.endswith("; 1,234 rows with missing values dropped.")
-    assert sections.data_description(dec, 1).endswith("; 1 row with missing values dropped.")
+    assert sections.series_description(dec, 1).endswith("; 1 row with missing values dropped.")

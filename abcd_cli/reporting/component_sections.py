@@ -1,0 +1,143 @@
+"""The report's section on each component: its phrase, paragraph, sentence on extrapolation,
+statistics and figures.
+
+A series' component has two figures along its input: the component alone, and the sum of the
+components up to it against the data. A component of a model of several inputs has one: along
+the input it reads, with its partial residuals; over the two it reads, as a surface; none
+when it reads more (a note under it says what is drawn, or why nothing is).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from abcd_cli.decompose.components import Decomposition
+from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting import inputs_figures
+from abcd_cli.reporting.component_text import (
+    column,
+    component_phrase,
+    extrapolation_sentence,
+    input_names,
+    paragraph,
+)
+from abcd_cli.reporting.sections import Frame, axis_label
+from abcd_cli.reporting.wording import number_word
+
+
+def component_sections(dec: Decomposition, frame: Frame) -> list[dict[str, Any]]:
+    """One section per component, in the report's order."""
+    sections, previous_r2 = [], 0.0
+    for c in dec.components:
+        sections.append(component_section(dec, c, previous_r2, frame))
+        previous_r2 = c.cum_r2
+    return sections
+
+
+def component_section(
+    dec: Decomposition, c: ComponentFacts, previous_r2: float, frame: Frame
+) -> dict[str, Any]:
+    """Component ``c``'s section; ``previous_r2`` is the share of variance the components
+    before it explain. A series' sections name a trend's shape ('a linear trend'); its summary,
+    like every phrase of a table of several inputs, says which way it goes."""
+    phrase = component_phrase(dec, c, direction=dec.series is None)
+    section = {
+        "index": c.index,
+        "phrase": phrase,
+        "structure": c.kernel.to_text(params=False, names=dec.names),
+        "kernel": c.kernel.to_text(digits=6, names=dec.names),
+        "paragraph": paragraph(dec, c, previous_r2),
+        "extrapolation": extrapolation_sentence(dec, c),
+        "stats": {
+            "cum_r2": c.cum_r2,
+            "delta_r2": c.delta_r2,
+            "residual_r2": c.residual_r2,
+            "cv_mae_before": c.cv_mae_before,
+            "cv_mae": c.cv_mae,
+            "mae_reduction": c.mae_reduction,
+        },
+    }
+    if dec.series is not None:
+        return section | series_figures(dec, c, phrase, frame)
+    figure, note = inputs_figure(dec, c, phrase, frame)
+    return section | {
+        "inputs": input_names(dec, c.dims),
+        "order": c.order,
+        "share": c.share,
+        "figure": figure,
+        "figure_note": note,
+    }
+
+
+def series_figures(
+    dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame
+) -> dict[str, dict[str, str]]:
+    """A series' component alone, and the sum of the components up to it against the data."""
+    assert dec.series is not None
+    curves = dec.series
+    alone = partial(
+        plots.component_figure,
+        c.x_grid,
+        c.mean,
+        c.sd,
+        (float(frame.x.min()), float(frame.x.max())),
+        frame.x_label,
+        frame.y_label,
+        f"Component {c.index}",
+    )
+    so_far = partial(
+        plots.cumulative_figure,
+        curves.x_grid,
+        curves.cumulative_mean[c.index - 1],
+        curves.cumulative_sd[c.index - 1],
+        frame.x,
+        frame.y,
+        frame.x_label,
+        frame.y_label,
+        f"Sum of components 1-{c.index}" if c.index > 1 else "Component 1",
+    )
+    return {
+        "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
+        "figure_cumulative": frame.embed(
+            so_far, f"Sum of the first {c.index} components against the data"
+        ),
+    }
+
+
+def inputs_figure(
+    dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame
+) -> tuple[dict[str, str], str]:
+    """A component of a model of several inputs: its figure and the note under it ('' and a
+    sentence when it has none)."""
+    title = f"Component {c.index}"
+    if c.is_noise or not c.dims:
+        return {}, ""
+    if len(c.dims) == 1:
+        d = c.dims[0]
+        draw = partial(
+            inputs_figures.partial_figure, c.x_grid, c.mean, c.sd, column(dec, d), c.partial,
+            axis_label(dec.axes[d]), dec.y_name, title,
+        )  # fmt: skip
+        note = (
+            f"The line is the component's posterior mean against {dec.names[d]}, the band"
+            " ±2 standard deviations; the points are the partial residuals, the data less the"
+            " other components' posterior means (noise aside)."
+        )
+        if d == dec.time_dim:
+            note += " Grey shading marks the extrapolated range."
+        return frame.embed(draw, f"Component {c.index}: {phrase}"), note
+    if c.surface is not None:
+        a, b = c.dims
+        s = c.surface
+        draw = partial(
+            inputs_figures.surface_figure, s.grid_a, s.grid_b, s.mean, column(dec, a),
+            column(dec, b), (axis_label(dec.axes[a]), axis_label(dec.axes[b])), title,
+        )  # fmt: skip
+        note = (
+            f"The colours give the component's posterior mean over {dec.names[a]} and"
+            f" {dec.names[b]} (red above zero, blue below); dots mark the data."
+        )
+        return frame.embed(draw, f"Component {c.index}: {phrase}"), note
+    return {}, f"Component {c.index} reads {number_word(len(c.dims))} inputs and is not drawn."

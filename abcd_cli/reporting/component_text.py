@@ -1,0 +1,199 @@
+"""The words for one component of any model: its noun phrase, its paragraph and its sentence
+on extrapolation, naming the inputs it reads when the model has several.
+
+A series' components (one input: no need to name it) get the words of :mod:`phrases`,
+:mod:`paragraphs` and :mod:`extrapolation` along that input. Of a model of several inputs: one
+reading one input gets the same words along that input, which they name ('a smooth function of
+weight'); one reading two is 'an interaction between horsepower and year', three or more 'a
+joint function of a, b and c'; its paragraph says which function of each input it multiplies
+and how far its mean moves over the data; noise says how large it is and what it changes with.
+Every paragraph ends with the same sentences on variance and cross-validated error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from abcd_cli.decompose.components import Decomposition
+from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.kernels import Additive, BaseKernel, Kernel, product
+from abcd_cli.kernels.base import copy_with, reads_x
+from abcd_cli.reporting.extrapolation import describe_extrapolation
+from abcd_cli.reporting.paragraphs import component_paragraph, opening, statistics_sentences
+from abcd_cli.reporting.phrases import noun_phrase
+from abcd_cli.reporting.trends import mean_trend
+from abcd_cli.reporting.wording import format_amount, join_words, number_word
+
+
+def on_first_input(kernel: Kernel) -> Kernel:
+    """The kernel with every base kernel moved to input 0: the one-input wording evaluates a
+    component along one column, and a component of one input is the same function of it."""
+    if isinstance(kernel, BaseKernel):
+        return copy_with(kernel, dim=0)
+    if kernel.operands:
+        return kernel.with_operands([on_first_input(k) for k in kernel.operands])
+    return kernel
+
+
+def column(dec: Decomposition, d: int) -> np.ndarray:
+    """Input d's values at the data."""
+    return dec.model.X[:, d]
+
+
+def input_names(dec: Decomposition, dims: tuple[int, ...]) -> list[str]:
+    return [dec.names[d] for d in dims]
+
+
+# -- the noun phrase ---------------------------------------------------------------------------
+
+
+def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = True) -> str:
+    """The component's noun phrase, naming the inputs it reads when there are several;
+    ``direction``: whether a trend says which way its mean goes ('a linearly increasing
+    function' rather than 'a linear trend')."""
+    if dec.series is not None:
+        x = column(dec, 0)
+        return noun_phrase(
+            c.kernel, dec.axis, x_data=x, direction=mean_trend(c, x) if direction else None
+        )
+    if c.is_noise:
+        if not c.dims:
+            return "uncorrelated noise"
+        return f"uncorrelated noise whose size changes with {join_words(input_names(dec, c.dims))}"
+    if isinstance(c.kernel, Additive):
+        n = len(c.kernel.members)
+        r = next(k for k, sd in enumerate(c.kernel.sds, start=1) if sd != 0.0)
+        return f"the interactions of order {r} among all {number_word(n)} inputs"
+    if not c.dims:
+        return noun_phrase(c.kernel, dec.axis)
+    if len(c.dims) == 1:
+        d = c.dims[0]
+        x = column(dec, d)
+        phrase = noun_phrase(
+            on_first_input(c.kernel),
+            dec.axes[d],
+            x_data=x,
+            direction=mean_trend(c, x) if direction else None,
+            input_name=dec.names[d],
+        )
+        return naming(phrase, dec.names[d])
+    names = input_names(dec, c.dims)
+    if len(c.dims) == 2:
+        return f"an interaction between {names[0]} and {names[1]}"
+    return f"a joint function of {join_words(names)}"
+
+
+def factor_phrases(dec: Decomposition, c: ComponentFacts) -> list[str]:
+    """For a product over several inputs, one phrase per input for the factors reading it
+    ('a smooth function of horsepower', 'a linear function of year'); empty otherwise."""
+    if len(c.dims) < 2 or isinstance(c.kernel, Additive):
+        return []
+    out = []
+    for d in c.dims:
+        own = [b for b in c.kernel.bases() if reads_x(b) and b.dim == d]
+        if not own:
+            continue
+        phrase = noun_phrase(
+            on_first_input(product(own)),
+            dec.axes[d],
+            x_data=column(dec, d),
+            input_name=dec.names[d],
+        )
+        out.append(naming(phrase, dec.names[d]))
+    return out
+
+
+def naming(phrase: str, name: str) -> str:
+    """The phrase with its input named when it does not name it yet: a switched constant on a
+    time input reads 'a constant which applies from 1976 onwards (in year)'."""
+    return phrase if name in phrase else f"{phrase} (in {name})"
+
+
+# -- the paragraph -----------------------------------------------------------------------------
+
+
+def paragraph(dec: Decomposition, c: ComponentFacts, previous_r2: float) -> str:
+    """The paragraph on component ``c``; ``previous_r2``: the R² of the components before it."""
+    if dec.series is not None:
+        return component_paragraph(c, dec.axis, previous_r2, x_data=column(dec, 0))
+    if len(c.dims) == 1 and not c.is_noise:
+        d = c.dims[0]
+        one = replace(c, kernel=on_first_input(c.kernel))
+        return component_paragraph(
+            one, dec.axes[d], previous_r2, x_data=column(dec, d), input_name=dec.names[d]
+        )
+    sentences = [opening(c.index, component_phrase(dec, c))]
+    sentences += [_noise_sentence(dec, c)] if c.is_noise else _joint_sentences(dec, c)
+    axis = dec.axes[c.dims[0]] if c.dims else dec.axis
+    sentences += statistics_sentences(c, axis, previous_r2)
+    return " ".join(sentences)
+
+
+def _noise_sentence(dec: Decomposition, c: ComponentFacts) -> str:
+    """Its standard deviation at the data: one number, or its range when it varies."""
+    axis = dec.axis
+    sd = np.sqrt(np.maximum(c.kernel.diag(dec.model.X), 0.0))
+    lead = "Its values are independent from point to point"
+    low, high = float(sd.min()), float(sd.max())
+    if not c.dims or format_amount(low, axis) == format_amount(high, axis):
+        return f"{lead}, with a standard deviation of about {format_amount(high, axis)}."
+    names = join_words(input_names(dec, c.dims))
+    return (
+        f"{lead}; its standard deviation changes with {names}, between about"
+        f" {format_amount(low, axis)} and {format_amount(high, axis)} over the data."
+    )
+
+
+def _joint_sentences(dec: Decomposition, c: ComponentFacts) -> list[str]:
+    """What a component of several inputs multiplies, how far its mean moves, its figure."""
+    axis, mean = dec.axis, c.data_mean
+    if not c.dims:  # a constant: it reads no input
+        level = float(mean[int(np.argmax(np.abs(mean)))]) if mean.size else 0.0
+        return [f"Its level is about {format_amount(level, axis)}."]
+    out = []
+    factors = factor_phrases(dec, c)
+    if len(factors) >= 2:
+        out.append(
+            f"It is the product of {join_words(factors)}: how {dec.y_name} changes with"
+            f" {'either' if len(factors) == 2 else 'any one'} depends on the"
+            f" other{'' if len(factors) == 2 else 's'}."
+        )
+    if mean.size:
+        out.append(
+            f"At the data its posterior mean ranges from {format_amount(float(mean.min()), axis)}"
+            f" to {format_amount(float(mean.max()), axis)}."
+        )
+    if len(c.dims) > 2:
+        out.append(
+            "A function of three or more inputs is not drawn; the table of variance shares"
+            " gives its size."
+        )
+    return out
+
+
+# -- past the data -----------------------------------------------------------------------------
+
+
+def extrapolation_sentence(dec: Decomposition, c: ComponentFacts) -> str:
+    """What the component does past the data along the time input; '' when no input is time
+    (the report then has no such section)."""
+    t = dec.time_dim
+    if t is None:
+        return ""
+    if dec.series is not None:
+        return describe_extrapolation(c, dec.axis, x_data=column(dec, 0))
+    time = dec.names[t]
+    if c.is_noise:
+        return describe_extrapolation(replace(c, kernel=on_first_input(c.kernel)), dec.axes[t])
+    if t not in c.dims:
+        return f"It does not depend on {time}: later {time} leaves it as it is."
+    if c.dims == (t,):
+        one = replace(c, kernel=on_first_input(c.kernel))
+        return describe_extrapolation(one, dec.axes[t], x_data=column(dec, t))
+    others = join_words([n for n in input_names(dec, c.dims) if n != time])
+    return (
+        f"Past the data in {time} it follows its covariance function; it depends on {others}"
+        " too, so its values there depend on theirs."
+    )
