@@ -5,7 +5,7 @@ On a terminal, one live line per level, rewritten in place as fits arrive::
     level 3/10: optimising finalists 4/12  1m05s  best BIC [1234.56, 1240.10]
 
 and, when the level ends, its plain line (which ends with how many candidates its BIC intervals
-pruned). Elsewhere (a file, a pipe) only the plain lines: one per finished level and per note.
+pruned). Elsewhere (a file, a pipe) only the plain lines: one per finished level and per resumption.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class LiveLine:
 
 
 class PlainLines:
-    """Events written where nothing can be redrawn: each finished level's line and notes."""
+    """Events written where nothing can be redrawn: each finished level's line and resumptions."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream

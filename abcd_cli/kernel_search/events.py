@@ -1,14 +1,17 @@
 """What a running search tells its watcher: one ``SearchEvent`` at each stage of a level, after
-each fit, at the end of each level, and for a note (a resumed search, a level that failed).
+each fit, at the end of each level (with its record) and when it resumes from a checkpoint.
 
-A display (``abcd_cli/cli/progress.py``) draws them; ``as_lines`` turns them into the plain
-lines the Python API's ``progress`` callback receives, one per finished level and per note.
+The events are facts; their plain lines are worded here (``plain_line``: one per finished
+level and per resumption), which ``as_lines`` hands to the Python API's ``progress`` callback
+and a display (``abcd_cli/cli/progress.py``) prints.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from abcd_cli.kernel_search.records import LevelRecord
 
 #: What a stage of a level does (``SearchEvent.stage``).
 STAGES = {
@@ -22,8 +25,8 @@ STAGES = {
 @dataclass(frozen=True)
 class SearchEvent:
     """``kind``: "stage" (a stage of fits begins: ``total`` of them), "fit" (``done`` of
-    ``total`` fitted), "level" (the level ended: ``text`` is its line, ``pruned`` the candidates
-    its BIC intervals pruned) or "note" (``text``).
+    ``total`` fitted), "level" (the level ended: ``record`` is its record) or "resumed" (the
+    search continues from its checkpoint after ``level``).
 
     ``level`` is the level being searched (0 first), ``depth`` the last one; ``seconds`` the
     time since the level began; ``best`` the lowest BIC interval on all the data known so far
@@ -37,8 +40,7 @@ class SearchEvent:
     total: int = 0
     seconds: float = 0.0
     best: tuple[float, float] | None = None
-    pruned: int = 0
-    text: str = ""
+    record: LevelRecord | None = None
     seed: int | None = None
 
     @property
@@ -51,10 +53,27 @@ Events = Callable[[SearchEvent], None]
 
 
 def plain_line(event: SearchEvent) -> str | None:
-    """The line a finished level or a note prints where nothing is redrawn; None otherwise."""
-    if event.kind in ("level", "note"):
-        return event.prefix + event.text
+    """The line a finished level or a resumption prints where nothing is redrawn; None
+    otherwise."""
+    if event.kind == "resumed":
+        return f"{event.prefix}resumed after level {event.level}"
+    if event.kind == "level" and event.record is not None:
+        return event.prefix + level_line(event.record, event.depth)
     return None
+
+
+def level_line(record: LevelRecord, depth: int) -> str:
+    """A finished level: its candidates, its best structure and BIC interval, the time since
+    the search began and how many candidates the BIC intervals pruned."""
+    r = record
+    if r.failed_level:
+        return f"level {r.level}: every candidate failed"
+    assert r.bic is not None and r.bic_low is not None
+    return (
+        f"level {r.level}/{depth}: {r.candidates} fitted ({r.failed} failed, {r.rejected}"
+        f" rejected); best {r.structure}  BIC {format_interval(r.bic_low, r.bic)}"
+        f"  [{r.elapsed_seconds or 0.0:.1f}s]; {r.pruned} pruned"
+    )
 
 
 def as_lines(say: Callable[[str], None]) -> Events:

@@ -25,8 +25,9 @@ Size limit: whatever the subset, every reported model is fitted on all N points,
 is asked before anything is fitted whether N points are within its means
 (``Engine.check_size``).
 
-Progress: the search reports ``events.SearchEvent`` s (each stage, each fit, each level's end,
-notes) to ``events``, and the plain line of each finished level and note to ``progress``.
+Progress: the search reports ``events.SearchEvent`` s (each stage, each fit, each level's end
+with its record, a resumption) to ``events``, and the plain line of each finished level and
+resumption (worded in ``events``) to ``progress``.
 
 The modules it uses: ``settings`` (what decides the result), ``engine_choice`` (the engine and
 m for N points), ``search_data`` (the data, subsets and fit tasks), ``stages`` (one level's
@@ -53,7 +54,7 @@ from abcd_cli.kernel_search.buffer import keep
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.engine_choice import resolve
-from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines, format_interval
+from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
@@ -93,7 +94,7 @@ class Search:
     ):
         """``engine`` None: the one ``settings.engine`` chooses for this series (the settings
         kept, and checkpointed, say which: "exact", or "skc" with its m). ``progress`` gets
-        the plain line of each finished level and note, ``events`` every event; ``tagged``:
+        the plain line of each finished level and resumption, ``events`` every event; ``tagged``:
         both say the seed (one of several searches)."""
         y = np.asarray(y, dtype=float)
         if engine is None:
@@ -152,9 +153,9 @@ class Search:
                 )
             )
 
-    def note(self, text: str) -> None:
-        """Tell the watcher something (a "note" event)."""
-        self._event("note", text=text)
+    def resumed(self) -> None:
+        """Tell the watcher the search continues from its checkpoint."""
+        self._event("resumed")
 
     # --- levels --------------------------------------------------------------------------
     def _candidates(self) -> list[list[Kernel]]:
@@ -202,7 +203,7 @@ class Search:
             self.trace.append(LevelRecord(self.level, **counts))
             if self.best is not None:  # nothing fitted at all: no state worth resuming from
                 self._save()
-            self._event("level", text=f"level {self.level}: every candidate failed")
+            self._event("level", record=self.trace[-1])
             return False
         top = scored[0]
         if self.best is None or top.bic < self.best.bic:
@@ -231,14 +232,7 @@ class Search:
             )
         )
         self._save()  # before saying the level is done: an interrupt after the line loses nothing
-        self._event(
-            "level",
-            pruned=kept.pruned,
-            text=f"level {self.level}/{self.settings.depth}: {counts['candidates']} fitted"
-            f" ({counts['failed']} failed, {counts['rejected']} rejected);"
-            f" best {text(top.kernel, params=False)}  BIC {format_interval(top.low, top.bic)}"
-            f"  [{self.elapsed:.1f}s]; {kept.pruned} pruned",
-        )
+        self._event("level", record=self.trace[-1])
         return True
 
     def run(self) -> SearchResult:
@@ -348,7 +342,7 @@ def run_search(
     model has the lowest BIC is returned (the first of equals), with every seed's model.
     ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
     ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
-    receives one line per finished level and note, ``events`` every ``SearchEvent``.
+    receives one line per finished level and resumption, ``events`` every ``SearchEvent``.
     ``x_names``, the input columns' names, name the inputs in the kernels' text
     (``SE[weight]``) with several.
     """
@@ -362,7 +356,7 @@ def run_search(
             x, y, one, executor, progress, path, fit_fn, engine, events, tagged, x_names
         )
         if resume and search.restore():
-            search.note(f"resumed after level {search.level}")
+            search.resumed()
         results.append(search.run())
     if settings.seeds == 1:
         return results[0]

@@ -31,8 +31,9 @@ from abcd_cli.kernel_search.engine_choice import (
     engine_name,
     resolve,
 )
-from abcd_cli.kernel_search.events import SearchEvent, as_lines
+from abcd_cli.kernel_search.events import SearchEvent, as_lines, plain_line
 from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.records import LevelRecord
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
@@ -229,15 +230,22 @@ class Terminal(io.StringIO):
         return True
 
 
+LEVEL_1 = LevelRecord(
+    1, 12, 1, 2, "SE + WN", "SE(...) + WN(...)", 12.5, 10.0, 2.5, 2, 4, elapsed_seconds=65.04
+)
 EVENTS = [
-    SearchEvent("note", text="resumed after level 0"),
+    SearchEvent("resumed", level=0),
     SearchEvent("stage", level=1, depth=3, stage="screen", total=2),
     SearchEvent("fit", level=1, depth=3, stage="screen", done=1, total=2, seconds=3.0),
     SearchEvent(
         "fit", level=1, depth=3, stage="refine", done=2, total=2, seconds=65, best=(10.0, 12.5)
     ),
-    SearchEvent("level", level=1, depth=3, pruned=4, text="level 1/3: ...; 4 pruned"),
+    SearchEvent("level", level=1, depth=3, record=LEVEL_1),
 ]
+LEVEL_LINE = (
+    "level 1/3: 12 fitted (1 failed, 2 rejected); best SE + WN  BIC [10.00, 12.50]  [65.0s];"
+    " 4 pruned"
+)
 
 
 def test_on_a_terminal_the_level_line_is_rewritten_in_place():
@@ -250,7 +258,7 @@ def test_on_a_terminal_the_level_line_is_rewritten_in_place():
     assert text.startswith("resumed after level 0\n")
     assert f"{CLEAR}level 1/3: screening 1/2  3s" in text
     assert f"{CLEAR}level 1/3: on all the data 2/2  1m05s  best BIC [10.00, 12.50]" in text
-    assert text.endswith(f"{CLEAR}level 1/3: ...; 4 pruned\n")
+    assert text.endswith(f"{CLEAR}{LEVEL_LINE}\n")
     assert text.count("\n") == 2  # the live line never adds lines
     show(EVENTS[1])
     show.close()  # an interrupt mid-level: the live line is kept and ended
@@ -265,12 +273,14 @@ def test_elsewhere_only_plain_lines_and_quiet_says_nothing():
     assert isinstance(show, PlainLines)
     for event in EVENTS:
         show(event)
-    assert stream.getvalue() == "resumed after level 0\nlevel 1/3: ...; 4 pruned\n"
+    assert stream.getvalue() == f"resumed after level 0\n{LEVEL_LINE}\n"
     assert display(Terminal(), quiet=True) is None
     lines: list[str] = []
     for event in EVENTS:
         as_lines(lines.append)(SearchEvent(**{**event.__dict__, "seed": 4}))
-    assert lines == ["seed 4: resumed after level 0", "seed 4: level 1/3: ...; 4 pruned"]
+    assert lines == ["seed 4: resumed after level 0", f"seed 4: {LEVEL_LINE}"]
+    failed = SearchEvent("level", level=2, depth=3, record=LevelRecord(2, 5, 5, 0))
+    assert plain_line(failed) == "level 2: every candidate failed"
     assert "best" not in live_text(EVENTS[1])
 
 
@@ -284,7 +294,9 @@ def test_the_search_reports_every_fit_and_each_level_line_ends_with_the_pruned(s
     fits = [e for e in events if e.kind == "fit"]
     levels = [e for e in events if e.kind == "level"]
     assert [e.level for e in levels] == [0, 1] and len(lines) == 2
-    assert all(line.endswith(f"; {e.pruned} pruned") for line, e in zip(lines, levels, strict=True))
+    assert all(
+        line.endswith(f"; {e.record.pruned} pruned") for line, e in zip(lines, levels, strict=True)
+    )
     assert sum(s.total for s in stages) == len(fits)
     assert all(1 <= f.done <= f.total for f in fits)
     assert all(e.best is not None for e in fits if e.level == 1)  # level 0's best is known
