@@ -7,15 +7,15 @@ STAMP := $(VENV)/.installed
 .PHONY: install test lint demo benchmark snapshots bench-gp bench-search bench-accuracy bench-peers bench-long clean
 
 # dev: the test and lint tools; dask: the cluster that tests/execution/test_dask.py starts; bench: the
-# peer tools that tests/benchmarks/test_peers.py runs and the packages holding the long-series benchmark's
-# real series
+# peer tools that tests/benchmarks/accuracy/test_peers.py runs and the packages holding the
+# long-series benchmark's real series
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,dask,bench]'
 	mkdir -p results
-	# ElectricDevices, which tests/benchmarks/test_long_series_data.py reads: one 8 MB wheel (sktime's
-	# data file; the package itself pins an older pandas), fetched once into results/
+	# ElectricDevices, which tests/benchmarks/long_series/test_long_series_data.py reads: one 8 MB
+	# wheel (sktime's data file; the package itself pins an older pandas), fetched once into results/
 	$(BIN)/python -m benchmarks.long_series.data --series electric-devices
 	touch $(STAMP)
 
@@ -44,25 +44,25 @@ benchmark: $(STAMP)
 	$(BIN)/abcd benchmark datasets -o results/benchmark $(foreach s,$(SERIES),--series $(s)) $(ARGS)
 
 bench-gp: $(STAMP)
-	$(BIN)/python -m benchmarks.bench_gp --repeats 7 --blas-threads 1 --out benchmarks/gp_engine.md
+	$(BIN)/python -m benchmarks.engines.bench_gp --repeats 7 --blas-threads 1 --out benchmarks/engines/outputs/gp_engine.md
 
 bench-search: $(STAMP)
-	$(BIN)/python -m benchmarks.bench_search --scaling 05-temperature --out benchmarks/search.md
+	$(BIN)/python -m benchmarks.search.bench_search --scaling 05-temperature --out benchmarks/search/outputs/search.md
 
 # Extrapolation and interpolation RMSE of every method on the fixed splits (hours; resumable).
 bench-accuracy: $(STAMP)
-	$(BIN)/python -m benchmarks.bench_accuracy --jobs 0 --out-dir benchmarks/accuracy
+	$(BIN)/python -m benchmarks.accuracy.bench_accuracy --jobs 0 --out-dir benchmarks/accuracy/outputs
 
 # The same splits beside Prophet, exponential smoothing, ARIMA and scikit-learn's GP, with abcd
 # at its defaults (the peers minutes, abcd 1.5-2 hours; resumable).
 bench-peers: $(STAMP)
-	$(BIN)/python -m benchmarks.bench_peers --jobs 2 --out-dir benchmarks/accuracy/peers
+	$(BIN)/python -m benchmarks.accuracy.bench_peers --jobs 2 --out-dir benchmarks/accuracy/outputs/peers
 
 # The default report command on synthetic and real series of 10^4-10^5 points (hours; resumable;
 # a run still going after 3 hours, three times the 10^5 target, is stopped and recorded as such).
 # ARGS="--engine skc" passes options on to abcd report.
 bench-long: $(STAMP)
-	$(BIN)/python -m benchmarks.bench_long --time-limit 10800 --out benchmarks/long_series.md $(if $(ARGS),--args $(ARGS))
+	$(BIN)/python -m benchmarks.long_series.bench_long --time-limit 10800 --out benchmarks/long_series/outputs/long_series.md $(if $(ARGS),--args $(ARGS))
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

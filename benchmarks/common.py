@@ -1,4 +1,5 @@
-"""Paths and the recorded command line shared by the benchmark scripts."""
+"""What every benchmark group shares: the project's paths, the recorded command line, the
+machine line and the load average, and writing a benchmark's Markdown."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ from abcd_cli.files import write_output
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "datasets"
-BENCHMARKS = ROOT / "benchmarks"
-STUDIES = BENCHMARKS / "studies"
+# each group's results folder is that group's own ``OUTPUTS`` (``benchmarks.GROUP.OUTPUTS``)
 
 
 def python_command(module: str, args: Sequence[str]) -> str:
     """The command that runs ``module`` with ``args``: this interpreter, relative to the working
-    folder when it lies inside it (``.venv/bin/python -m benchmarks.bench_gp --out ...``)."""
+    folder when it lies inside it (``.venv/bin/python -m benchmarks.engines.bench_gp --out
+    ...``)."""
     python = Path(sys.executable)
     with contextlib.suppress(ValueError):
         python = python.relative_to(Path.cwd())

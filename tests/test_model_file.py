@@ -48,7 +48,8 @@ from abcd_cli.schema import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SEVERAL_INPUTS = ROOT / "benchmarks" / "regression_models" / "diabetes-0-search-se-rq.json"
+REGRESSION_MODELS = ROOT / "benchmarks" / "several_inputs" / "outputs" / "regression_models"
+SEVERAL_INPUTS = REGRESSION_MODELS / "diabetes-0-search-se-rq.json"
 AT = [2001.0, 2003.5, 2006.0]  # where the property test predicts
 
 
@@ -421,9 +422,7 @@ def test_the_repositorys_model_files_are_found() -> None:
     assert not [p for p in files if p.parent.name == "golden"]  # its files are not models
 
 
-@pytest.mark.parametrize(
-    "path", sorted((ROOT / "benchmarks" / "regression_models").glob("*.json")), ids=lambda p: p.name
-)
+@pytest.mark.parametrize("path", sorted(REGRESSION_MODELS.glob("*.json")), ids=lambda p: p.name)
 def test_every_regression_model_loads(path: Path) -> None:
     found = read_model(path)
     assert found.model.n == len(found.document["data"]["y"]) and found.model.n_dims == 10

@@ -4,7 +4,7 @@ glibc serves every allocation above its mmap threshold (128 KiB at start: a 128Ã
 matrix) with fresh pages from the kernel and hands them back when freed, so each temporary of a
 likelihood evaluation pays one page fault per 4 KiB the first time it is written. A kernel with
 19 parameters on 250 points (02-solar's search subset) took 41-48 ms per evaluation that way and
-18-25 ms with the thresholds below (``benchmarks/PROFILE.md``).
+18-25 ms with the thresholds below (``benchmarks/studies/outputs/PROFILE.md``).
 
 Raising the mmap threshold to glibc's largest allowed value (32 MiB, an N = 2048 matrix) and the
 trim threshold above it keeps such blocks in the process's heap for reuse. Elsewhere (macOS,

@@ -29,7 +29,7 @@ from abcd_cli.kernels import Kernel
 #: Elements of one row block of K_nz (1 MiB of float64): what bounds the memory of every pass
 #: over the data. Small enough that a block's kernel temporaries stay in a core's cache: at
 #: N = 10⁴, m = 500 one bound with its gradient takes 1.3 s in 1 MiB blocks against 1.7-2.2 s
-#: in 16 MiB ones (``benchmarks/long_series_notes.md``).
+#: in 16 MiB ones (``benchmarks/long_series/outputs/long_series_notes.md``).
 BLOCK_ELEMENTS = 2**17
 #: Largest K_nz (in elements) whose reverse-mode caches the lower bound keeps from its forward
 #: pass for its backward one instead of evaluating the kernel twice (above it, evaluating twice

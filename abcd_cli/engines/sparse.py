@@ -44,7 +44,8 @@ from abcd_cli.kernels.algebra import count_params
 #: preconditioner) may need per worker process.
 MAX_SPARSE_BYTES = 4 * 2**30
 #: Speed of one lower bound with its gradient on one core, in N·m² per second, and the kernel's
-#: share, in N·m·(parameters) per second (measured: ``benchmarks/sparse_engine.md``).
+#: share, in N·m·(parameters) per second (measured:
+#: ``benchmarks/engines/outputs/sparse_engine.md``).
 NM2_PER_SECOND = 2.4e9
 NMP_PER_SECOND = 4e7
 #: A typical kernel's parameter count (as the exact engine's estimate assumes).
@@ -60,10 +61,11 @@ class SparseEngine(Engine):
     tightness against the gradient's rounding: on 1,000 hourly points (SE + SE×Per + WN, m = 100)
     the lower bound loses 0.01, 0.02 and 0.27 nats at 1e-10, 1e-8 and 1e-6, while the gradient's
     relative rounding on a nearly singular K_zz is about 1e-4, 4e-5 and 2e-6
-    (benchmarks/sparse_engine.md). ``pcg_tol``: the certificate, in nats, at which PCG stops;
-    ``pcg_max_products``: its budget of products with K + D. ``inducing_inputs``: fixed
-    inducing inputs (rows of Z in internal units), used whatever the data instead of the drawn
-    ones; not a setting (engines with the same settings compare equal)."""
+    (benchmarks/engines/outputs/sparse_engine.md). ``pcg_tol``: the certificate, in nats, at
+    which PCG stops; ``pcg_max_products``: its budget of products with K + D.
+    ``inducing_inputs``: fixed inducing inputs (rows of Z in internal units), used whatever the
+    data instead of the drawn ones; not a setting (engines with the same settings compare
+    equal)."""
 
     m: int = 200
     seed: int = 0

@@ -20,8 +20,8 @@ from abcd_cli.execution.dask import ClusterError, DaskExecutor, require_distribu
 #: Seconds to wait for a scheduler's answer when connecting to it.
 CONNECT_TIMEOUT = 10.0
 #: The workers' statistical profiler wakes every 10 ms, in the worker process beside the fit:
-#: with it on, a measured search took about 3% longer (benchmarks/dask_notes.md). Off on the
-#: clusters abcd starts; the README starts workers with it off.
+#: with it on, a measured search took about 3% longer (benchmarks/dask/outputs/dask_notes.md).
+#: Off on the clusters abcd starts; the README starts workers with it off.
 PROFILER = "distributed.worker.profile.enabled"
 
 

@@ -15,7 +15,7 @@ with results in order, as the process pool does:
   other task goes at once to a worker holding its data, and Dask keeps one copy of data no
   task is waiting for: a stage's first chunks all went to one worker, and the stage ended
   with the other idle (searches took 11-25% longer than on the process pool instead of
-  4-6%, benchmarks/dask_notes.md). So each array is a group of its own
+  4-6%, benchmarks/dask/outputs/dask_notes.md). So each array is a group of its own
   (``abcd_data_<digest>``), the fits on one set of arrays are a group of their own
   (``abcd_fit_<digest of the arrays' keys>-<unique>``) whatever ran before, and a
   placeholder task (``abcd_fit_<digest>-0``) keeps that group alive from stage to stage.

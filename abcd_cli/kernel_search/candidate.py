@@ -120,7 +120,8 @@ def harmonic_starts(kernel: Kernel, summary: Summary) -> tuple[Kernel, ...]:
     A kernel of period k·p holds every function of period p, so an optimiser that reaches the
     multiple stays there: a local optimum it cannot leave by small steps. At 3·10⁴ hourly
     points a search kept a 21-day period for a 7-day cycle; the same model refitted from 7
-    days was 192 nats likelier on all the data (benchmarks/long_series_notes.md)."""
+    days was 192 nats likelier on all the data
+    (benchmarks/long_series/outputs/long_series_notes.md)."""
     values = kernel.values()
     starts = []
     for i, (spec, dim) in enumerate(kernel.param_specs()):

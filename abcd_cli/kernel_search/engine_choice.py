@@ -2,12 +2,12 @@
 
 ``--engine auto`` (the default): below ``SPEED_CROSSOVER`` points one exact likelihood with
 its gradient is cheaper than the sparse engine's bound at its default m, from it on the sparse
-one is (``benchmarks/engine_choice.md``, made by
-``benchmarks/bench_engine_choice.py``); a series the exact engine would refuse always goes to
-the sparse engine. ``auto`` switches at ``AUTO_THRESHOLD``, above the crossover, because a
+one is (``benchmarks/engines/outputs/engine_choice.md``, made by
+``benchmarks/engines/bench_engine_choice.py``); a series the exact engine would refuse always
+goes to the sparse engine. ``auto`` switches at ``AUTO_THRESHOLD``, above the crossover, because a
 whole search is not yet faster with skc at 1,000 points: on the three 1,000-point benchmark
 series skc took 138, 422 and 153 s against 95, 286 and 168 s exact, and one of the three
-chose a model more than 10 BIC worse (``benchmarks/skc_agreement.md``).
+chose a model more than 10 BIC worse (``benchmarks/long_series/outputs/skc_agreement.md``).
 
 The default number of inducing inputs, when ``--inducing`` is not given (``default_inducing``):
 
@@ -19,7 +19,7 @@ that is every point up to 500, then 500 up to N = 64,000, then as many as keep N
 (``/work/shared/SCALING.md``: −21 nats at m = 100, −0.26 at m = 200 on 1,000 hourly points), so
 m errs on the large side where it is cheap. At 10⁵ hourly points m = 200 left the daily cycle's
 model (Per × SE, slowly modulated over eleven years) an interval 795 BIC wide, and the weekly
-cycle was not found (``benchmarks/long_series_notes.md``).
+cycle was not found (``benchmarks/long_series/outputs/long_series_notes.md``).
 """
 
 from __future__ import annotations

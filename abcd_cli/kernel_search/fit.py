@@ -41,7 +41,7 @@ class FitResult:
         return self.nll < FAILED_NLL
 
 
-def _minimise(
+def minimise(
     theta: np.ndarray,
     kernel: Kernel,
     X: np.ndarray,
@@ -52,7 +52,11 @@ def _minimise(
     constant_mean: bool = False,
     engine: Engine = DEFAULT_ENGINE,
 ) -> tuple[np.ndarray, float, int]:
-    """One L-BFGS-B run; (theta, objective, evaluations), FAILED_NLL if the optimiser broke.
+    """One L-BFGS-B run of ``engine``'s objective from ``theta`` within ``bounds`` (the
+    optimiser coordinates of ``kernel``'s structure, as ``theta_bounds`` gives them), at most
+    ``max_iter`` iterations: (theta reached, objective there, evaluations); the objective is
+    FAILED_NLL and theta the start when the optimiser broke. ``fit`` is several of these from
+    drawn starts; the engine benchmark's studies call it to try other multi-start strategies.
 
     ``ftol``: L-BFGS-B's relative-reduction stopping rule; None keeps scipy's default."""
     options: dict[str, float] = {"maxiter": max_iter}
@@ -119,7 +123,7 @@ def fit(
         n_evals += n_starts
         starts = [starts[i] for i in np.argsort(first_look, kind="stable")[: max(1, polish)]]
     runs = [
-        _minimise(t, kernel, X, y, bounds, max_iter, constant_mean=constant_mean, engine=engine)
+        minimise(t, kernel, X, y, bounds, max_iter, constant_mean=constant_mean, engine=engine)
         for t in starts
     ]
     n_evals += sum(r[2] for r in runs)

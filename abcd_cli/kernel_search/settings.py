@@ -20,12 +20,14 @@ PRIOR_MEANS = ("data", "zero", "constant")
 #: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds.
 ENGINES = ("auto", "exact", "skc")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
-#: benchmarks/accuracy/NOTES.md: a constant's likelihood fell short by 11 nats at 100 spreads).
+#: benchmarks/accuracy/outputs/NOTES.md: a constant's likelihood fell short by 11 nats at 100
+#: spreads).
 FAR_LEVEL = 100.0
 #: The default refinement subset (``SearchSettings.refine_points``): a tenth of the points,
 #: never fewer than this many. Measured on the synthetic hourly series
-#: (benchmarks/long_series_notes.md): 2,500 of 10⁴ points reached a lower BIC in 12.6 min than
-#: all of them did in 20; at 10⁵, 2,500 lost the weekly cycle that 10,000 found.
+#: (benchmarks/long_series/outputs/long_series_notes.md): 2,500 of 10⁴ points reached a lower
+#: BIC in 12.6 min than all of them did in 20; at 10⁵, 2,500 lost the weekly cycle that 10,000
+#: found.
 REFINE_MIN = 2_500
 REFINE_SHARE = 10
 #: The largest seed (of every search: seed + seeds - 1). numpy takes any whole number of at

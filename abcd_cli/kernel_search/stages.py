@@ -39,9 +39,9 @@ from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 
 #: Long series: iterations every refined candidate gets on all the data before the models the
-#: next level would expand are carried on to ``refine_iter`` (benchmarks/long_series_notes.md:
-#: the refinement is ~90% of a level at N = 10⁴, and after 10-20 iterations the candidates are
-#: already in their final order).
+#: next level would expand are carried on to ``refine_iter``
+#: (benchmarks/long_series/outputs/long_series_notes.md: the refinement is ~90% of a level at
+#: N = 10⁴, and after 10-20 iterations the candidates are already in their final order).
 SKC_FIRST_REFINE = 15
 
 

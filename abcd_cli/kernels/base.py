@@ -214,13 +214,12 @@ class Kernel:
     # --- evaluation ------------------------------------------------------------------------
     def gram(self, X: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:
         """K(X, X2); with X2 omitted, the training covariance (white noise on the diagonal)."""
-        return self._eval(Inputs(X, X2), grad=False)[0]
+        return self.evaluate(Inputs(X, X2))[0]
 
     def gram_grad(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """K(X, X) and dK/dtheta stacked as an array of shape (n_params, N, N)."""
-        K, dK = self._eval(Inputs(X), grad=True)
-        n = K.shape[0]
-        return K, (np.stack(dK) if dK else np.zeros((0, n, n)))
+        K, dK = self.evaluate(Inputs(X), grad=True)
+        return K, (np.stack(dK) if dK else np.zeros((0, *K.shape)))
 
     def diag(self, X: np.ndarray) -> np.ndarray:
         """Prior variance k(x_i, x_i) at each input (white noise included), in O(N): the same
@@ -229,6 +228,11 @@ class Kernel:
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def evaluate(self, inp: Inputs, grad: bool = False) -> tuple[np.ndarray, Matrices]:
+        """K and, with ``grad``, the list of ∂K/∂θ_i (theta order) on ``Inputs`` that several
+        kernels may share, so that their pairwise differences are made once (a sum's terms)."""
+        return self._eval(inp, grad)
 
     def _eval(self, inp: Inputs, grad: bool) -> tuple[np.ndarray, Matrices]:
         raise NotImplementedError

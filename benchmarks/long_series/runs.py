@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks.accuracy_runs import append_row, code_commit, read_results
+from benchmarks.accuracy.runs import append_row, code_commit, read_results
 from benchmarks.common import ROOT
 from benchmarks.long_series import trace
 from benchmarks.long_series.data import Prepared, elapsed

@@ -3,7 +3,7 @@
 Run from the project folder:  .venv/bin/python -m benchmarks.studies.bench_malloc
 Prints a Markdown table (median of 7 batches of 10 ``nll_and_grad`` calls, one BLAS thread) for
 the kernel and subset named below; see ``abcd_cli/engines/memory.py`` and
-``benchmarks/studies/PROFILE.md`` §6.
+``benchmarks/studies/outputs/PROFILE.md`` §6.
 Each setting runs in a fresh process, since the thresholds are process-wide.
 """
 

@@ -2,7 +2,7 @@
 
 The search's full fit (``kernel_search.fit.fit``, ``polish=None``) runs L-BFGS-B to
 convergence from each of its ten starts. This script compares, on the kernel and data sets
-of ``benchmarks/bench_gp.py`` and with the same ten starting points per seed, four ways of
+of ``benchmarks/engines/bench_gp.py`` and with the same ten starting points per seed, four ways of
 using those starts:
 
 - ``all``: every start to convergence (what ``fit`` does), scipy's default ``ftol`` (2.2e-9);
@@ -15,7 +15,8 @@ Per strategy: the NLL reached for each seed (the data's units, as in ``gp_engine
 number of likelihood evaluations per fit and the mean wall time per fit. Run from the project
 folder with one BLAS thread::
 
-    .venv/bin/python -m benchmarks.studies.bench_multistart --out benchmarks/studies/multistart.md
+    .venv/bin/python -m benchmarks.studies.bench_multistart \\
+        --out benchmarks/studies/outputs/multistart.md
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ from threadpoolctl import threadpool_limits
 
 from abcd_cli.data.summary import DataSummary
 from abcd_cli.files import write_output
-from abcd_cli.kernel_search.fit import _minimise
+from abcd_cli.kernel_search.fit import minimise
 from abcd_cli.kernel_search.init import initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import python_command
-from benchmarks.gp_common import KERNEL_TEXT, load, load_average, scaled_data
+from benchmarks.engines.gp_common import KERNEL_TEXT, load, load_average, scaled_data
 
 # name -> (ftol, None for scipy's default; rounds of (iterations, starts kept));
 # the survivors of the last round then get up to 200 iterations
@@ -68,7 +69,7 @@ def race(
     ]
     evaluations = 0
     for iterations, kept in (*rounds, (200, restarts)):
-        runs = [_minimise(t, kernel, X, Y, bounds, iterations, ftol) for t, _ in pool]
+        runs = [minimise(t, kernel, X, Y, bounds, iterations, ftol) for t, _ in pool]
         evaluations += sum(n for _, _, n in runs)
         pool = sorted(((t, nll) for t, nll, _ in runs), key=lambda r: r[1])[:kept]
     return pool[0][1], evaluations

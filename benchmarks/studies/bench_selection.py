@@ -17,7 +17,7 @@ but how far any choice along the search's path could go.
 
     .venv/bin/python -m benchmarks.studies.bench_selection [--seed 0]
 
-reads ``benchmarks/studies/traces/seed0/SERIES.json``. Missing files are made first with
+reads ``benchmarks/studies/outputs/traces/seed0/SERIES.json``. Missing files are made first with
 ``abcd search TRAIN.csv --patience 0 --jobs 1 --seed SEED --json`` (every level, as the ``abcd``
 rows of ``results.csv`` and ``other_seeds.csv``); ``--no-search`` only reads.
 """
@@ -37,7 +37,8 @@ from abcd_cli.data.reader import load_series
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.prediction import evidence_weights
-from benchmarks.accuracy_runs import (
+from benchmarks.accuracy import OUTPUTS as ACCURACY
+from benchmarks.accuracy.runs import (
     SEED_KEY,
     SEEDS_CSV,
     TASKS,
@@ -47,7 +48,7 @@ from benchmarks.accuracy_runs import (
     rmse,
     split_files,
 )
-from benchmarks.accuracy_tables import (
+from benchmarks.accuracy.tables import (
     fmt,
     md_table,
     median_or_none,
@@ -56,11 +57,10 @@ from benchmarks.accuracy_tables import (
     rmse_grid,
     standardise,
 )
-from benchmarks.common import BENCHMARKS, STUDIES
 from benchmarks.reference import REFERENCE_METHODS, reference_rmse
+from benchmarks.studies import OUTPUTS
 
-ACCURACY = BENCHMARKS / "accuracy"
-TRACES = STUDIES / "traces"
+TRACES = OUTPUTS / "traces"
 TASK = "extrap"
 RULES = ("bic", "bma", "val")
 VALIDATION_FRACTION = 0.9

@@ -2,7 +2,7 @@
 folders of ``bench_accuracy.py``, compared series by series and seed by seed.
 
     .venv/bin/python -m benchmarks.studies.compare_prior_means [--task extrap] \
-        [--base benchmarks/accuracy] [--other benchmarks/studies/prior_zero]
+        [--base benchmarks/accuracy/outputs] [--other benchmarks/studies/outputs/prior_zero]
 
 For every seed run in both folders on all their series (``results.csv`` and
 ``other_seeds.csv``), the ratio r = RMSE(other) / RMSE(base) per series; then, per series, the
@@ -19,10 +19,11 @@ import itertools
 import math
 from pathlib import Path
 
-from benchmarks.accuracy_runs import SEED_KEY, SEEDS_CSV, TASKS, read_results
-from benchmarks.accuracy_seeds import Seeds, runs_by_seed
-from benchmarks.accuracy_tables import our_rmse
-from benchmarks.common import BENCHMARKS, STUDIES
+from benchmarks.accuracy import OUTPUTS as ACCURACY
+from benchmarks.accuracy.runs import SEED_KEY, SEEDS_CSV, TASKS, read_results
+from benchmarks.accuracy.seeds import Seeds, runs_by_seed
+from benchmarks.accuracy.tables import our_rmse
+from benchmarks.studies import OUTPUTS
 
 
 def full_seeds(folder: Path, task: str, method: str = "abcd") -> Seeds:
@@ -52,8 +53,8 @@ def sign_flip_p(logs: list[float]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--task", choices=sorted(TASKS), default="extrap")
-    ap.add_argument("--base", type=Path, default=BENCHMARKS / "accuracy")
-    ap.add_argument("--other", type=Path, default=STUDIES / "prior_zero")
+    ap.add_argument("--base", type=Path, default=ACCURACY)
+    ap.add_argument("--other", type=Path, default=OUTPUTS / "prior_zero")
     args = ap.parse_args()
     base, other = full_seeds(args.base, args.task), full_seeds(args.other, args.task)
     seeds = sorted(set(base) & set(other))

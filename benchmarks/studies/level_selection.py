@@ -31,9 +31,9 @@ from abcd_cli.engines.cholesky import cholesky_factor, inverse_from_cholesky
 from abcd_cli.engines.exact_posterior import ExactPosterior
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.prediction import evidence_weights
-from benchmarks import regression_data
+from benchmarks.several_inputs import OUTPUTS, regression_data
 
-CSV = Path(__file__).resolve().parents[1] / "regression.csv"
+CSV = OUTPUTS / "regression.csv"
 
 
 def loo_log_density(Q: np.ndarray, r: np.ndarray) -> float:

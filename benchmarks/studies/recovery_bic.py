@@ -20,10 +20,11 @@ import csv
 from pathlib import Path
 
 from abcd_cli.kernels import WN
-from benchmarks import recovery_truth as truth
+from benchmarks.several_inputs import OUTPUTS
+from benchmarks.several_inputs import recovery_truth as truth
 from benchmarks.studies.regression_bic import fitted_bic
 
-CSV = Path(__file__).resolve().parents[1] / "recovery.csv"
+CSV = OUTPUTS / "recovery.csv"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,9 +28,9 @@ from abcd_cli.engines.exact_posterior import ExactPosterior
 from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks import regression_data
+from benchmarks.several_inputs import OUTPUTS, regression_data
 
-CSV = Path(__file__).resolve().parents[1] / "regression.csv"
+CSV = OUTPUTS / "regression.csv"
 
 
 def fixed_structures(names: list[str]) -> dict[str, str]:

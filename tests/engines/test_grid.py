@@ -101,7 +101,7 @@ def test_the_upper_bound_by_fft_is_the_one_made_in_row_blocks(monkeypatch, const
 
 
 def test_the_products_benchmark_measures_both_ways_and_they_agree():
-    from benchmarks import bench_grid_products as bench
+    from benchmarks.engines import bench_grid_products as bench
 
     row = bench.measure(1500, rows=True, repeats=1)
     assert row["rows"] > 0 and row["fft"] > 0 and row["diff"] < 1e-10

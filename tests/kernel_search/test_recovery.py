@@ -4,8 +4,8 @@ The data follow the thesis (§3.9: 300 points uniform at random, f drawn from th
 GP prior, i.i.d. Gaussian noise at SNR 10) with what the thesis leaves unsaid taken from the
 authors' generator: x uniform on [-2, 2]^D, every sd 1, lengthscales e, 1 or 1/e and the
 period 1/e as that generator sets them, f scaled to sd 1 and noise of sd 1/SNR = 0.1
-(``benchmarks/recovery_truth.py`` says which value is which). One data set per case, seed 0,
-searched with seed 0: a fixed draw, not a chosen one.
+(``benchmarks/several_inputs/recovery_truth.py`` says which value is which). One data set
+per case, seed 0, searched with seed 0: a fixed draw, not a chosen one.
 
 The search is the thesis's: greedy (``beam=1``, the original's search; the default keeps two
 models for three levels) and DEPTH = 4 levels, the fewest each true structure needs from white
@@ -34,7 +34,7 @@ import pytest
 import abcd_cli
 from abcd_cli.kernels import SE, WN, C, Lin, Per
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks import recovery_truth as truth
+from benchmarks.several_inputs import recovery_truth as truth
 
 DEPTH = 4
 
