@@ -1,0 +1,136 @@
+"""The Laplace evidence (kernel_search/evidence.py) against quadrature and closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import trapezoid
+
+from abcd_cli.data.summary import InputSummaries
+from abcd_cli.engines import get_engine
+from abcd_cli.kernel_search.evidence import (
+    ParameterPrior,
+    floored_inverse,
+    hessian,
+    importance,
+    laplace,
+    parameter_draws,
+)
+from abcd_cli.kernel_search.init import theta_bounds
+from abcd_cli.kernels import SE, WN, Sum
+
+EXACT = get_engine("exact")
+
+
+def _noise(n: int = 200, sd: float = 0.7, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = np.linspace(-1.5, 1.5, n)[:, None]
+    return X, rng.normal(0.0, sd, n)
+
+
+def test_the_hessian_of_a_quadratic_is_its_matrix() -> None:
+    A = np.array([[3.0, 0.5, -0.2], [0.5, 2.0, 0.1], [-0.2, 0.1, 1.0]])
+    H = hessian(lambda t: A @ t - 1.0, np.array([0.3, -0.1, 2.0]))
+    np.testing.assert_allclose(H, A, atol=1e-8)
+
+
+def test_the_prior_puts_the_bounds_two_sds_from_its_centre() -> None:
+    prior = ParameterPrior.from_bounds([(-2.0, 4.0), (0.0, 1.0)])
+    np.testing.assert_allclose(prior.centre, [1.0, 0.5])
+    np.testing.assert_allclose(prior.sd, [1.5, 0.25])
+    t = np.array([0.2, 0.9])
+    step = 1e-6
+    numeric = [
+        (prior.log_density(t + step * e) - prior.log_density(t - step * e)) / (2 * step)
+        for e in np.eye(2)
+    ]
+    np.testing.assert_allclose(prior.gradient(t), numeric, rtol=1e-6)
+
+
+def _quadrature_evidence(kernel, X, y, summary) -> float:
+    """log ∫ p(y | θ) p(θ) dθ of a one-parameter kernel on a fine grid of θ."""
+    prior = ParameterPrior.from_bounds(theta_bounds(kernel, summary))
+    grid = np.linspace(kernel.theta()[0] - 1.0, kernel.theta()[0] + 1.0, 4001)
+    log_joint = np.array(
+        [
+            -EXACT.objective_value(kernel.with_theta(np.array([t])), X, y)
+            + prior.log_density(np.array([t]))
+            for t in grid
+        ]
+    )
+    top = log_joint.max()
+    return top + math.log(trapezoid(np.exp(log_joint - top), grid))
+
+
+def test_the_laplace_evidence_of_white_noise_matches_quadrature() -> None:
+    """One parameter, θ = log σ: p(y) = ∫ p(y | θ) p(θ) dθ on a fine grid, against Laplace at
+    the maximum-likelihood σ (the posterior of log σ from 200 points is close to normal)."""
+    X, y = _noise()
+    summary = InputSummaries.from_data(X, y)
+    kernel = WN((float(np.sqrt(np.mean(y**2))),))
+    approx = laplace(kernel, X, y, summary, EXACT)
+    assert approx.log_evidence == pytest.approx(
+        _quadrature_evidence(kernel, X, y, summary), abs=0.01
+    )
+    assert approx.floored == 0
+
+
+def test_importance_sampling_from_laplace_estimates_the_evidence() -> None:
+    """From a deliberately poor proposal (centred off the optimum) the weighted draws still
+    estimate p(y); a draw that failed (nll inf) gets no weight."""
+    X, y = _noise(n=30)
+    summary = InputSummaries.from_data(X, y)
+    kernel = WN((1.3 * float(np.sqrt(np.mean(y**2))),))
+    approx = laplace(kernel, X, y, summary, EXACT)
+    kernels = parameter_draws(approx, 4000, np.random.default_rng(1))
+    nlls = np.array([EXACT.objective_value(k, X, y) for k in kernels])
+    nlls[0] = math.inf
+    weighted = importance(approx, kernels, nlls)
+    assert weighted.weights[0] == 0 and weighted.weights.sum() == pytest.approx(1.0)
+    exact = _quadrature_evidence(kernel, X, y, summary)
+    assert weighted.log_evidence == pytest.approx(exact, abs=0.03)
+    assert 100 < weighted.effective_size < 4000
+
+
+def test_the_posterior_variance_of_log_sigma_is_one_over_2n_plus_the_prior() -> None:
+    """−log p(y | θ) = Nθ + Σy²/(2e^{2θ}) + c has curvature 2N at its optimum."""
+    X, y = _noise()
+    summary = InputSummaries.from_data(X, y)
+    kernel = WN((float(np.sqrt(np.mean(y**2))),))
+    approx = laplace(kernel, X, y, summary, EXACT)
+    prior = ParameterPrior.from_bounds(theta_bounds(kernel, summary))
+    expected = 1.0 / (2 * y.size + prior.precision[0])
+    assert approx.covariance[0, 0] == pytest.approx(expected, rel=1e-4)
+
+
+def test_a_direction_the_data_do_not_see_is_held_by_the_prior() -> None:
+    """Two white noises: only σ₁² + σ₂² is seen, so one eigenvalue of the likelihood's Hessian
+    is zero; it is raised to the prior's curvature and the evidence stays finite."""
+    X, y = _noise()
+    summary = InputSummaries.from_data(X, y)
+    s = float(np.sqrt(np.mean(y**2) / 2))
+    approx = laplace(Sum((WN((s,)), WN((s,)))), X, y, summary, EXACT)
+    assert approx.floored >= 1 and math.isfinite(approx.log_evidence)
+    assert np.all(np.linalg.eigvalsh(approx.covariance) > 0)
+
+
+def test_floored_inverse_is_the_inverse_when_nothing_is_raised() -> None:
+    H = np.array([[4.0, 1.0], [1.0, 3.0]])
+    inverse, log_det, raised = floored_inverse(H, np.array([0.1, 0.1]))
+    np.testing.assert_allclose(inverse, np.linalg.inv(H))
+    assert log_det == pytest.approx(math.log(11.0)) and raised == 0
+
+
+def test_parameter_draws_follow_the_laplace_posterior() -> None:
+    rng = np.random.default_rng(0)
+    X = np.linspace(0.0, 3.0, 80)[:, None]
+    y = np.sin(2 * X[:, 0]) + rng.normal(0.0, 0.1, 80)
+    summary = InputSummaries.from_data(X, y)
+    kernel = Sum((SE((0.5, 0.7)), WN((0.1,))))
+    approx = laplace(kernel, X, y, summary, EXACT)
+    draws = np.array([k.theta() for k in parameter_draws(approx, 4000, rng)])
+    np.testing.assert_allclose(draws.mean(axis=0), approx.theta, atol=0.2)
+    np.testing.assert_allclose(np.cov(draws.T), approx.covariance, rtol=0.1)
+    assert parameter_draws(approx, 3, rng)[0].structure == kernel.structure
