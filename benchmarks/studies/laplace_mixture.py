@@ -13,7 +13,12 @@ forecasts, all from the training data alone:
 - ``bic-mix``: the level bests mixed with weights ∝ exp(−BIC/2);
 - ``laplace-mix``: the level bests, as fitted, mixed with weights ∝ their Laplace evidence;
 - ``is-mix+θ``: the level bests mixed with weights ∝ their importance-sampling evidence, each
-  one's parameters drawn and weighted as in ``winner+θ``.
+  one's parameters drawn and weighted as in ``winner+θ``;
+- ``winner+mcmc``: the winner's parameters drawn by a random-walk Metropolis chain started at
+  θ̂ with the Laplace covariance as its proposal's shape (``kernel_search/parameter_chain.py``:
+  ``--steps`` kept after as many warm-up steps, thinned to ``--draws``), equally weighted;
+- ``laplace-mix+mcmc``: the level bests with weights ∝ their Laplace evidence, each with its
+  chain's draws.
 
 Each forecast is a Gaussian mixture at each test x; its 95% band is the mixture's 2.5% and 97.5%
 quantiles. Scores: the points inside the band (and whether that count is consistent with 95%,
@@ -41,6 +46,8 @@ from abcd_cli.data.reader import load_series
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import FAILED_NLL, PosteriorError
 from abcd_cli.kernel_search.evidence import importance, laplace, parameter_draws
+from abcd_cli.kernel_search.parameter_chain import posterior_draws
+from abcd_cli.kernels import Kernel
 from abcd_cli.model import Model
 from abcd_cli.prediction import evidence_weights, mixture_quantile
 from benchmarks.accuracy.peers.scores import coverage_verdict
@@ -49,9 +56,17 @@ from benchmarks.common import machine_line, publish, python_command
 from benchmarks.studies import OUTPUTS
 from benchmarks.studies.bench_selection import TRACES, level_models
 
-FORECASTS = ("winner", "winner+θ", "bic-mix", "laplace-mix", "is-mix+θ")
+FORECASTS = (
+    "winner",
+    "winner+θ",
+    "winner+mcmc",
+    "bic-mix",
+    "laplace-mix",
+    "is-mix+θ",
+    "laplace-mix+mcmc",
+)
 FIELDS = ["series", "forecast", "n_test", "covered", "width_factor", "rmse", "mlpd", "crps"]
-FIELDS += ["weights", "floored", "failed_draws", "min_effective_draws", "seconds"]
+FIELDS += ["weights", "floored", "failed_draws", "min_effective_draws", "acceptance", "seconds"]
 CSV = OUTPUTS / "laplace_mixture.csv"
 TABLE = OUTPUTS / "laplace_mixture.md"
 
@@ -97,27 +112,31 @@ def scores(means: np.ndarray, sds: np.ndarray, w: np.ndarray, y: np.ndarray) -> 
 
 @dataclass(frozen=True)
 class Drawn:
-    """One structure's parameter draws: their predictive means and sds at the test x (rows),
-    importance weights, the Laplace and importance-sampling log evidences, the eigenvalues of H
-    floored, the draws that failed and the draws' effective sample size."""
+    """One structure's parameter draws predicted at the test x (rows of means and sds): from the
+    Laplace Gaussian with importance weights, and from a Metropolis chain (equal weights); the
+    Laplace and importance-sampling log evidences, the eigenvalues of H floored, the Gaussian
+    draws that failed, their effective sample size and the chain's acceptance rate."""
 
     means: np.ndarray
     sds: np.ndarray
     weights: np.ndarray
+    chain_means: np.ndarray
+    chain_sds: np.ndarray
     log_laplace: float
     log_importance: float
     floored: int
     failed: int
     effective: float
+    acceptance: float
 
 
-def drawn_moments(model: Model, draws: int, rng: np.random.Generator, x_test: np.ndarray) -> Drawn:
-    """The structure of ``model`` with its parameters drawn from their Laplace posterior and
-    importance-weighted (``kernel_search/evidence.py``), predicted at ``x_test``."""
+def _predict_all(
+    model: Model, kernels: list[Kernel], x_test: np.ndarray
+) -> tuple[list, list, list]:
+    """Each kernel's −log p(y) on the model's data (internal units; inf when it cannot be
+    conditioned) and predictive mean and sd at ``x_test``."""
     sc = model.scaling
     X, y = sc.x_in(model.X), sc.y_in(model.y)
-    approx = laplace(model.kernel, X, y, InputSummaries.from_data(X, y), model.engine)
-    kernels = parameter_draws(approx, draws, rng)
     nlls, means, sds = [], [], []
     for kernel in kernels:
         try:
@@ -130,20 +149,38 @@ def drawn_moments(model: Model, draws: int, rng: np.random.Generator, x_test: np
         nlls.append(nll if math.isfinite(nll) and nll < FAILED_NLL else math.inf)
         means.append(mean)
         sds.append(sd)
+    return nlls, means, sds
+
+
+def drawn_moments(
+    model: Model, draws: int, rng: np.random.Generator, x_test: np.ndarray, steps: int = 200
+) -> Drawn:
+    """The structure of ``model`` with its parameters drawn (``kernel_search/evidence.py``,
+    ``parameter_chain.py``), predicted at ``x_test``."""
+    sc = model.scaling
+    X, y = sc.x_in(model.X), sc.y_in(model.y)
+    approx = laplace(model.kernel, X, y, InputSummaries.from_data(X, y), model.engine)
+    kernels = parameter_draws(approx, draws, rng)
+    nlls, means, sds = _predict_all(model, kernels, x_test)
     weighted = importance(approx, kernels, np.array(nlls))
+    chained, chain = posterior_draws(approx, X, y, model.engine, draws, rng, steps, steps)
+    _, chain_means, chain_sds = _predict_all(model, chained, x_test)
     return Drawn(
         np.array(means),
         np.array(sds),
         weighted.weights,
+        np.array(chain_means),
+        np.array(chain_sds),
         approx.log_evidence,
         weighted.log_evidence,
         approx.floored,
         int(np.sum(~np.isfinite(nlls))),
         weighted.effective_size,
+        chain.acceptance,
     )
 
 
-def study_series(series: str, draws: int, seed: int) -> list[dict[str, object]]:
+def study_series(series: str, draws: int, seed: int, steps: int = 200) -> list[dict[str, object]]:
     """The five forecasts' rows for one series."""
     start = time.perf_counter()
     doc = json.loads((TRACES / "seed0" / f"{series}.json").read_text())
@@ -153,7 +190,7 @@ def study_series(series: str, draws: int, seed: int) -> list[dict[str, object]]:
     point = [m.predict(test.x) for *_, m in levels]
     means, sds = np.array([p[0] for p in point]), np.array([p[1] for p in point])
     bics = np.array([b for _, _, b, _ in levels])
-    drawn = [drawn_moments(m, draws, rng, test.x) for *_, m in levels]
+    drawn = [drawn_moments(m, draws, rng, test.x, steps) for *_, m in levels]
     winner = int(np.argmin(bics))
     by_bic = evidence_weights(bics)
     by_laplace = evidence_weights(np.array([-2 * d.log_laplace for d in drawn]))
@@ -169,6 +206,18 @@ def study_series(series: str, draws: int, seed: int) -> list[dict[str, object]]:
             np.concatenate([w * d.weights for w, d in zip(by_importance, drawn, strict=True)]),
             _shares(by_importance, levels),
         ),
+        "winner+mcmc": (
+            drawn[winner].chain_means,
+            drawn[winner].chain_sds,
+            _equal(drawn[winner]),
+            "",
+        ),
+        "laplace-mix+mcmc": (
+            np.concatenate([d.chain_means for d in drawn]),
+            np.concatenate([d.chain_sds for d in drawn]),
+            np.concatenate([w * _equal(d) for w, d in zip(by_laplace, drawn, strict=True)]),
+            _shares(by_laplace, levels),
+        ),
     }
     seconds = time.perf_counter() - start
     return [
@@ -181,10 +230,16 @@ def study_series(series: str, draws: int, seed: int) -> list[dict[str, object]]:
             "floored": sum(d.floored for d in drawn),
             "failed_draws": sum(d.failed for d in drawn),
             "min_effective_draws": f"{min(d.effective for d in drawn):.1f}",
+            "acceptance": f"{np.median([d.acceptance for d in drawn]):.2f}",
             "seconds": f"{seconds:.1f}",
         }
         for name, (m, s, w, shares) in plans.items()
     ]
+
+
+def _equal(drawn: Drawn) -> np.ndarray:
+    """Equal weights over a chain's draws, summing to one."""
+    return np.full(drawn.chain_means.shape[0], 1.0 / drawn.chain_means.shape[0])
 
 
 def _shares(weights: np.ndarray, levels: list) -> str:
@@ -251,13 +306,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--series", nargs="*", default=None)
     args = parser.parse_args(argv)
     done = {r["series"] for r in read_rows(CSV)}
     for series in args.series or all_series():
         if series in done:
             continue
-        rows = study_series(series, args.draws, args.seed)
+        rows = study_series(series, args.draws, args.seed, args.steps)
         new = not CSV.exists()
         with CSV.open("a", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=FIELDS)
@@ -269,7 +325,10 @@ def main(argv: list[str] | None = None) -> None:
             + ", ".join(f"{r['forecast']} {r['covered']}/{r['n_test']}" for r in rows),
             flush=True,
         )
-    command = python_command("benchmarks.studies.laplace_mixture", ["--draws", str(args.draws)])
+    command = python_command(
+        "benchmarks.studies.laplace_mixture",
+        ["--draws", str(args.draws), "--steps", str(args.steps)],
+    )
     publish(table(read_rows(CSV), command), TABLE)
 
 

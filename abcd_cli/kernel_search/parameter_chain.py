@@ -1,0 +1,116 @@
+"""Draws of one structure's parameters from their posterior by a Markov chain.
+
+The target is π(θ) ∝ p(y | θ) p(θ), θ the optimiser's coordinates and p(θ) the prior of
+``evidence.ParameterPrior``. Random-walk Metropolis: from θ the chain proposes θ' = θ + s L ξ,
+ξ ~ N(0, I), L L' the Laplace covariance H⁻¹ (``evidence.laplace``), and moves there with
+probability min(1, π(θ') / π(θ)). During the ``warmup`` steps the scale s adapts towards an
+acceptance rate of 0.234 (the optimum for random-walk proposals in several dimensions); after
+it s is fixed, so the steps kept are those of a valid Metropolis chain whose stationary law is
+π, whatever the Laplace approximation's quality. A θ whose kernel cannot be conditioned has
+π = 0: it is never accepted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.engines.base import FAILED_NLL, Engine, PosteriorError
+from abcd_cli.kernel_search.evidence import Laplace
+from abcd_cli.kernels import Kernel
+
+#: The acceptance rate the warm-up aims at, and the scale it starts from (2.38/√d).
+TARGET_ACCEPTANCE = 0.234
+
+LogTarget = Callable[[np.ndarray], float]
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The kept states (rows), their log targets, the rate at which the kept steps were
+    accepted and the final scale of the proposal."""
+
+    states: np.ndarray
+    log_targets: np.ndarray
+    acceptance: float
+    scale: float
+
+    def thinned(self, count: int) -> np.ndarray:
+        """``count`` states evenly spaced over the chain (the last always among them)."""
+        n = self.states.shape[0]
+        picks = np.linspace(n - 1, 0, min(count, n)).round().astype(int)[::-1]
+        return self.states[picks]
+
+
+def metropolis(
+    log_target: LogTarget,
+    start: np.ndarray,
+    covariance: np.ndarray,
+    steps: int,
+    warmup: int,
+    rng: np.random.Generator,
+) -> Chain:
+    """``warmup`` adapting steps, then ``steps`` kept ones, from ``start`` (see the module)."""
+    theta = np.asarray(start, dtype=float)
+    d = theta.size
+    if d == 0:
+        return Chain(np.zeros((steps, 0)), np.full(steps, log_target(theta)), 1.0, 0.0)
+    values, vectors = np.linalg.eigh(covariance)
+    root = vectors * np.sqrt(np.maximum(values, 0.0))
+    log_scale = math.log(2.38 / math.sqrt(d))
+    current = log_target(theta)
+    states, targets, accepted = [], [], 0
+    for step in range(warmup + steps):
+        proposal = theta + math.exp(log_scale) * (root @ rng.standard_normal(d))
+        candidate = log_target(proposal)
+        ratio = candidate - current if math.isfinite(candidate) else -math.inf
+        accept = math.log(rng.uniform()) < ratio
+        if accept:
+            theta, current = proposal, candidate
+        if step < warmup:
+            log_scale += ((1.0 if accept else 0.0) - TARGET_ACCEPTANCE) / math.sqrt(step + 1)
+        else:
+            accepted += accept
+            states.append(theta)
+            targets.append(current)
+    return Chain(np.array(states), np.array(targets), accepted / max(steps, 1), math.exp(log_scale))
+
+
+def log_posterior(
+    approx: Laplace, X: np.ndarray, y: np.ndarray, engine: Engine, constant_mean: bool = False
+) -> LogTarget:
+    """θ ↦ log p(y | θ) + log p(θ) for ``approx``'s structure (−inf where it cannot be
+    conditioned)."""
+
+    def log_target(theta: np.ndarray) -> float:
+        try:
+            kernel: Kernel = approx.kernel.with_theta(theta)
+            nll = engine.objective_value(kernel, X, y, constant_mean)
+        except (PosteriorError, np.linalg.LinAlgError, ValueError, ArithmeticError):
+            return -math.inf
+        if not math.isfinite(nll) or nll >= FAILED_NLL:
+            return -math.inf
+        return -nll + approx.prior.log_density(theta)
+
+    return log_target
+
+
+def posterior_draws(
+    approx: Laplace,
+    X: np.ndarray,
+    y: np.ndarray,
+    engine: Engine,
+    count: int,
+    rng: np.random.Generator,
+    steps: int = 200,
+    warmup: int = 100,
+    constant_mean: bool = False,
+) -> tuple[list[Kernel], Chain]:
+    """``count`` kernels of ``approx``'s structure with parameters from a chain started at
+    its optimum, and the chain."""
+    target = log_posterior(approx, X, y, engine, constant_mean)
+    chain = metropolis(target, approx.theta, approx.covariance, steps, warmup, rng)
+    return [approx.kernel.with_theta(t) for t in chain.thinned(count)], chain
