@@ -16,7 +16,9 @@ of the test file, scored as in ``laplace_mixture``:
 - ``winner+θ``: its parameters drawn and importance-weighted;
 - ``pool-bic``: the kept structures as fitted, weights ∝ exp(−BIC/2);
 - ``pool-is+θ``: the kept structures with weights ∝ their importance-sampling evidence (a
-  uniform prior over them), each with its weighted parameter draws.
+  uniform prior over them), each with its weighted parameter draws;
+- ``pool-laplace+mcmc``: the kept structures with weights ∝ their Laplace evidence, each with
+  its Metropolis chain's draws (``kernel_search/parameter_chain.py``).
 
     OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.studies.candidate_mixture [SERIES ...]
 """
@@ -44,11 +46,18 @@ from abcd_cli.prediction import evidence_weights
 from benchmarks.accuracy.runs import all_series, split_files
 from benchmarks.common import publish, python_command
 from benchmarks.studies import OUTPUTS
-from benchmarks.studies.laplace_mixture import drawn_moments, read_rows, scores, table
+from benchmarks.studies.laplace_mixture import (
+    drawn_moments,
+    equal_weights,
+    read_rows,
+    scores,
+    table,
+)
 
-FORECASTS = ("winner", "winner+θ", "pool-bic", "pool-is+θ")
+FORECASTS = ("winner", "winner+θ", "winner+mcmc", "pool-bic", "pool-is+θ", "pool-laplace+mcmc")
 FIELDS = ["series", "forecast", "n_test", "covered", "width_factor", "rmse", "mlpd", "crps"]
-FIELDS += ["weights", "pool", "floored", "failed_draws", "min_effective_draws", "seconds"]
+FIELDS += ["weights", "pool", "floored", "failed_draws", "min_effective_draws", "acceptance"]
+FIELDS += ["seconds"]
 CANDIDATES = OUTPUTS / "candidates"
 CSV = OUTPUTS / "candidate_mixture.csv"
 TABLE = OUTPUTS / "candidate_mixture.md"
@@ -118,6 +127,7 @@ def study_series(series: str, seed: int, top: int, draws: int) -> list[dict[str,
     drawn = [drawn_moments(m, draws, rng, test.x) for m in models]
     by_bic = evidence_weights(bics)
     by_importance = evidence_weights(np.array([-2 * d.log_importance for d in drawn]))
+    by_laplace = evidence_weights(np.array([-2 * d.log_laplace for d in drawn]))
     structures = [m.kernel.structure for m in models]
     plans = {
         "winner": (own[0][None, :], own[1][None, :], np.ones(1), ""),
@@ -128,6 +138,13 @@ def study_series(series: str, seed: int, top: int, draws: int) -> list[dict[str,
             np.concatenate([d.sds for d in drawn]),
             np.concatenate([w * d.weights for w, d in zip(by_importance, drawn, strict=True)]),
             _shares(by_importance, structures),
+        ),
+        "winner+mcmc": (win_drawn.chain_means, win_drawn.chain_sds, equal_weights(win_drawn), ""),
+        "pool-laplace+mcmc": (
+            np.concatenate([d.chain_means for d in drawn]),
+            np.concatenate([d.chain_sds for d in drawn]),
+            np.concatenate([w * equal_weights(d) for w, d in zip(by_laplace, drawn, strict=True)]),
+            _shares(by_laplace, structures),
         ),
     }
     seconds = time.perf_counter() - start
@@ -142,6 +159,7 @@ def study_series(series: str, seed: int, top: int, draws: int) -> list[dict[str,
             "floored": sum(d.floored for d in drawn),
             "failed_draws": sum(d.failed for d in drawn),
             "min_effective_draws": f"{min(d.effective for d in drawn):.1f}",
+            "acceptance": f"{np.median([d.acceptance for d in drawn]):.2f}",
             "seconds": f"{float(pool['search_seconds']) + seconds:.1f}",
         }
         for name, (m, s, w, shares) in plans.items()

@@ -209,13 +209,13 @@ def study_series(series: str, draws: int, seed: int, steps: int = 200) -> list[d
         "winner+mcmc": (
             drawn[winner].chain_means,
             drawn[winner].chain_sds,
-            _equal(drawn[winner]),
+            equal_weights(drawn[winner]),
             "",
         ),
         "laplace-mix+mcmc": (
             np.concatenate([d.chain_means for d in drawn]),
             np.concatenate([d.chain_sds for d in drawn]),
-            np.concatenate([w * _equal(d) for w, d in zip(by_laplace, drawn, strict=True)]),
+            np.concatenate([w * equal_weights(d) for w, d in zip(by_laplace, drawn, strict=True)]),
             _shares(by_laplace, levels),
         ),
     }
@@ -237,7 +237,7 @@ def study_series(series: str, draws: int, seed: int, steps: int = 200) -> list[d
     ]
 
 
-def _equal(drawn: Drawn) -> np.ndarray:
+def equal_weights(drawn: Drawn) -> np.ndarray:
     """Equal weights over a chain's draws, summing to one."""
     return np.full(drawn.chain_means.shape[0], 1.0 / drawn.chain_means.shape[0])
 
