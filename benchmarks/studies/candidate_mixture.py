@@ -21,6 +21,8 @@ of the test file, scored as in ``laplace_mixture``:
   its Metropolis chain's draws (``kernel_search/parameter_chain.py``).
 
     OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.studies.candidate_mixture [SERIES ...]
+
+(``--table-only`` writes the table of the rows made so far, while a run goes on.)
 """
 
 from __future__ import annotations
@@ -179,9 +181,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--draws", type=int, default=32)
     parser.add_argument("--csv", type=Path, default=CSV)
+    parser.add_argument(
+        "--table-only", action="store_true", help="write the table of the rows made so far"
+    )
     args = parser.parse_args(argv)
     done = {r["series"] for r in read_rows(args.csv)}
-    for series in args.series or all_series():
+    for series in [] if args.table_only else args.series or all_series():
         if series in done:
             continue
         rows = study_series(series, args.seed, args.top, args.draws)
