@@ -1,0 +1,157 @@
+"""What a weighted set of models says, feature by feature, with each feature's probability.
+
+A posterior over structures is a set of kernels (particles, or any models) with weights summing
+to one. The report and the model file state it by features that models may share although
+their structures differ:
+- ``periodic``: a periodic factor on an input, of period p;
+- ``linear trend``: a term whose only factor that varies is one linear kernel (gated or not);
+- ``change``: a change in the structure at x = t (where a changepoint or a window's edge is);
+- ``changing noise``: noise whose size changes (a noise term with a factor that is neither
+  noise nor a constant: a trend, a gate, ...);
+- ``input used`` and ``interaction``: with several inputs, a signal term reading input d, or
+  reading both inputs a and b.
+
+A feature's probability is the summed weight of the models holding it. Periods and change times
+vary from model to model: the values of one kind on one input are grouped where neighbours lie
+within ``PERIOD_TOLERANCE`` (relative) or ``CHANGE_TOLERANCE`` of the input's range, and each
+group is one feature, stated with the weighted median of its values and the central 95%
+interval of them (a model holding a group's value twice counts once towards its probability).
+Roles come from each kernel's declaration (``role``), never from its class.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.decompose.input_terms import expand_additive
+from abcd_cli.kernels import Kernel
+from abcd_cli.kernels.algebra import sum_of_products
+from abcd_cli.kernels.base import reads_x
+
+#: Periods within this relative distance of their neighbour are one feature (|Δ log p| ≤ it).
+PERIOD_TOLERANCE = 0.05
+#: Change times within this fraction of the input's range of their neighbour are one feature.
+CHANGE_TOLERANCE = 0.05
+#: Roles of factors that do not make a term vary with x.
+STEADY = ("constant", "gate")
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One feature: its ``kind``, the inputs it concerns, its probability and, for periods and
+    change times, the weighted median value and central 95% interval (user units)."""
+
+    kind: str
+    inputs: tuple[int, ...]
+    probability: float
+    value: float | None = None
+    interval: tuple[float, float] | None = None
+
+
+def _role(kernel: Kernel) -> str:
+    """What a base kernel declares it is (``role``): "noise", "linear", "gate", ..."""
+    return str(getattr(kernel, "role", ""))
+
+
+def model_features(kernel: Kernel) -> tuple[set[tuple], list[tuple[str, int, float]]]:
+    """A model's features without values, as keys (kind, inputs), and its valued ones as
+    (kind, input, value): each period and each finite end of a gate's span."""
+    keys: set[tuple] = set()
+    valued: list[tuple[str, int, float]] = []
+    for term in expand_additive(sum_of_products(kernel)):
+        bases = term.bases()
+        for b in bases:
+            if "period" in getattr(b, "names", ()):
+                valued.append(("periodic", b.dim, float(b.param("period"))))
+            if _role(b) == "gate":
+                for start, end, *_ in b.switched_on():
+                    valued += [("change", b.dim, t) for t in (start, end) if math.isfinite(t)]
+        if term.has_noise_factor():
+            if any(_role(b) not in ("noise", "constant") for b in bases):
+                keys.add(("changing noise", ()))
+            continue
+        varying = [b for b in bases if _role(b) not in STEADY]
+        if len(varying) == 1 and _role(varying[0]) == "linear":
+            keys.add(("linear trend", (varying[0].dim,)))
+        dims = sorted({b.dim for b in bases if reads_x(b)})
+        keys.update(("input used", (d,)) for d in dims)
+        keys.update(("interaction", (a, b)) for i, a in enumerate(dims) for b in dims[i + 1 :])
+    return keys, valued
+
+
+def _quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The weighted q-quantile of ``values`` (the smallest value whose cumulative weight
+    reaches q of the total)."""
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, q * cumulative[-1])])
+
+
+def features(
+    kernels: Sequence[Kernel],
+    weights: Sequence[float],
+    ranges: Sequence[tuple[float, float]],
+) -> list[Feature]:
+    """The features of models ``kernels`` (user units) with ``weights``, each input's range of
+    the data given by ``ranges``; most probable first."""
+    w = np.asarray(weights, dtype=float)
+    w = w / w.sum()
+    per_model = [model_features(k) for k in kernels]
+    probability: dict[tuple, float] = {}
+    for (keys, _), weight in zip(per_model, w, strict=True):
+        for key in keys:
+            probability[key] = probability.get(key, 0.0) + weight
+    several = len(ranges) > 1  # with one input, it is always the input used
+    out = [
+        Feature(kind, dims, p)
+        for (kind, dims), p in probability.items()
+        if several or kind not in ("input used", "interaction")
+    ]
+    found = [
+        (kind, d, value, m) for m, (_, valued) in enumerate(per_model) for kind, d, value in valued
+    ]
+    for kind, d in sorted({(kind, d) for kind, d, _, _ in found}):
+        own = sorted((value, m) for k, dd, value, m in found if (k, dd) == (kind, d))
+        out += _grouped(kind, d, own, w, ranges[d])
+    return sorted(out, key=lambda f: (-f.probability, f.kind, f.inputs, f.value or 0.0))
+
+
+def _grouped(
+    kind: str,
+    d: int,
+    own: list[tuple[float, int]],
+    w: np.ndarray,
+    span: tuple[float, float],
+) -> list[Feature]:
+    """The values ``own`` (value, model), sorted, split into groups of close neighbours."""
+    width = max(span[1] - span[0], 1e-300)
+
+    def close(a: float, b: float) -> bool:
+        if kind == "periodic":
+            return abs(math.log(b) - math.log(a)) <= PERIOD_TOLERANCE
+        return abs(b - a) <= CHANGE_TOLERANCE * width
+
+    groups: list[list[tuple[float, int]]] = [[own[0]]]
+    for item in own[1:]:
+        if close(groups[-1][-1][0], item[0]):
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    out = []
+    for group in groups:
+        values = np.array([v for v, _ in group])
+        value_weights = np.array([w[m] for _, m in group])
+        out.append(
+            Feature(
+                kind,
+                (d,),
+                float(sum(w[m] for m in {m for _, m in group})),
+                _quantile(values, value_weights, 0.5),
+                (_quantile(values, value_weights, 0.025), _quantile(values, value_weights, 0.975)),
+            )
+        )
+    return out
