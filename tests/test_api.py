@@ -222,6 +222,18 @@ def test_predict_gives_the_table_the_cli_writes(found: abcd_cli.FoundModel, tmp_
     assert abcd_cli.predict(found, 2003.5)[["mean", "sd"]].iloc[0].tolist() == [mean[0], sd[0]]
 
 
+def test_a_model_of_one_input_also_predicts_at_a_dataframe_of_its_column(
+    found: abcd_cli.FoundModel,
+) -> None:
+    at = [2003.0, 2003.5, 2004.25]
+    frame = pd.DataFrame({"other": [1, 2, 3], found.x_name: at})
+    pd.testing.assert_frame_equal(
+        abcd_cli.predict(found, frame), abcd_cli.predict(found, at), check_exact=True
+    )
+    with pytest.raises(InputError, match=f"x has no column '{found.x_name}'"):
+        abcd_cli.predict(found, pd.DataFrame({"other": at}))
+
+
 def test_predict_at_datetimes_is_predict_at_decimal_years(found: abcd_cli.FoundModel) -> None:
     at = pd.to_datetime(["2003-01-01 00:00", "2003-07-02 12:00"])
     by_date = abcd_cli.predict(found, at)
