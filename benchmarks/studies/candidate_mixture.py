@@ -49,10 +49,12 @@ from benchmarks.accuracy.runs import all_series, split_files
 from benchmarks.common import publish, python_command
 from benchmarks.studies import OUTPUTS
 from benchmarks.studies.laplace_mixture import (
+    chain_mixture,
+    draw_counts,
     drawn_moments,
-    equal_weights,
+    importance_mixture,
+    plan_rows,
     read_rows,
-    scores,
     table,
 )
 
@@ -136,36 +138,18 @@ def study_series(series: str, seed: int, top: int, draws: int) -> list[dict[str,
         "winner+θ": (win_drawn.means, win_drawn.sds, win_drawn.weights, ""),
         "pool-bic": (means, sds, by_bic, _shares(by_bic, structures)),
         "pool-is+θ": (
-            np.concatenate([d.means for d in drawn]),
-            np.concatenate([d.sds for d in drawn]),
-            np.concatenate([w * d.weights for w, d in zip(by_importance, drawn, strict=True)]),
+            *importance_mixture(by_importance, drawn),
             _shares(by_importance, structures),
         ),
-        "winner+mcmc": (win_drawn.chain_means, win_drawn.chain_sds, equal_weights(win_drawn), ""),
-        "pool-laplace+mcmc": (
-            np.concatenate([d.chain_means for d in drawn]),
-            np.concatenate([d.chain_sds for d in drawn]),
-            np.concatenate([w * equal_weights(d) for w, d in zip(by_laplace, drawn, strict=True)]),
-            _shares(by_laplace, structures),
-        ),
+        "winner+mcmc": (*chain_mixture(np.ones(1), [win_drawn]), ""),
+        "pool-laplace+mcmc": (*chain_mixture(by_laplace, drawn), _shares(by_laplace, structures)),
     }
-    seconds = time.perf_counter() - start
-    return [
-        {
-            "series": series,
-            "forecast": name,
-            "n_test": test.n,
-            **scores(m, s, w, test.y),
-            "weights": shares,
-            "pool": f"{len(models)} of {pool['fitted_structures']}",
-            "floored": sum(d.floored for d in drawn),
-            "failed_draws": sum(d.failed for d in drawn),
-            "min_effective_draws": f"{min(d.effective for d in drawn):.1f}",
-            "acceptance": f"{np.median([d.acceptance for d in drawn]):.2f}",
-            "seconds": f"{float(pool['search_seconds']) + seconds:.1f}",
-        }
-        for name, (m, s, w, shares) in plans.items()
-    ]
+    extra = {
+        "pool": f"{len(models)} of {pool['fitted_structures']}",
+        **draw_counts(drawn),
+        "seconds": f"{float(pool['search_seconds']) + time.perf_counter() - start:.1f}",
+    }
+    return plan_rows(series, test.y, plans, extra)
 
 
 def _shares(weights: np.ndarray, structures: list[str]) -> str:

@@ -200,38 +200,29 @@ def study_series(series: str, draws: int, seed: int, steps: int = 200) -> list[d
         "winner+θ": (drawn[winner].means, drawn[winner].sds, drawn[winner].weights, ""),
         "bic-mix": (means, sds, by_bic, _shares(by_bic, levels)),
         "laplace-mix": (means, sds, by_laplace, _shares(by_laplace, levels)),
-        "is-mix+θ": (
-            np.concatenate([d.means for d in drawn]),
-            np.concatenate([d.sds for d in drawn]),
-            np.concatenate([w * d.weights for w, d in zip(by_importance, drawn, strict=True)]),
-            _shares(by_importance, levels),
-        ),
-        "winner+mcmc": (
-            drawn[winner].chain_means,
-            drawn[winner].chain_sds,
-            equal_weights(drawn[winner]),
-            "",
-        ),
-        "laplace-mix+mcmc": (
-            np.concatenate([d.chain_means for d in drawn]),
-            np.concatenate([d.chain_sds for d in drawn]),
-            np.concatenate([w * equal_weights(d) for w, d in zip(by_laplace, drawn, strict=True)]),
-            _shares(by_laplace, levels),
-        ),
+        "is-mix+θ": (*importance_mixture(by_importance, drawn), _shares(by_importance, levels)),
+        "winner+mcmc": (*chain_mixture(np.ones(1), drawn[winner : winner + 1]), ""),
+        "laplace-mix+mcmc": (*chain_mixture(by_laplace, drawn), _shares(by_laplace, levels)),
     }
-    seconds = time.perf_counter() - start
+    extra = {**draw_counts(drawn), "seconds": f"{time.perf_counter() - start:.1f}"}
+    return plan_rows(series, test.y, plans, extra)
+
+
+Plan = tuple[np.ndarray, np.ndarray, np.ndarray, str]  # means, sds, weights, shares in words
+
+
+def plan_rows(
+    series: str, y: np.ndarray, plans: dict[str, Plan], extra: dict[str, object]
+) -> list[dict[str, object]]:
+    """One row per forecast: its scores at the test values ``y`` and the ``extra`` columns."""
     return [
         {
             "series": series,
             "forecast": name,
-            "n_test": test.n,
-            **scores(m, s, w, test.y),
+            "n_test": y.size,
+            **scores(m, s, w, y),
             "weights": shares,
-            "floored": sum(d.floored for d in drawn),
-            "failed_draws": sum(d.failed for d in drawn),
-            "min_effective_draws": f"{min(d.effective for d in drawn):.1f}",
-            "acceptance": f"{np.median([d.acceptance for d in drawn]):.2f}",
-            "seconds": f"{seconds:.1f}",
+            **extra,
         }
         for name, (m, s, w, shares) in plans.items()
     ]
@@ -240,6 +231,40 @@ def study_series(series: str, draws: int, seed: int, steps: int = 200) -> list[d
 def equal_weights(drawn: Drawn) -> np.ndarray:
     """Equal weights over a chain's draws, summing to one."""
     return np.full(drawn.chain_means.shape[0], 1.0 / drawn.chain_means.shape[0])
+
+
+def importance_mixture(
+    weights: np.ndarray, drawn: list[Drawn]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every structure's Gaussian draws, the structure's weight times each draw's importance
+    weight."""
+    return (
+        np.concatenate([d.means for d in drawn]),
+        np.concatenate([d.sds for d in drawn]),
+        np.concatenate([w * d.weights for w, d in zip(weights, drawn, strict=True)]),
+    )
+
+
+def chain_mixture(
+    weights: np.ndarray, drawn: list[Drawn]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every structure's chain draws, the structure's weight shared equally among them."""
+    return (
+        np.concatenate([d.chain_means for d in drawn]),
+        np.concatenate([d.chain_sds for d in drawn]),
+        np.concatenate([w * equal_weights(d) for w, d in zip(weights, drawn, strict=True)]),
+    )
+
+
+def draw_counts(drawn: list[Drawn]) -> dict[str, str | int]:
+    """The row's columns on the draws: H's floored eigenvalues and failed draws (summed), the
+    fewest effective importance draws and the median chain acceptance."""
+    return {
+        "floored": sum(d.floored for d in drawn),
+        "failed_draws": sum(d.failed for d in drawn),
+        "min_effective_draws": f"{min(d.effective for d in drawn):.1f}",
+        "acceptance": f"{np.median([d.acceptance for d in drawn]):.2f}",
+    }
 
 
 def _shares(weights: np.ndarray, levels: list) -> str:
