@@ -65,13 +65,14 @@ def log_evidence(model: Model) -> float:
     return laplace(model.kernel, X, y, InputSummaries.from_data(X, y), model.engine).log_evidence
 
 
-def shown(found: list[Feature], digits: int = 4) -> str:
+def shown(found: list[Feature]) -> str:
     """'periodic 1.002 [0.998, 1.01] 0.97; linear trend 0.64; ...' for features of at least
-    ``SHOWN``."""
+    ``SHOWN``: periods to 4 significant digits, change times to 6 (a tenth of a year)."""
     parts = []
     for f in found:
         if f.probability < SHOWN:
             continue
+        digits = 6 if f.kind == "change" else 4
         value = "" if f.value is None else f" {f.value:.{digits}g}"
         interval = (
             ""
