@@ -1,0 +1,203 @@
+"""Sequential Monte Carlo over structures and parameters: weighted particles whose mixture is a
+posterior over models (after Saad et al., ICML 2023).
+
+Particles start as draws of ``structure_prior.StructurePrior``, their parameters drawn from
+``evidence.ParameterPrior`` (a normal on theta whose ±2σ are the data-read bounds). The data
+come in the nested steps of ``annealing.data_steps``; at each step every particle's log weight
+grows by the predictive density of the new points (``annealing.log_predictive``), the particles
+are resampled (systematically) when the effective sample size falls below half their number,
+and each is rejuvenated on the data so far:
+
+- structure moves: a node of the tree chosen uniformly is replaced by a subtree drawn from the
+  prior at its depth, the subtree's parameters drawn from their prior. With both trees' nodes
+  counted, the Metropolis-Hastings ratio reduces to L'/L · |nodes(k)| / |nodes(k')| (the prior
+  and the proposal's draws cancel);
+- parameter moves: a random-walk Metropolis chain (``parameter_chain.metropolis``) shaped by the
+  prior's variances.
+
+One seed gives one result: every draw comes from one generator, in a fixed order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.data.summary import Summary
+from abcd_cli.engines.base import Engine
+from abcd_cli.kernel_search.annealing import data_steps, log_predictive
+from abcd_cli.kernel_search.evidence import ParameterPrior
+from abcd_cli.kernel_search.init import theta_bounds
+from abcd_cli.kernel_search.parameter_chain import metropolis
+from abcd_cli.kernel_search.structure_prior import StructurePrior
+from abcd_cli.kernels import Kernel
+
+#: The proposal of a parameter move: this fraction of each coordinate's prior sd.
+PARAMETER_STEP = 0.05
+
+
+@dataclass(frozen=True)
+class SMCSettings:
+    """How many particles, data steps (the first of ``first`` points), structure and parameter
+    moves per particle and step."""
+
+    particles: int = 16
+    steps: int = 10
+    first: int = 10
+    structure_moves: int = 5
+    parameter_moves: int = 10
+
+
+@dataclass(frozen=True)
+class Particles:
+    """Kernels (internal units, fitted values) with normalised ``weights``, the log of the
+    evidence estimate the run gives (Σ over steps of log mean of the incremental weights) and
+    the acceptance rate of the structure moves."""
+
+    kernels: list[Kernel]
+    weights: np.ndarray
+    log_evidence: float
+    structure_acceptance: float
+
+
+def _nodes(
+    kernel: Kernel, depth: int = 0
+) -> Iterator[tuple[Kernel, Callable[[Kernel], Kernel], int]]:
+    """Every node with a function putting a replacement in its place, and its depth."""
+    yield kernel, lambda new: new, depth
+    for i, child in enumerate(kernel.operands):
+        for node, put, d in _nodes(child, depth + 1):
+
+            def place(new: Kernel, i: int = i, put: Callable[[Kernel], Kernel] = put) -> Kernel:
+                ops = list(kernel.operands)
+                ops[i] = put(new)
+                return kernel.with_operands(ops)
+
+            yield node, place, d
+
+
+class Sampler:
+    """One run of the sampler on data (X, y) in the fitter's units; see the module docstring."""
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        summary: Summary,
+        engine: Engine,
+        prior: StructurePrior,
+        settings: SMCSettings,
+        rng: np.random.Generator,
+    ) -> None:
+        self.X, self.y, self.summary, self.engine = X, y, summary, engine
+        self.prior, self.settings, self.rng = prior, settings, rng
+        self.n_dims = X.shape[1]
+        self.proposed = self.accepted = 0
+
+    def with_drawn_parameters(self, kernel: Kernel) -> Kernel:
+        """``kernel`` with every unset parameter drawn from its prior."""
+        theta = kernel.theta()
+        parameter_prior = ParameterPrior.from_bounds(theta_bounds(kernel, self.summary))
+        unset = ~np.isfinite(theta)
+        drawn = parameter_prior.centre + parameter_prior.sd * self.rng.standard_normal(theta.size)
+        return kernel.with_theta(np.where(unset, drawn, theta))
+
+    def log_likelihood(self, kernel: Kernel, rows: np.ndarray) -> float:
+        return log_predictive(kernel, self.X, self.y, np.arange(0), rows, self.engine)
+
+    def structure_move(
+        self, kernel: Kernel, rows: np.ndarray, current: float
+    ) -> tuple[Kernel, float]:
+        """One Metropolis-Hastings step replacing a subtree."""
+        nodes = list(_nodes(kernel))
+        _, put, depth = nodes[int(self.rng.integers(len(nodes)))]
+        proposal = self.with_drawn_parameters(put(self.prior.sample(self.rng, self.n_dims, depth)))
+        value = self.log_likelihood(proposal, rows)
+        size = len(list(_nodes(proposal)))
+        self.proposed += 1
+        ratio = value - current + math.log(len(nodes)) - math.log(size)
+        if math.isfinite(value) and math.log(self.rng.uniform()) < ratio:
+            self.accepted += 1
+            return proposal, value
+        return kernel, current
+
+    def parameter_moves(self, kernel: Kernel, rows: np.ndarray) -> tuple[Kernel, float]:
+        """A short Metropolis chain on the kernel's parameters; its last state."""
+        theta = kernel.theta()
+        if theta.size == 0:
+            return kernel, self.log_likelihood(kernel, rows)
+        parameter_prior = ParameterPrior.from_bounds(theta_bounds(kernel, self.summary))
+
+        def target(t: np.ndarray) -> float:
+            return self.log_likelihood(kernel.with_theta(t), rows) + parameter_prior.log_density(t)
+
+        covariance = np.diag((PARAMETER_STEP * parameter_prior.sd) ** 2)
+        chain = metropolis(target, theta, covariance, self.settings.parameter_moves, 0, self.rng)
+        moved = kernel.with_theta(chain.states[-1])
+        return moved, self.log_likelihood(moved, rows)
+
+    def run(self) -> Particles:
+        s = self.settings
+        kernels = [
+            self.with_drawn_parameters(self.prior.sample(self.rng, self.n_dims))
+            for _ in range(s.particles)
+        ]
+        log_w = np.zeros(s.particles)
+        log_evidence = 0.0
+        old = np.arange(0)
+        for rows in data_steps(self.y.size, s.steps, s.first):
+            increments = np.array(
+                [log_predictive(k, self.X, self.y, old, rows, self.engine) for k in kernels]
+            )
+            increments = np.where(np.isfinite(increments), increments, -np.inf)
+            log_evidence += _log_mean_weight(log_w, increments)
+            log_w = log_w + increments
+            if _effective_size(log_w) < s.particles / 2:
+                picks = _systematic(_normalised(log_w), self.rng)
+                kernels, log_w = [kernels[i] for i in picks], np.zeros(s.particles)
+            kernels = [self._rejuvenate(k, rows) for k in kernels]
+            old = rows
+        return Particles(
+            kernels, _normalised(log_w), log_evidence, self.accepted / max(self.proposed, 1)
+        )
+
+    def _rejuvenate(self, kernel: Kernel, rows: np.ndarray) -> Kernel:
+        current = self.log_likelihood(kernel, rows)
+        for _ in range(self.settings.structure_moves):
+            kernel, current = self.structure_move(kernel, rows, current)
+        return self.parameter_moves(kernel, rows)[0]
+
+
+def _normalised(log_w: np.ndarray) -> np.ndarray:
+    """Weights ∝ exp(log_w), summing to one; equal when none is finite."""
+    if not np.any(np.isfinite(log_w)):
+        return np.full(log_w.size, 1.0 / log_w.size)
+    w = np.exp(log_w - np.max(log_w[np.isfinite(log_w)]))
+    w = np.where(np.isfinite(w), w, 0.0)
+    return w / w.sum()
+
+
+def _effective_size(log_w: np.ndarray) -> float:
+    w = _normalised(log_w)
+    return float(1.0 / np.sum(w**2))
+
+
+def _log_mean_weight(previous: np.ndarray, increments: np.ndarray) -> float:
+    """log Σ_i w_i exp(increment_i), w the normalised previous weights: this step's factor of
+    the evidence estimate."""
+    w = _normalised(previous)
+    finite = np.isfinite(increments) & (w > 0)
+    if not np.any(finite):
+        return -math.inf
+    top = float(np.max(increments[finite]))
+    return top + math.log(float(np.sum(w[finite] * np.exp(increments[finite] - top))))
+
+
+def _systematic(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Systematic resampling: indices of the particles kept, as many as there are."""
+    n = weights.size
+    positions = (rng.uniform() + np.arange(n)) / n
+    return np.minimum(np.searchsorted(np.cumsum(weights), positions), n - 1)

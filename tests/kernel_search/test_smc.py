@@ -1,0 +1,86 @@
+"""Sequential Monte Carlo over structures (kernel_search/smc.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from abcd_cli.data.summary import InputSummaries
+from abcd_cli.decompose.features import features
+from abcd_cli.engines import get_engine
+from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic
+from abcd_cli.kernel_search.structure_prior import StructurePrior
+
+EXACT = get_engine("exact")
+SMALL = SMCSettings(particles=8, steps=3, first=10, structure_moves=3, parameter_moves=4)
+
+
+def _periodic(n: int = 60, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = np.linspace(-1.7, 1.7, n)[:, None]
+    return X, np.sin(2 * np.pi * X[:, 0] / 0.8) + rng.normal(0, 0.1, n)
+
+
+def _run(X, y, seed=0, prior=None, engine=EXACT, settings=SMALL):
+    sampler = Sampler(
+        X, y, InputSummaries.from_data(X, y), engine, prior or StructurePrior(max_depth=2),
+        settings, np.random.default_rng(seed),
+    )  # fmt: skip
+    return sampler.run()
+
+
+def test_one_seed_gives_one_result() -> None:
+    X, y = _periodic()
+    first, again = _run(X, y, seed=3), _run(X, y, seed=3)
+    assert [k.to_text() for k in first.kernels] == [k.to_text() for k in again.kernels]
+    np.testing.assert_array_equal(first.weights, again.weights)
+
+
+class FailsOnRQ:
+    """The exact engine, except that no kernel holding RQ can be conditioned."""
+
+    def objective_value(self, kernel, X, y, constant_mean=False):
+        if any(b.symbol == "RQ" for b in kernel.bases()):
+            return math.inf
+        return EXACT.objective_value(kernel, X, y, constant_mean)
+
+
+def test_weights_stay_normalised_and_finite_when_particles_fail() -> None:
+    X, y = _periodic()
+    prior = StructurePrior(bases={"RQ": 1.0, "SE": 1.0, "WN": 1.0}, max_depth=2)
+    result = _run(X, y, prior=prior, engine=FailsOnRQ())
+    assert np.all(np.isfinite(result.weights)) and math.isclose(result.weights.sum(), 1.0)
+    held = [w for k, w in zip(result.kernels, result.weights, strict=True) if "RQ" in k.structure]
+    assert sum(held) == 0.0
+
+
+def test_on_a_clear_cycle_the_posterior_favours_a_periodic_feature() -> None:
+    """More probable after the data than before them (the prior's own share, by draws)."""
+    X, y = _periodic()
+    prior = StructurePrior(max_depth=2)
+    settings = SMCSettings(particles=16, steps=5, first=10, structure_moves=10, parameter_moves=10)
+    result = _run(X, y, prior=prior, settings=settings)
+    ranges = [(float(X.min()), float(X.max()))]
+    after = sum(
+        f.probability
+        for f in features(result.kernels, result.weights, ranges)
+        if f.kind == "periodic"
+    )
+    rng = np.random.default_rng(9)
+    before = np.mean(["Per" in prior.sample(rng).to_text(params=False) for _ in range(2000)])
+    assert after > max(0.5, before)
+    periods = [
+        f.value for f in features(result.kernels, result.weights, ranges) if f.kind == "periodic"
+    ]
+    assert any(abs(p - 0.8) < 0.1 for p in periods)  # the cycle's own period
+    assert math.isfinite(result.log_evidence) and 0.0 < result.structure_acceptance < 1.0
+
+
+def test_systematic_resampling_keeps_each_particle_its_weight_times_n_rounded() -> None:
+    """Each particle is kept ⌊n w_i⌋ or ⌈n w_i⌉ times, whatever the draw."""
+    weights = np.array([0.5, 0.3, 0.125, 0.075])
+    for seed in range(20):
+        counts = np.bincount(_systematic(weights, np.random.default_rng(seed)), minlength=4)
+        assert counts.sum() == 4
+        assert np.all(counts >= np.floor(4 * weights)) and np.all(counts <= np.ceil(4 * weights))
