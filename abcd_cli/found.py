@@ -72,16 +72,15 @@ class FoundModel(FittedSearch):
         """The additive components in report order (computed on first use; any decomposition
         already made serves, as the components do not depend on its grid or checks' seed)."""
         # the report's modules are imported when the words are first asked for: they are slow
-        from abcd_cli.reporting.component_text import component_phrase
+        from abcd_cli.reporting.component_text import section_phrase
 
         dec = next(iter(self._decompositions.values()), None) or self.decomposition()
-        names = tuple(self.x_names)
         return [
             Component(
                 index=c.index,
-                kernel=c.kernel.to_text(names=names),
-                structure=c.kernel.to_text(params=False, names=names),
-                description=component_phrase(dec, c, direction=dec.series is None),
+                kernel=c.kernel.to_text(names=dec.names),
+                structure=c.kernel.to_text(params=False, names=dec.names),
+                description=section_phrase(dec, c),
                 share=float(c.delta_r2),
                 cumulative_share=float(c.cum_r2),
                 cv_mae=float(c.cv_mae),

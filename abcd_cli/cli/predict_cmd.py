@@ -43,6 +43,7 @@ def predict(
     of several inputs reads them from the columns of X.csv with their names (in any order;
     other columns are ignored)."""
     from abcd_cli.data.reader import load_inputs
+    from abcd_cli.data.table import capped
     from abcd_cli.destinations import check_destinations
     from abcd_cli.errors import InputError
     from abcd_cli.files import is_standard_stream, shown, write_output
@@ -61,6 +62,12 @@ def predict(
             " 'abcd search --seeds K --json' with K > 1",
         )
         mixed = f"; {mixed}"
+    if x is not None and len(found.x_names) > 1:
+        named = capped(list(map(repr, found.x_names)))
+        raise InputError(
+            f"--x chooses the column of a model of one input; this model reads its"
+            f" {len(found.x_names)} inputs by their names ({named})"
+        )
     values, columns, names, kinds = load_inputs(inputs, found.x_names, x)
     for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
         values[:, d] = found.checked_x(values[:, d], kind, f"{inputs}: column {name!r}", d)

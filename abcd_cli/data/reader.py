@@ -102,7 +102,7 @@ def load_inputs(
 
     With one input the column is chosen as in :func:`load_series`: ``x`` by name or number,
     otherwise the only column (of one or two), or the one named like time. With several, each
-    is the column of its name (in any order, other columns ignored; ``x`` is refused). Returns
+    is the column of its name (in any order, other columns ignored). Returns
     X (M, D) in the order of ``names`` (decimal years for dates), each column's cells as
     written, its label (one input: its name in the file; several: the model's name) and its
     kind. A column that is not there, or a missing cell, is an error naming it.
@@ -111,11 +111,6 @@ def load_inputs(
     if len(names) == 1:
         chosen = [_one_input(table, x)]
         labels = [table.names[chosen[0]]]
-    elif x is not None:
-        raise InputError(
-            f"--x chooses the column of a model of one input; this model reads its"
-            f" {len(names)} inputs by their names ({capped(list(map(repr, names)))})"
-        )
     else:
         chosen = [_named_input(table, name) for name in names]
         labels = list(names)

@@ -28,7 +28,7 @@ from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.decompose.checks import model_checks
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck, Surface
 from abcd_cli.decompose.folds import folds_for
-from abcd_cli.decompose.input_terms import expand_additive, is_noise, term_inputs
+from abcd_cli.decompose.input_terms import expand_additive, term_inputs
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.variance import VarianceTable, mean_shares, variance_table
@@ -51,8 +51,8 @@ UNORDERED_CHECKS = ("quantile-quantile",)
 
 
 def grid_size(model: Model, extrapolate: float) -> int:
-    """``GRID_SIZE``; for a long series off the exact engine, min(N, ``MAX_GRID``) points over
-    the data's range and as many per unit beyond it."""
+    """``GRID_SIZE``; for a model of many points off the exact engine, min(N, ``MAX_GRID``)
+    points over an input's range and as many per unit beyond it."""
     if model.n <= LONG_SERIES or is_default(model.engine):
         return GRID_SIZE
     return int(round(min(model.n, MAX_GRID) * (1.0 + extrapolate)))
@@ -82,7 +82,6 @@ class Decomposition:
     baseline_mae: float  # cross-validated MAE of predicting the prior mean
     checks: list[ModelCheck]
     level: tuple[float, float] | None  # a constant mean's estimate and sd; None when fixed
-    folds: str  # "time" (blocks along the time input) or "shuffled" (rows drawn at random)
     extrapolate: float  # how far past the data the time input is drawn, in its ranges
     series: SeriesCurves | None  # with one input only
     variance: VarianceTable | None  # with several inputs only
@@ -91,6 +90,12 @@ class Decomposition:
     def axis(self) -> Axis:
         """The first input's axis (a series' only one)."""
         return self.axes[0]
+
+    @property
+    def folds(self) -> str:
+        """How the cross-validation's folds were drawn: "time" (blocks along the time input)
+        or "shuffled" (rows drawn at random)."""
+        return "shuffled" if self.time_dim is None else "time"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -114,8 +119,8 @@ def time_input(axes: tuple[Axis, ...]) -> int | None:
 def input_terms(kernel: Kernel) -> list[Kernel]:
     """Sum-of-products terms, an additive kernel written out, white noise merged into one."""
     terms = expand_additive(sum_of_products(kernel))
-    noise = [t for t in terms if is_noise(t)]
-    signal = [t for t in terms if not is_noise(t)]
+    noise = [t for t in terms if t.has_noise_factor()]
+    signal = [t for t in terms if not t.has_noise_factor()]
     return signal + ([total(noise)] if noise else [])
 
 
@@ -123,17 +128,17 @@ def decompose(
     model: Model,
     axes: tuple[Axis, ...],
     extrapolate: float = 0.2,
-    points: int | None = None,
     seed: int = 0,
 ) -> Decomposition:
     """Split the model into ordered additive components with their statistics. ``axes``: one
-    per input; ``points``: of each curve (default ``grid_size``); ``seed``: of the shuffled
-    folds (when no input is time) and of the model checks' simulations."""
+    per input; ``seed``: of the shuffled folds (when no input is time) and of the model checks'
+    simulations."""
     if len(axes) != model.n_dims:
         raise ValueError(f"{len(axes)} axes for a model of {model.n_dims} inputs")
     sc, post = model.scaling, model.posterior
     time_dim = time_input(axes)
     terms = input_terms(model.kernel)
+    series = model.n_dims == 1
     order, cv_path, baseline = order_by_cv(terms, post, folds=folds_for(model.X, time_dim, seed))
     terms = [terms[i] for i in order]
     y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)
@@ -143,11 +148,14 @@ def decompose(
     signal = [k for k, n in enumerate(noise) if not n]
     shares = dict(zip(signal, mean_shares([means[k] for k in signal]), strict=True))
     r2 = cumulative_r2(y_c, means)
+    centre = np.median(model.X, axis=0)  # where a curve or surface holds the other inputs
+    inputs = [term_inputs(t) for t in terms]
+    along = {_along(model, dims) for dims in inputs} - {None}  # every one of a series: 0
+    grids = {d: _grid(model, d, extrapolate if d == time_dim else 0.0, centre) for d in along}
     components = []
-    for k, term in enumerate(terms):
+    for k, (term, dims) in enumerate(zip(terms, inputs, strict=True)):
         r2_before = r2[k - 1] if k else 0.0
-        dims = term_inputs(term)
-        grid, mean, sd = _curve(model, term, dims, time_dim, extrapolate, points)
+        grid, mean, sd = _curve(model, term, grids.get(_along(model, dims)))
         components.append(
             ComponentFacts(
                 index=k + 1,
@@ -164,11 +172,12 @@ def decompose(
                 is_noise=noise[k],
                 dims=dims,
                 partial=sc.y_scale * partials[k],
-                surface=_surface(model, term, dims) if len(dims) == 2 and not noise[k] else None,
+                surface=(
+                    _surface(model, term, dims, centre) if len(dims) == 2 and not noise[k] else None
+                ),
                 share=shares.get(k),
             )
         )
-    series = model.n_dims == 1
     return Decomposition(
         model=model,
         axes=axes,
@@ -183,11 +192,8 @@ def decompose(
             if model.constant_mean
             else None
         ),
-        folds="shuffled" if time_dim is None else "time",
         extrapolate=extrapolate,
-        series=_series_curves(model, terms, _grid(model, 0, extrapolate, points))
-        if series
-        else None,
+        series=_series_curves(model, terms, grids[0]) if series else None,
         variance=None if series else variance_table(model, components, terms, axes),
     )
 
@@ -203,59 +209,56 @@ def cumulative_r2(residual: np.ndarray, means: list[np.ndarray]) -> list[float]:
     return out
 
 
-def _centre_row(model: Model, size: int) -> np.ndarray:
-    """``size`` rows holding each input's median (user units)."""
-    return np.tile(np.median(model.X, axis=0), (size, 1))
+def _along(model: Model, dims: tuple[int, ...]) -> int | None:
+    """The input a component reading ``dims`` is drawn along: the one it reads, or a series'
+    only input; None when there is none."""
+    return dims[0] if len(dims) == 1 else (0 if model.n_dims == 1 else None)
+
+
+def _grid(model: Model, d: int, past: float, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``grid_size`` even steps over input d's range and ``past`` times that range beyond it,
+    and those points as rows of inputs in internal units, the others held at ``centre``."""
+    column = model.X[:, d]
+    lo, hi = float(column.min()), float(column.max())
+    grid = np.linspace(lo, hi + past * (hi - lo), grid_size(model, past))
+    G = np.tile(centre, (grid.size, 1))
+    G[:, d] = grid
+    return grid, model.scaling.x_in(G)
 
 
 def _curve(
-    model: Model,
-    term: Kernel,
-    dims: tuple[int, ...],
-    time_dim: int | None,
-    extrapolate: float,
-    points: int | None,
+    model: Model, term: Kernel, grid: tuple[np.ndarray, np.ndarray] | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The component's posterior mean and sd (internal units of y) on a grid over the input it
-    is drawn along (past the data by ``extrapolate`` of the range when that input is time):
-    the one it reads, or a series' only input; empty arrays when there is none."""
-    along = dims[0] if len(dims) == 1 else (0 if model.n_dims == 1 else None)
-    if along is None:
+    """The component's posterior mean and sd (internal units of y) on ``grid`` (``_grid``);
+    empty arrays when it is not drawn along an input."""
+    if grid is None:
         empty = np.zeros(0)
         return empty, empty, empty
-    grid = _grid(model, along, extrapolate if along == time_dim else 0.0, points)
-    G = _centre_row(model, grid.size)
-    G[:, along] = grid
-    mean, var = model.posterior.component(term, model.scaling.x_in(G))
-    return grid, mean, np.sqrt(var)
+    mean, var = model.posterior.component(term, grid[1])
+    return grid[0], mean, np.sqrt(var)
 
 
-def _grid(model: Model, d: int, past: float, points: int | None) -> np.ndarray:
-    """``points`` (default ``grid_size``) even steps over input d's range and ``past`` times
-    that range beyond it."""
-    column = model.X[:, d]
-    lo, hi = float(column.min()), float(column.max())
-    size = grid_size(model, past) if points is None else points
-    return np.linspace(lo, hi + past * (hi - lo), size)
-
-
-def _surface(model: Model, term: Kernel, dims: tuple[int, ...]) -> Surface:
-    """A two-input component's posterior mean (y's units) on a grid over both inputs' ranges."""
+def _surface(model: Model, term: Kernel, dims: tuple[int, ...], centre: np.ndarray) -> Surface:
+    """A two-input component's posterior mean (y's units) on a grid over both inputs' ranges,
+    the other inputs held at ``centre``."""
     X = model.X
     a, b = dims
     grid_a = np.linspace(X[:, a].min(), X[:, a].max(), SURFACE_SIZE)
     grid_b = np.linspace(X[:, b].min(), X[:, b].max(), SURFACE_SIZE)
     A, B = np.meshgrid(grid_a, grid_b)
-    G = _centre_row(model, A.size)
+    G = np.tile(centre, (A.size, 1))
     G[:, a], G[:, b] = A.ravel(), B.ravel()
     mean = model.posterior.mean(term, model.scaling.x_in(G))
     return Surface(grid_a, grid_b, model.scaling.y_scale * mean.reshape(A.shape))
 
 
-def _series_curves(model: Model, terms: list[Kernel], x_grid: np.ndarray) -> SeriesCurves:
-    """The sums of the first k components and the full model's forecast along a series' input."""
+def _series_curves(
+    model: Model, terms: list[Kernel], grid: tuple[np.ndarray, np.ndarray]
+) -> SeriesCurves:
+    """The sums of the first k components and the full model's forecast along a series' input,
+    on its components' ``grid``."""
     sc, post = model.scaling, model.posterior
-    G = sc.x_in(x_grid)[:, None]
+    x_grid, G = grid
     cumulative_mean, cumulative_sd = [], []
     for k in range(1, len(terms) + 1):
         mean, var = post.component(total(terms[:k]), G)

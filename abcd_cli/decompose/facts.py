@@ -1,6 +1,7 @@
 """Plain records passed from the computation (decompose) to the presentation (describe, report).
 
-Nothing here computes; these are the contract between the layers. All numbers are in the
+These are the contract between the layers; they compute nothing about the model (a
+component's order of interaction is read off its kernel). All numbers are in the
 user's units: x as in the data (decimal years when ``Axis.kind`` is "date" or "year"), y in the
 data's units.
 """

@@ -1,8 +1,8 @@
 """What a weighted set of models says, feature by feature, with each feature's probability.
 
 A posterior over structures is a set of kernels (particles, or any models) with weights summing
-to one. The report and the model file state it by features that models may share although
-their structures differ:
+to one. It is stated by features that models may share although their structures differ (the
+report and the model file are to state them; today the studies in benchmarks/studies do):
 - ``periodic``: a periodic factor on an input, of period p;
 - ``linear trend``: a term whose only factor that varies is one linear kernel (gated or not);
 - ``change``: a change in the structure at x = t (where a changepoint or a window's edge is);
@@ -27,10 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abcd_cli.decompose.input_terms import expand_additive
+from abcd_cli.decompose.input_terms import expand_additive, term_inputs
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import sum_of_products
-from abcd_cli.kernels.base import reads_x
 
 #: Periods within this relative distance of their neighbour are one feature (|Δ log p| ≤ it).
 PERIOD_TOLERANCE = 0.05
@@ -77,7 +76,7 @@ def model_features(kernel: Kernel) -> tuple[set[tuple], list[tuple[str, int, flo
         varying = [b for b in bases if _role(b) not in STEADY]
         if len(varying) == 1 and _role(varying[0]) == "linear":
             keys.add(("linear trend", (varying[0].dim,)))
-        dims = sorted({b.dim for b in bases if reads_x(b)})
+        dims = term_inputs(term)
         keys.update(("input used", (d,)) for d in dims)
         keys.update(("interaction", (a, b)) for i, a in enumerate(dims) for b in dims[i + 1 :])
     return keys, valued

@@ -1,4 +1,4 @@
-"""The terms of a model of several inputs and the inputs each one reads.
+"""The terms of a model and the inputs each one reads.
 
 A term of the sum-of-products form (thesis §4.1) reads the inputs of its base kernels that
 depend on x (C and WN read none). The additive kernel (``kernels/additive.py``) is one node,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from abcd_cli.data.summary import Summary
-from abcd_cli.engines.base import Engine
+from abcd_cli.engines.base import FAILED_NLL, Engine
 from abcd_cli.kernel_search.init import theta_bounds
 from abcd_cli.kernels import Kernel
 
@@ -54,6 +54,15 @@ class ParameterPrior:
         """Centred between each pair of bounds, which lie ``BOUND_SDS`` sds either side."""
         lo, hi = np.array(bounds, dtype=float).reshape(-1, 2).T
         return cls((lo + hi) / 2.0, np.maximum(hi - lo, 1e-12) / (2.0 * BOUND_SDS))
+
+    @classmethod
+    def of(cls, kernel: Kernel, summary: Summary) -> ParameterPrior:
+        """The prior of ``kernel``'s theta, from its bounds on data of ``summary``."""
+        return cls.from_bounds(theta_bounds(kernel, summary))
+
+    def draw(self, rng: np.random.Generator) -> np.ndarray:
+        """One theta drawn from the prior."""
+        return self.centre + self.sd * rng.standard_normal(self.centre.size)
 
     def log_density(self, theta: np.ndarray) -> float:
         """log p(θ) = Σ_i log N(θ_i; centre_i, sd_i²)."""
@@ -99,6 +108,30 @@ class Laplace:
         return -0.5 * (quad + log_det + d * math.log(2 * math.pi))
 
 
+def log_likelihood(
+    engine: Engine, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+) -> float:
+    """log p(y | kernel) from the engine's objective; −inf where the engine failed (its
+    objective is then ``FAILED_NLL`` or not finite)."""
+    nll = engine.objective_value(kernel, X, y, constant_mean)
+    return -nll if math.isfinite(nll) and nll < FAILED_NLL else -math.inf
+
+
+def normalised(log_w: np.ndarray) -> np.ndarray:
+    """Weights ∝ exp(log_w), summing to one (a −inf is a weight of 0); equal when no log
+    weight is finite."""
+    finite = np.isfinite(log_w)
+    if not np.any(finite):
+        return np.full(log_w.size, 1.0 / log_w.size)
+    w = np.where(finite, np.exp(log_w - np.max(log_w[finite])), 0.0)
+    return w / w.sum()
+
+
+def effective_size(weights: np.ndarray) -> float:
+    """(Σw)² / Σw² of normalised weights: 1 / Σw²."""
+    return float(1.0 / np.sum(weights**2))
+
+
 def hessian(gradient: Gradient, theta: np.ndarray, step: float = HESSIAN_STEP) -> np.ndarray:
     """The Jacobian of ``gradient`` at ``theta`` by central differences, made symmetric."""
     theta = np.asarray(theta, dtype=float)
@@ -132,7 +165,7 @@ def laplace(
     """The Laplace approximation of ``kernel``'s structure at its own (fitted) values, on data
     (X, y) in the fitter's units; ``summary`` gives the bounds the prior is built from."""
     theta = kernel.theta()
-    prior = ParameterPrior.from_bounds(theta_bounds(kernel, summary))
+    prior = ParameterPrior.of(kernel, summary)
 
     def gradient(t: np.ndarray) -> np.ndarray:
         _, grad = engine.objective(t, kernel, X, y, constant_mean)
@@ -186,15 +219,9 @@ def importance(approx: Laplace, kernels: list[Kernel], nlls: np.ndarray) -> Impo
             for k, nll in zip(kernels, nlls, strict=True)
         ]
     )
-    top = float(np.max(log_ratio)) if log_ratio.size else -math.inf
-    if not math.isfinite(top):
+    if not np.any(np.isfinite(log_ratio)):
         return Importance(kernels, np.zeros(len(kernels)), -math.inf, 0.0)
-    ratio = np.exp(log_ratio - top)
-    total = float(np.sum(ratio))
-    weights = ratio / total
-    return Importance(
-        kernels,
-        weights,
-        top + math.log(total / len(kernels)),
-        float(1.0 / np.sum(weights**2)),
-    )
+    top = float(np.max(log_ratio))
+    log_evidence = top + math.log(float(np.sum(np.exp(log_ratio - top))) / len(kernels))
+    weights = normalised(log_ratio)
+    return Importance(kernels, weights, log_evidence, effective_size(weights))

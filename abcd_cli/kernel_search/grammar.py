@@ -78,18 +78,21 @@ def _fresh(name: str, dim: int = 0) -> BaseKernel:
     return BASES[name]((), dim)
 
 
-def _subexpressions(kernel: Kernel) -> Iterator[tuple[Kernel, Callable[[Kernel], Kernel]]]:
-    """Every node S of the tree with a function that puts a replacement for S in its place."""
-    yield kernel, lambda new: new
+def subexpressions(
+    kernel: Kernel, depth: int = 0
+) -> Iterator[tuple[Kernel, Callable[[Kernel], Kernel], int]]:
+    """Every node S of the tree with a function that puts a replacement for S in its place,
+    and the node's depth (the root's is ``depth``)."""
+    yield kernel, lambda new: new, depth
     for i, child in enumerate(kernel.operands):
-        for node, put in _subexpressions(child):
+        for node, put, below in subexpressions(child, depth + 1):
 
             def place(new: Kernel, i: int = i, put: Callable[[Kernel], Kernel] = put) -> Kernel:
                 ops = list(kernel.operands)
                 ops[i] = put(new)
                 return kernel.with_operands(ops)
 
-            yield node, place
+            yield node, place, below
 
 
 def _full_operators(s: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
@@ -111,7 +114,7 @@ def _full_operators(s: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
 
 
 def _expand_full(kernel: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
-    for node, put in _subexpressions(kernel):
+    for node, put, _ in subexpressions(kernel):
         for new in _full_operators(node, bases):
             yield put(new)
 
@@ -128,7 +131,7 @@ def _root_sums(terms: list[Kernel]) -> Callable[[Kernel, list[BaseKernel]], Iter
 
 def _expand_changepoints(kernel: Kernel, bases: list[BaseKernel]) -> Iterator[Kernel]:
     """Split any SE (or any CP of SEs) at a new changepoint: S → CP(S, SE)."""
-    for node, put in _subexpressions(kernel):
+    for node, put, _ in subexpressions(kernel):
         if isinstance(node, (SE, CP)):
             yield put(CP(node, SE()))
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abcd_cli.engines.base import FAILED_NLL, Engine, PosteriorError
-from abcd_cli.kernel_search.evidence import Laplace
+from abcd_cli.engines.base import Engine
+from abcd_cli.kernel_search.evidence import Laplace, ParameterPrior, log_likelihood
 from abcd_cli.kernels import Kernel
 
 #: The acceptance rate the warm-up aims at, and the scale it starts from (2.38/√d).
@@ -30,13 +30,10 @@ LogTarget = Callable[[np.ndarray], float]
 
 @dataclass(frozen=True)
 class Chain:
-    """The kept states (rows), their log targets, the rate at which the kept steps were
-    accepted and the final scale of the proposal."""
+    """The kept states (rows) and the rate at which the kept steps were accepted."""
 
     states: np.ndarray
-    log_targets: np.ndarray
     acceptance: float
-    scale: float
 
     def thinned(self, count: int) -> np.ndarray:
         """``count`` states evenly spaced over the chain (the last always among them)."""
@@ -57,17 +54,17 @@ def metropolis(
     theta = np.asarray(start, dtype=float)
     d = theta.size
     if d == 0:
-        return Chain(np.zeros((steps, 0)), np.full(steps, log_target(theta)), 1.0, 0.0)
+        return Chain(np.zeros((steps, 0)), 1.0)
     values, vectors = np.linalg.eigh(covariance)
     root = vectors * np.sqrt(np.maximum(values, 0.0))
     log_scale = math.log(2.38 / math.sqrt(d))
     current = log_target(theta)
-    states, targets, accepted = [], [], 0
+    states, accepted = [], 0
     for step in range(warmup + steps):
         proposal = theta + math.exp(log_scale) * (root @ rng.standard_normal(d))
         candidate = log_target(proposal)
         ratio = candidate - current if math.isfinite(candidate) else -math.inf
-        accept = math.log(rng.uniform()) < ratio
+        accept = accepts(ratio, rng)
         if accept:
             theta, current = proposal, candidate
         if step < warmup:
@@ -75,25 +72,29 @@ def metropolis(
         else:
             accepted += accept
             states.append(theta)
-            targets.append(current)
-    return Chain(np.array(states), np.array(targets), accepted / max(steps, 1), math.exp(log_scale))
+    return Chain(np.array(states).reshape(-1, d), accepted / max(steps, 1))
+
+
+def accepts(log_ratio: float, rng: np.random.Generator) -> bool:
+    """A Metropolis-Hastings decision: u < exp(log_ratio), u uniform on [0, 1)."""
+    u = rng.uniform()
+    return math.log(u) < log_ratio if u > 0.0 else log_ratio > -math.inf
 
 
 def log_posterior(
-    approx: Laplace, X: np.ndarray, y: np.ndarray, engine: Engine, constant_mean: bool = False
+    kernel: Kernel,
+    prior: ParameterPrior,
+    X: np.ndarray,
+    y: np.ndarray,
+    engine: Engine,
+    constant_mean: bool = False,
 ) -> LogTarget:
-    """θ ↦ log p(y | θ) + log p(θ) for ``approx``'s structure (−inf where it cannot be
+    """θ ↦ log p(y | θ) + log p(θ) for ``kernel``'s structure (−inf where it cannot be
     conditioned)."""
 
     def log_target(theta: np.ndarray) -> float:
-        try:
-            kernel: Kernel = approx.kernel.with_theta(theta)
-            nll = engine.objective_value(kernel, X, y, constant_mean)
-        except (PosteriorError, np.linalg.LinAlgError, ValueError, ArithmeticError):
-            return -math.inf
-        if not math.isfinite(nll) or nll >= FAILED_NLL:
-            return -math.inf
-        return -nll + approx.prior.log_density(theta)
+        value = log_likelihood(engine, kernel.with_theta(theta), X, y, constant_mean)
+        return value + prior.log_density(theta) if math.isfinite(value) else -math.inf
 
     return log_target
 
@@ -111,6 +112,6 @@ def posterior_draws(
 ) -> tuple[list[Kernel], Chain]:
     """``count`` kernels of ``approx``'s structure with parameters from a chain started at
     its optimum, and the chain."""
-    target = log_posterior(approx, X, y, engine, constant_mean)
+    target = log_posterior(approx.kernel, approx.prior, X, y, engine, constant_mean)
     chain = metropolis(target, approx.theta, approx.covariance, steps, warmup, rng)
     return [approx.kernel.with_theta(t) for t in chain.thinned(count)], chain

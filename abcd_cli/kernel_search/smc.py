@@ -4,9 +4,10 @@ posterior over models (after Saad et al., ICML 2023).
 Particles start as draws of ``structure_prior.StructurePrior``, their parameters drawn from
 ``evidence.ParameterPrior`` (a normal on theta whose ±2σ are the data-read bounds). The data
 come in the nested steps of ``annealing.data_steps``; at each step every particle's log weight
-grows by the predictive density of the new points (``annealing.log_predictive``), the particles
-are resampled (systematically) when the effective sample size falls below half their number,
-and each is rejuvenated on the data so far:
+grows by the predictive density of the new points (``annealing.step_weight`` of two marginal
+likelihoods, each computed once per kernel and step; the rows come in their own order), the
+particles are resampled (systematically) when the effective sample size falls below half their
+number, and each is rejuvenated on the data so far:
 
 - structure moves: a node of the tree chosen uniformly is replaced by a subtree drawn from the
   prior at its depth, the subtree's parameters drawn from their prior. With both trees' nodes
@@ -21,17 +22,21 @@ One seed gives one result: every draw comes from one generator, in a fixed order
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from abcd_cli.data.summary import Summary
 from abcd_cli.engines.base import Engine
-from abcd_cli.kernel_search.annealing import data_steps, log_predictive
-from abcd_cli.kernel_search.evidence import ParameterPrior
-from abcd_cli.kernel_search.init import theta_bounds
-from abcd_cli.kernel_search.parameter_chain import metropolis
+from abcd_cli.kernel_search.annealing import data_steps, step_weight
+from abcd_cli.kernel_search.evidence import (
+    ParameterPrior,
+    effective_size,
+    log_likelihood,
+    normalised,
+)
+from abcd_cli.kernel_search.grammar import subexpressions
+from abcd_cli.kernel_search.parameter_chain import accepts, log_posterior, metropolis
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import Kernel
 
@@ -63,22 +68,6 @@ class Particles:
     structure_acceptance: float
 
 
-def _nodes(
-    kernel: Kernel, depth: int = 0
-) -> Iterator[tuple[Kernel, Callable[[Kernel], Kernel], int]]:
-    """Every node with a function putting a replacement in its place, and its depth."""
-    yield kernel, lambda new: new, depth
-    for i, child in enumerate(kernel.operands):
-        for node, put, d in _nodes(child, depth + 1):
-
-            def place(new: Kernel, i: int = i, put: Callable[[Kernel], Kernel] = put) -> Kernel:
-                ops = list(kernel.operands)
-                ops[i] = put(new)
-                return kernel.with_operands(ops)
-
-            yield node, place, d
-
-
 class Sampler:
     """One run of the sampler on data (X, y) in the fitter's units; see the module docstring."""
 
@@ -96,48 +85,48 @@ class Sampler:
         self.prior, self.settings, self.rng = prior, settings, rng
         self.n_dims = X.shape[1]
         self.proposed = self.accepted = 0
+        self._likelihoods: dict[tuple[Kernel, int], float] = {}  # by kernel and rows so far
 
     def with_drawn_parameters(self, kernel: Kernel) -> Kernel:
         """``kernel`` with every unset parameter drawn from its prior."""
         theta = kernel.theta()
-        parameter_prior = ParameterPrior.from_bounds(theta_bounds(kernel, self.summary))
-        unset = ~np.isfinite(theta)
-        drawn = parameter_prior.centre + parameter_prior.sd * self.rng.standard_normal(theta.size)
-        return kernel.with_theta(np.where(unset, drawn, theta))
+        drawn = ParameterPrior.of(kernel, self.summary).draw(self.rng)
+        return kernel.with_theta(np.where(np.isfinite(theta), theta, drawn))
 
     def log_likelihood(self, kernel: Kernel, rows: np.ndarray) -> float:
-        return log_predictive(kernel, self.X, self.y, np.arange(0), rows, self.engine)
+        """log p(y[rows] | kernel), computed once per kernel and step (``rows`` are the first
+        rows of one order, so their count names them)."""
+        key = (kernel, rows.size)
+        if key not in self._likelihoods:
+            self._likelihoods[key] = log_likelihood(self.engine, kernel, self.X[rows], self.y[rows])
+        return self._likelihoods[key]
 
     def structure_move(
         self, kernel: Kernel, rows: np.ndarray, current: float
     ) -> tuple[Kernel, float]:
         """One Metropolis-Hastings step replacing a subtree."""
-        nodes = list(_nodes(kernel))
+        nodes = list(subexpressions(kernel))
         _, put, depth = nodes[int(self.rng.integers(len(nodes)))]
         proposal = self.with_drawn_parameters(put(self.prior.sample(self.rng, self.n_dims, depth)))
         value = self.log_likelihood(proposal, rows)
-        size = len(list(_nodes(proposal)))
+        size = sum(1 for _ in proposal.nodes())
         self.proposed += 1
         ratio = value - current + math.log(len(nodes)) - math.log(size)
-        if math.isfinite(value) and math.log(self.rng.uniform()) < ratio:
+        if math.isfinite(value) and accepts(ratio, self.rng):
             self.accepted += 1
             return proposal, value
         return kernel, current
 
-    def parameter_moves(self, kernel: Kernel, rows: np.ndarray) -> tuple[Kernel, float]:
+    def parameter_moves(self, kernel: Kernel, rows: np.ndarray) -> Kernel:
         """A short Metropolis chain on the kernel's parameters; its last state."""
         theta = kernel.theta()
-        if theta.size == 0:
-            return kernel, self.log_likelihood(kernel, rows)
-        parameter_prior = ParameterPrior.from_bounds(theta_bounds(kernel, self.summary))
-
-        def target(t: np.ndarray) -> float:
-            return self.log_likelihood(kernel.with_theta(t), rows) + parameter_prior.log_density(t)
-
-        covariance = np.diag((PARAMETER_STEP * parameter_prior.sd) ** 2)
+        if theta.size == 0 or self.settings.parameter_moves < 1:
+            return kernel
+        prior = ParameterPrior.of(kernel, self.summary)
+        target = log_posterior(kernel, prior, self.X[rows], self.y[rows], self.engine)
+        covariance = np.diag((PARAMETER_STEP * prior.sd) ** 2)
         chain = metropolis(target, theta, covariance, self.settings.parameter_moves, 0, self.rng)
-        moved = kernel.with_theta(chain.states[-1])
-        return moved, self.log_likelihood(moved, rows)
+        return kernel.with_theta(chain.states[-1])
 
     def run(self) -> Particles:
         s = self.settings
@@ -150,45 +139,37 @@ class Sampler:
         old = np.arange(0)
         for rows in data_steps(self.y.size, s.steps, s.first):
             increments = np.array(
-                [log_predictive(k, self.X, self.y, old, rows, self.engine) for k in kernels]
+                [
+                    step_weight(
+                        self.log_likelihood(k, old) if old.size else 0.0,
+                        self.log_likelihood(k, rows),
+                    )
+                    for k in kernels
+                ]
             )
-            increments = np.where(np.isfinite(increments), increments, -np.inf)
             log_evidence += _log_mean_weight(log_w, increments)
             log_w = log_w + increments
-            if _effective_size(log_w) < s.particles / 2:
-                picks = _systematic(_normalised(log_w), self.rng)
+            if effective_size(normalised(log_w)) < s.particles / 2:
+                picks = _systematic(normalised(log_w), self.rng)
                 kernels, log_w = [kernels[i] for i in picks], np.zeros(s.particles)
+            self._likelihoods = {k: v for k, v in self._likelihoods.items() if k[1] == rows.size}
             kernels = [self._rejuvenate(k, rows) for k in kernels]
             old = rows
         return Particles(
-            kernels, _normalised(log_w), log_evidence, self.accepted / max(self.proposed, 1)
+            kernels, normalised(log_w), log_evidence, self.accepted / max(self.proposed, 1)
         )
 
     def _rejuvenate(self, kernel: Kernel, rows: np.ndarray) -> Kernel:
         current = self.log_likelihood(kernel, rows)
         for _ in range(self.settings.structure_moves):
             kernel, current = self.structure_move(kernel, rows, current)
-        return self.parameter_moves(kernel, rows)[0]
-
-
-def _normalised(log_w: np.ndarray) -> np.ndarray:
-    """Weights ∝ exp(log_w), summing to one; equal when none is finite."""
-    if not np.any(np.isfinite(log_w)):
-        return np.full(log_w.size, 1.0 / log_w.size)
-    w = np.exp(log_w - np.max(log_w[np.isfinite(log_w)]))
-    w = np.where(np.isfinite(w), w, 0.0)
-    return w / w.sum()
-
-
-def _effective_size(log_w: np.ndarray) -> float:
-    w = _normalised(log_w)
-    return float(1.0 / np.sum(w**2))
+        return self.parameter_moves(kernel, rows)
 
 
 def _log_mean_weight(previous: np.ndarray, increments: np.ndarray) -> float:
     """log Σ_i w_i exp(increment_i), w the normalised previous weights: this step's factor of
     the evidence estimate."""
-    w = _normalised(previous)
+    w = normalised(previous)
     finite = np.isfinite(increments) & (w > 0)
     if not np.any(finite):
         return -math.inf

@@ -57,8 +57,8 @@ class StructurePrior:
     max_depth: int = 4
 
     def __post_init__(self) -> None:
-        unknown = set(self.bases) - set(BASES)
-        if unknown or set(self.operators) - set(BUILDERS):
+        unknown = (set(self.bases) - set(BASES)) | (set(self.operators) - set(BUILDERS))
+        if unknown:
             raise ValueError(f"unknown base kernels or operators: {sorted(unknown)}")
         if not 0.0 < self.leaf <= 1.0 or self.max_depth < 0:
             raise ValueError("leaf must be in (0, 1] and max_depth at least 0")

@@ -18,10 +18,10 @@ from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting import inputs_figures
 from abcd_cli.reporting.component_text import (
     column,
-    component_phrase,
     extrapolation_sentence,
     input_names,
     paragraph,
+    section_phrase,
 )
 from abcd_cli.reporting.sections import Frame, axis_label
 from abcd_cli.reporting.wording import number_word
@@ -40,9 +40,8 @@ def component_section(
     dec: Decomposition, c: ComponentFacts, previous_r2: float, frame: Frame
 ) -> dict[str, Any]:
     """Component ``c``'s section; ``previous_r2`` is the share of variance the components
-    before it explain. A series' sections name a trend's shape ('a linear trend'); its summary,
-    like every phrase of a table of several inputs, says which way it goes."""
-    phrase = component_phrase(dec, c, direction=dec.series is None)
+    before it explain."""
+    phrase = section_phrase(dec, c)
     section = {
         "index": c.index,
         "phrase": phrase,
@@ -109,8 +108,9 @@ def series_figures(
 def inputs_figure(
     dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame
 ) -> tuple[dict[str, str], str]:
-    """A component of a model of several inputs: its figure and the note under it ('' and a
-    sentence when it has none)."""
+    """A component of a model of several inputs: its figure and the note under it; no figure
+    ({}) with a note saying why for a component of three inputs or more, and none at all for
+    noise or a constant."""
     title = f"Component {c.index}"
     if c.is_noise or not c.dims:
         return {}, ""

@@ -85,6 +85,13 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
     return f"a joint function of {join_words(names)}"
 
 
+def section_phrase(dec: Decomposition, c: ComponentFacts) -> str:
+    """The phrase heading a component's section (and naming it in the API): a series' names a
+    trend's shape ('a linear trend'); its summary, like every phrase of a table of several
+    inputs, says which way the trend goes."""
+    return component_phrase(dec, c, direction=dec.series is None)
+
+
 def factor_phrases(dec: Decomposition, c: ComponentFacts) -> list[str]:
     """For a product over several inputs, one phrase per input for the factors reading it
     ('a smooth function of horsepower', 'a linear function of year'); empty otherwise."""

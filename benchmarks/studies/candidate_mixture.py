@@ -28,7 +28,6 @@ of the test file, scored as in ``laplace_mixture``:
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import time
@@ -43,9 +42,9 @@ from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_units
 from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.kernels.text import parse_kernel
-from abcd_cli.model import Model
+from abcd_cli.model import Model, bic
 from abcd_cli.prediction import evidence_weights
-from benchmarks.accuracy.runs import all_series, split_files
+from benchmarks.accuracy.runs import all_series, append_row, split_files
 from benchmarks.common import publish, python_command
 from benchmarks.studies import OUTPUTS
 from benchmarks.studies.laplace_mixture import (
@@ -90,7 +89,7 @@ def searched_pool(series: str, seed: int, top: int) -> dict[str, object]:
     scaling, _ = prior_mean_units(train.x, train.y, settings.prior_mean)
     n = train.n
     ranked = sorted(
-        (2 * scaling.nll_out(nll, n) + kernel.n_params * math.log(n), kernel)  # BIC
+        (bic(scaling.nll_out(nll, n), kernel.n_params, n), kernel)
         for nll, kernel in fitted.values()
     )[:top]
     pool = {
@@ -109,7 +108,7 @@ def searched_pool(series: str, seed: int, top: int) -> dict[str, object]:
 
 
 def study_series(series: str, seed: int, top: int, draws: int) -> list[dict[str, object]]:
-    """The four forecasts' rows for one series."""
+    """The forecasts' rows for one series."""
     pool = searched_pool(series, seed, top)
     start = time.perf_counter()
     train = load_series(split_files(series, "extrap")[0])
@@ -174,12 +173,8 @@ def main(argv: list[str] | None = None) -> None:
         if series in done:
             continue
         rows = study_series(series, args.seed, args.top, args.draws)
-        new = not args.csv.exists()
-        with args.csv.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=FIELDS)
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        for row in rows:
+            append_row(args.csv, row, FIELDS)
         print(
             series + ": " + ", ".join(f"{r['forecast']} {r['covered']}/{r['n_test']}" for r in rows)
         )

@@ -2,7 +2,7 @@
 uncertainty, give calibrated forecasts? (Issue 52: "measure it beside the SMC before choosing".)
 
 For each of the 13 extrapolation splits, the seed-0 search's level bests (its trace, as in
-``bench_selection``; ``traces/seed0/SERIES.json``) are scored on the test file by five
+``bench_selection``; ``traces/seed0/SERIES.json``) are scored on the test file by seven
 forecasts, all from the training data alone:
 
 - ``winner``: the lowest-BIC model, its parameters as fitted (what ``abcd`` reports today);
@@ -45,13 +45,14 @@ from scipy.stats import norm
 from abcd_cli.data.reader import load_series
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import FAILED_NLL, PosteriorError
-from abcd_cli.kernel_search.evidence import importance, laplace, parameter_draws
+from abcd_cli.kernel_search.evidence import Laplace, importance, laplace, parameter_draws
 from abcd_cli.kernel_search.parameter_chain import posterior_draws
 from abcd_cli.kernels import Kernel
 from abcd_cli.model import Model
 from abcd_cli.prediction import evidence_weights, mixture_quantile
-from benchmarks.accuracy.peers.scores import coverage_verdict
-from benchmarks.accuracy.runs import all_series, split_files
+from benchmarks.accuracy.peers.scores import coverage_verdict, width_factor
+from benchmarks.accuracy.peers.split import Forecast
+from benchmarks.accuracy.runs import all_series, append_row, rmse, split_files
 from benchmarks.common import machine_line, publish, python_command
 from benchmarks.studies import OUTPUTS
 from benchmarks.studies.bench_selection import TRACES, level_models
@@ -97,14 +98,11 @@ def scores(means: np.ndarray, sds: np.ndarray, w: np.ndarray, y: np.ndarray) -> 
     mean = w @ means
     low = mixture_quantile(means, sds, 0.025, w)
     high = mixture_quantile(means, sds, 0.975, w)
-    half = np.where(y >= mean, high - mean, mean - low)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(half > 0, np.abs(y - mean) / half, np.inf)
     density = w @ norm.pdf(y[None, :], loc=means, scale=sds)
     return {
         "covered": int(np.sum((y >= low) & (y <= high))),
-        "width_factor": float(np.percentile(ratio, 95)),
-        "rmse": float(np.sqrt(np.mean((y - mean) ** 2))),
+        "width_factor": width_factor(Forecast(mean, low, high), y),
+        "rmse": rmse(mean, y),
         "mlpd": float(np.mean(np.log(np.maximum(density, 1e-300)))),
         "crps": crps_mixture(means, sds, w, y),
     }
@@ -152,14 +150,20 @@ def _predict_all(
     return nlls, means, sds
 
 
+def laplace_of(model: Model) -> tuple[Laplace, np.ndarray, np.ndarray]:
+    """The Laplace approximation of ``model``'s structure at its fitted values, with its data
+    in the fitter's units."""
+    sc = model.scaling
+    X, y = sc.x_in(model.X), sc.y_in(model.y)
+    return laplace(model.kernel, X, y, InputSummaries.from_data(X, y), model.engine), X, y
+
+
 def drawn_moments(
     model: Model, draws: int, rng: np.random.Generator, x_test: np.ndarray, steps: int = 200
 ) -> Drawn:
     """The structure of ``model`` with its parameters drawn (``kernel_search/evidence.py``,
     ``parameter_chain.py``), predicted at ``x_test``."""
-    sc = model.scaling
-    X, y = sc.x_in(model.X), sc.y_in(model.y)
-    approx = laplace(model.kernel, X, y, InputSummaries.from_data(X, y), model.engine)
+    approx, X, y = laplace_of(model)
     kernels = parameter_draws(approx, draws, rng)
     nlls, means, sds = _predict_all(model, kernels, x_test)
     weighted = importance(approx, kernels, np.array(nlls))
@@ -181,7 +185,7 @@ def drawn_moments(
 
 
 def study_series(series: str, draws: int, seed: int, steps: int = 200) -> list[dict[str, object]]:
-    """The five forecasts' rows for one series."""
+    """The forecasts' rows for one series."""
     start = time.perf_counter()
     doc = json.loads((TRACES / "seed0" / f"{series}.json").read_text())
     test = load_series(split_files(series, "extrap")[1])
@@ -339,12 +343,8 @@ def main(argv: list[str] | None = None) -> None:
         if series in done:
             continue
         rows = study_series(series, args.draws, args.seed, args.steps)
-        new = not CSV.exists()
-        with CSV.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=FIELDS)
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        for row in rows:
+            append_row(CSV, row, FIELDS)
         print(
             f"{series}: "
             + ", ".join(f"{r['forecast']} {r['covered']}/{r['n_test']}" for r in rows),

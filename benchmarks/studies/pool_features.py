@@ -23,9 +23,7 @@ import math
 import numpy as np
 
 from abcd_cli.data.reader import load_series
-from abcd_cli.data.summary import InputSummaries
 from abcd_cli.decompose.features import Feature, features
-from abcd_cli.kernel_search.evidence import laplace
 from abcd_cli.kernel_search.settings import prior_mean_units
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
@@ -35,6 +33,7 @@ from benchmarks.common import machine_line, publish, python_command
 from benchmarks.studies import OUTPUTS
 from benchmarks.studies.bench_selection import TRACES, level_models
 from benchmarks.studies.candidate_mixture import CANDIDATES
+from benchmarks.studies.laplace_mixture import laplace_of
 
 #: Features below this probability are left out of the table.
 SHOWN = 0.05
@@ -56,13 +55,6 @@ def models_of(series: str, source: str) -> tuple[list[Model], np.ndarray] | None
         for e in pool["pool"]
     ]
     return models, np.array([float(e["bic"]) for e in pool["pool"]])
-
-
-def log_evidence(model: Model) -> float:
-    """The model's Laplace log evidence on its data, in the fitter's units."""
-    sc = model.scaling
-    X, y = sc.x_in(model.X), sc.y_in(model.y)
-    return laplace(model.kernel, X, y, InputSummaries.from_data(X, y), model.engine).log_evidence
 
 
 def shown(found: list[Feature]) -> str:
@@ -108,7 +100,9 @@ def main(argv: list[str] | None = None) -> None:
             for m in models[:1]
             for d in range(m.n_dims)
         ]
-        by_laplace = evidence_weights(np.array([-2 * log_evidence(m) for m in models]))
+        by_laplace = evidence_weights(
+            np.array([-2 * laplace_of(m)[0].log_evidence for m in models])
+        )
         by_bic = evidence_weights(bics)
         lines.append(
             f"| {series} | {len(models)} | {shown(features(kernels, by_laplace, ranges))}"

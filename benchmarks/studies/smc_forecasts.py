@@ -15,7 +15,6 @@ made (a rerun skips the series already there); the winner's rows are those of
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import time
 
@@ -30,7 +29,7 @@ from abcd_cli.kernel_search.settings import prior_mean_units
 from abcd_cli.kernel_search.smc import Sampler, SMCSettings
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.model import Model
-from benchmarks.accuracy.runs import all_series, split_files
+from benchmarks.accuracy.runs import all_series, append_row, split_files
 from benchmarks.common import publish, python_command
 from benchmarks.studies import OUTPUTS
 from benchmarks.studies.laplace_mixture import plan_rows, read_rows, table
@@ -59,7 +58,7 @@ def study_series(series: str, settings: SMCSettings, seed: int) -> list[dict[str
             mean, sd = Model(kernel, scaling, train.x, train.y, math.nan).predict(test.x)
         except (PosteriorError, np.linalg.LinAlgError, ValueError, ArithmeticError):
             continue
-        if np.all(np.isfinite(mean)) and np.all(sd > 0):
+        if np.all(np.isfinite(mean)) and np.all(np.isfinite(sd)) and np.all(sd > 0):
             means.append(mean)
             sds.append(sd)
             weights.append(w)
@@ -67,6 +66,8 @@ def study_series(series: str, settings: SMCSettings, seed: int) -> list[dict[str
     found = features(user, particles.weights, [(float(train.x.min()), float(train.x.max()))])
     top = np.argsort(-particles.weights)[:3]
     shares = "; ".join(f"{particles.kernels[i].structure} {particles.weights[i]:.2f}" for i in top)
+    if not weights:
+        raise SystemExit(f"{series}: no particle could be conditioned on the training data")
     plans = {"smc": (np.array(means), np.array(sds), np.array(weights), shares)}
     extra = {
         "features": shown(found),
@@ -89,24 +90,20 @@ def main(argv: list[str] | None = None) -> None:
         if series in done:
             continue
         rows = study_series(series, settings, args.seed)
-        new = not CSV.exists()
-        with CSV.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=FIELDS)
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        for row in rows:
+            append_row(CSV, row, FIELDS)
         print(
             f"{series}: {rows[0]['covered']}/{rows[0]['n_test']}; {rows[0]['features']}", flush=True
         )
     winners = [r for r in read_rows(OUTPUTS / "laplace_mixture.csv") if r["forecast"] == "winner"]
     ours = read_rows(CSV)
-    done = {r["series"] for r in ours}
+    made = {r["series"] for r in ours}
     command = python_command(
         "benchmarks.studies.smc_forecasts",
         ["--particles", str(args.particles), "--steps", str(args.steps)],
     )
     title = "The sequential Monte Carlo sampler's forecasts beside the greedy search's winner"
-    rows = [r for r in winners if r["series"] in done] + ours
+    rows = [r for r in winners if r["series"] in made] + ours
     publish(
         table(rows, command, ("winner", "smc"), "smc_forecasts.csv", title),
         OUTPUTS / "smc_forecasts.md",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
 from abcd_cli.engines import get_engine
-from abcd_cli.kernel_search.annealing import data_steps, log_predictive
+from abcd_cli.kernel_search.annealing import data_steps, log_predictive, step_weight
 from abcd_cli.kernels import SE, WN, Sum
 
 EXACT = get_engine("exact")
@@ -51,3 +53,11 @@ def test_the_steps_predictives_add_up_to_the_marginal_likelihood() -> None:
         for old, new in zip([np.arange(0)] + steps[:-1], steps, strict=True)
     )
     assert total == pytest.approx(-EXACT.objective_value(kernel, X, y), abs=1e-8)
+
+
+def test_a_step_a_particle_cannot_be_conditioned_on_weighs_nothing() -> None:
+    """The sampler's weight of a failed particle: −inf (``evidence.normalised`` makes it 0)."""
+    assert step_weight(-10.0, -math.inf) == -math.inf
+    assert step_weight(-math.inf, -10.0) == -math.inf
+    assert step_weight(-10.0, -12.5) == -2.5
+    assert [s.size for s in data_steps(30, 1, 6)] == [30]  # one step: every row at once

@@ -12,10 +12,12 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
 from abcd_cli.kernel_search.evidence import (
     ParameterPrior,
+    effective_size,
     floored_inverse,
     hessian,
     importance,
     laplace,
+    normalised,
     parameter_draws,
 )
 from abcd_cli.kernel_search.init import theta_bounds
@@ -134,3 +136,10 @@ def test_parameter_draws_follow_the_laplace_posterior() -> None:
     np.testing.assert_allclose(draws.mean(axis=0), approx.theta, atol=0.2)
     np.testing.assert_allclose(np.cov(draws.T), approx.covariance, rtol=0.1)
     assert parameter_draws(approx, 3, rng)[0].structure == kernel.structure
+
+
+def test_weights_of_failed_draws_are_zero_and_the_rest_sum_to_one() -> None:
+    weights = normalised(np.array([0.0, -math.inf, math.log(3.0)]))
+    np.testing.assert_allclose(weights, [0.25, 0.0, 0.75])
+    assert effective_size(weights) == pytest.approx(1.0 / (0.25**2 + 0.75**2))
+    np.testing.assert_allclose(normalised(np.full(4, -math.inf)), np.full(4, 0.25))
