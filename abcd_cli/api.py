@@ -288,7 +288,8 @@ def predict(
     the model's input columns by name (in any order; other columns are ignored) or, for a model
     of one input, its values: numbers (decimal years for dated data) or datetimes.
     ``average_seeds``: with a ``seeds`` > 1 search, the mixture of every seed's model, weighted
-    by evidence exp(−BIC/2) or ``"equal"``ly (``df.attrs["mixture"]`` says how).
+    by evidence exp(−BIC/2) or ``"equal"``ly. A model of ``method="posterior"`` predicts with
+    the mixture of its posterior's particles. ``df.attrs["mixture"]`` says which mixture.
     """
     import numpy as np
     import pandas as pd
@@ -304,12 +305,11 @@ def predict(
             columns.append(found.checked_x(decimal_years(column), "date", what, d))
         else:
             columns.append(pd.to_numeric(pd.Series(column), errors="raise").to_numpy(float))
-    models, weights, text = [found.model], None, ""
-    if average_seeds:
-        models, weights, text = found.mixture(
-            seed_weights,
-            "the model comes from one search; average_seeds needs a search with seeds > 1",
-        )
+    models, weights, text = found.predictive_models(
+        average_seeds,
+        seed_weights,
+        "the model comes from one search; average_seeds needs a search with seeds > 1",
+    )
     table = predictive_table(models, np.column_stack(columns), weights)
     frame = pd.DataFrame({name: column for name, (_, column) in given.items()} | table)
     frame.attrs["mixture"] = text

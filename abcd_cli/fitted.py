@@ -25,8 +25,9 @@ from abcd_cli.data.dates import as_calendar_years
 from abcd_cli.engines.base import PosteriorError
 from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.settings import check_seed
-from abcd_cli.model import Model, seed_models
+from abcd_cli.model import Model, particle_models, posterior_of, seed_models
 from abcd_cli.model_file import check_model_document
 from abcd_cli.prediction import evidence_weights
 
@@ -88,6 +89,10 @@ class FittedSearch:
         if series.n_dims > 1:  # a model file of one input names it by x_name alone
             document["data"].update(
                 {"x_names": list(series.x_names), "x_kinds": list(series.x_kinds)}
+            )
+        if result.posterior is not None:
+            document["posterior"]["features"] = posterior_features(
+                result.model, result.posterior, series.x_names
             )
         return cls(result.model, document, checkpoints=tuple(checkpoints), search_result=result)
 
@@ -197,6 +202,18 @@ class FittedSearch:
         return float(self.document.get("elapsed_seconds", 0.0))
 
     @cached_property
+    def posterior(self) -> StructurePosterior | None:
+        """With the method "posterior": the weighed structures and their draws; else None."""
+        return posterior_of(self.document)
+
+    def posterior_mixture(self) -> tuple[list[Model], np.ndarray]:
+        """A model per particle of the posterior and their weights (``InputError`` without
+        one)."""
+        if self.posterior is None:
+            raise InputError("the model comes from a greedy search; it holds no posterior")
+        return particle_models(self.model, self.posterior)
+
+    @cached_property
     def seed_models(self) -> dict[int, Model]:
         """With ``seeds`` > 1: every search's model by seed; else {}."""
         return seed_models(self.document)
@@ -283,3 +300,28 @@ class FittedSearch:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.structure}  BIC {self.bic:.2f}  n={self.n}>"
+
+
+def posterior_features(
+    model: Model, posterior: StructurePosterior, names: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The features of the posterior's particles with their probabilities
+    (:mod:`abcd_cli.decompose.features`): kind, the inputs by name, and for a period or a
+    change time its weighted median and central 95% interval, in the user's units."""
+    from abcd_cli.decompose.features import features  # the decomposition's modules are slow
+
+    pairs = list(posterior.particles())
+    kernels = [model.scaling.kernel_out(k) for k, _ in pairs]
+    X = model.X
+    ranges = [(float(X[:, d].min()), float(X[:, d].max())) for d in range(X.shape[1])]
+    out = []
+    for f in features(kernels, [w for _, w in pairs], ranges):
+        entry: dict[str, Any] = {
+            "kind": f.kind,
+            "inputs": [names[d] for d in f.inputs],
+            "probability": f.probability,
+        }
+        if f.value is not None and f.interval is not None:
+            entry.update({"value": f.value, "interval": list(f.interval)})
+        out.append(entry)
+    return out

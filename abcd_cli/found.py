@@ -51,7 +51,7 @@ class Component:
     is_noise: bool
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)  # FittedSearch's short repr
 class FoundModel(FittedSearch):
     """A fitted model and its search document (see :class:`~abcd_cli.fitted.FittedSearch`),
     with the search's notes, its components and seed mixture in words."""
@@ -88,6 +88,28 @@ class FoundModel(FittedSearch):
             )
             for c in dec.components
         ]
+
+    def predictive_models(
+        self, average_seeds: bool, weighting: str, one_search: str
+    ) -> tuple[list[Model], np.ndarray | None, str]:
+        """The models a prediction mixes, their weights (None: one model, or equal) and how
+        ``predict``'s message names them: the seeds' models with ``average_seeds`` (see
+        :meth:`mixture`), else the posterior's particles when the search made one, else the
+        model alone (no words)."""
+        if average_seeds:
+            return self.mixture(weighting, one_search)
+        posterior = self.posterior
+        if posterior is None:
+            return [self.model], None, ""
+        models, weights = self.posterior_mixture()
+        count = int(sum(w > 0 for w in posterior.weights))
+        chosen = self.model.structure
+        return (
+            models,
+            weights,
+            f"the posterior's mixture of {count} structures with their parameters' draws;"
+            f" the most probable, {chosen}, has weight {posterior.weights[0]:.2f}",
+        )
 
     def mixture(
         self, weighting: str, one_search: str

@@ -10,7 +10,7 @@ an exact model's file has neither (zero width), as before engines had them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -22,6 +22,7 @@ from abcd_cli.engine_record import engine_record, inducing_x, is_default, read_e
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import Engine, NLLBounds, Posterior
 from abcd_cli.errors import InputError
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
@@ -263,3 +264,19 @@ def seed_models(doc: dict, where: str = "model file") -> dict[int, Model]:
         except InputError as exc:
             raise InputError(f"{where}: seed_models[{i}]: {exc}") from None
     return models
+
+
+def posterior_of(doc: dict) -> StructurePosterior | None:
+    """The posterior over structures of a document of ``--method posterior`` (checked by the
+    model file's schema before), else None."""
+    entry = doc.get("posterior")
+    return None if entry is None else StructurePosterior.from_dict(entry)
+
+
+def particle_models(model: Model, posterior: StructurePosterior) -> tuple[list[Model], np.ndarray]:
+    """A model per particle of ``posterior`` (its kernel, on ``model``'s data, scaling and
+    engine) and the particles' weights, summing to one."""
+    pairs = list(posterior.particles())
+    weights = np.array([w for _, w in pairs])
+    models = [replace(model, kernel=k, nll=math.nan, nll_bounds=None) for k, _ in pairs]
+    return models, weights / weights.sum()

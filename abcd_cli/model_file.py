@@ -22,7 +22,8 @@ from abcd_cli.data.series import X_KINDS
 from abcd_cli.engines import engine_names, get_engine
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
-from abcd_cli.kernel_search.settings import ENGINES, PRIOR_MEANS
+from abcd_cli.kernel_search.settings import ENGINES, METHODS, PRIOR_MEANS
+from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.schema import (
@@ -140,6 +141,9 @@ SETTINGS = Obj(
         "engine": Choice(*ENGINES),
         "inducing": Nullable(Whole(min=1)),
         "buffer": Whole(min=1),
+        "method": Choice(*METHODS),
+        "pool": Whole(min=1),
+        "draws": Whole(min=1),
     },
 )
 #: One level of the search's trace (the report's appendix shows level, structure, BIC and
@@ -170,6 +174,35 @@ TRACE_LEVEL = Obj(
     noun="an object with a level",
     nouns="objects with a level",
 )
+#: One structure of the posterior (``kernel_search.posterior.Weighed`` with its weight); its
+#: ``theta`` (rows of the optimiser's coordinates, one per draw) is checked against the kernel.
+WEIGHED = Obj(
+    required={
+        "kernel": Text(),
+        "weight": Number(min=0, max=1),
+        "bic": FINITE,
+        "log_evidence": Nullable(FINITE),
+        "theta": Anything(),
+        "acceptance": Number(min=0, max=1),
+        "floored": COUNT,
+        "failure": Text(),
+    },
+    noun="a weighed structure",
+    nouns="weighed structures",
+)
+#: The posterior over structures of ``--method posterior`` (``StructurePosterior.to_dict``,
+#: with its features in words and numbers, which nothing reads back).
+POSTERIOR = Obj(
+    required={"structures": List(WEIGHED, min_len=1)},
+    optional={
+        "prior": Anything(),
+        "draws": COUNT,
+        "elapsed_seconds": Number(min=0),
+        "features": List(Obj(required={"kind": Text(), "probability": Number(min=0, max=1)})),
+    },
+)
+#: How far the weights of the posterior's structures may sum from one (they were rounded).
+WEIGHT_SUM_TOLERANCE = 1e-6
 MODEL_SCHEMA = Obj(
     required={**MODEL_FIELDS, "data": DATA},
     optional={
@@ -182,6 +215,7 @@ MODEL_SCHEMA = Obj(
         "version": Text(),
         "elapsed_seconds": Number(min=0, max=MAX_MAGNITUDE),
         "seed_models": List(Obj(noun="a model", nouns="models")),  # each: SEED_MODEL
+        "posterior": POSTERIOR,
     },
     noun="a model saved by 'abcd search --json'",
 )
@@ -198,6 +232,8 @@ def check_model_document(document: Any, where: str) -> None:
     x, y = _check_data(document, width, where)
     _check_model(document, x, y, width, where)
     _check_seed_models(document, x, y, width, where)
+    if "posterior" in document:
+        _check_posterior(document["posterior"], width, where)
 
 
 def _check_data(document: dict[str, Any], width: int, where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -250,6 +286,28 @@ def _check_seed_models(
         _check_model(entry, x, y, width, entry_where)
 
 
+def _check_posterior(posterior: dict[str, Any], width: int, where: str) -> None:
+    """Each structure's kernel, and its draws of theta: rows of its parameters' number, each
+    giving values a kernel may hold; the weights summing to one."""
+    entries = posterior["structures"]
+    for i, entry in enumerate(entries):
+        path = f"posterior.structures[{i}]"
+        kernel = _check_kernel(entry["kernel"], width, where, f"{path}.kernel")
+        theta_path = f"{path}.theta"
+        if kernel.n_params == 0 or not entry["theta"]:
+            if entry["theta"] != []:
+                refuse(where, theta_path, "must be an empty list for a kernel without parameters")
+            continue
+        check(entry["theta"], Rows(FINITE, kernel.n_params), where, theta_path)
+        for j, row in enumerate(entry["theta"]):
+            with np.errstate(over="ignore"):
+                drawn = kernel.with_theta(np.array(row, dtype=float))
+            _check_values(drawn, width, where, f"{theta_path}[{j}]")
+    total = sum(float(e["weight"]) for e in entries)
+    if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
+        refuse(where, "posterior.structures", f"must have weights summing to one, not {total!r}")
+
+
 def _width(model: dict[str, Any], where: str) -> int:
     """The number of input columns of a model's scaling (x_shift and x_scale agreeing)."""
     scaling = model["internal"]["scaling"]
@@ -284,9 +342,10 @@ def _check_model(
         _check_engine(engine, scaling, width, where, "engine")
 
 
-def _check_kernel(text: str, width: int, where: str, path: str) -> None:
+def _check_kernel(text: str, width: int, where: str, path: str) -> Kernel:
     """The kernel text: nested at most KERNEL_DEPTH deep, readable, every parameter a finite
-    number (a scale where it must be positive) acting on one of the data's inputs."""
+    number (a scale where it must be positive) acting on one of the data's inputs; the
+    kernel read."""
     depth = deepest = 0
     for char in text:
         depth += (char == "(") - (char == ")")
@@ -297,6 +356,13 @@ def _check_kernel(text: str, width: int, where: str, path: str) -> None:
         kernel = parse_kernel(text)
     except InputError as exc:
         refuse(where, path, f"must be a kernel written by 'abcd search': {exc}")
+    _check_values(kernel, width, where, path)
+    return kernel
+
+
+def _check_values(kernel: Kernel, width: int, where: str, path: str) -> None:
+    """Every parameter a finite number (a scale where it must be positive) acting on one of
+    the data's inputs."""
     names = kernel.param_names()
     for name, value, (spec, dim) in zip(names, kernel.values(), kernel.param_specs(), strict=True):
         number = SCALE if spec.positive else DATUM

@@ -15,6 +15,7 @@ from abcd_cli.kernel_search.settings import (
     ENGINES,
     MAX_SEED,
     MAX_SEED_TEXT,
+    METHODS,
     PRIOR_MEANS,
     REFINE_MIN,
 )
@@ -40,6 +41,8 @@ SETTING_NAMES = (
     "engine",
     "inducing",
     "buffer",
+    "method",
+    "pool",
 )
 
 
@@ -137,8 +140,25 @@ def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def _strategy_options() -> list[Any]:
-    """How the search moves: beam, model space, subsets and when to stop."""
+    """How the search moves: its method, beam, model space, subsets and when to stop."""
     return [
+        click.option(
+            "--method",
+            type=click.Choice(METHODS),
+            default=DEFAULTS.method,
+            show_default=True,
+            help="'greedy': the one structure of lowest BIC (the original search);"
+            " 'posterior': the --pool best structures of that search weighed by their"
+            " evidence, with draws of their parameters; forecasts and predictions come from"
+            " their mixture.",
+        ),
+        click.option(
+            "--pool",
+            type=click.IntRange(1, 200),
+            default=DEFAULTS.pool,
+            show_default=True,
+            help="With --method posterior: the structures of lowest BIC that are weighed.",
+        ),
         click.option(
             "--beam",
             type=click.IntRange(1, 20),

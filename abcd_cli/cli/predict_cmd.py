@@ -39,9 +39,10 @@ def predict(
     seed_weights: str | None,
 ) -> None:
     """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
-    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`. A model
-    of several inputs reads them from the columns of X.csv with their names (in any order;
-    other columns are ignored)."""
+    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`; one of
+    `--method posterior` predicts with the mixture of its posterior. A model of several inputs
+    reads them from the columns of X.csv with their names (in any order; other columns are
+    ignored)."""
     from abcd_cli.data.reader import load_inputs
     from abcd_cli.data.table import capped
     from abcd_cli.destinations import check_destinations
@@ -54,14 +55,13 @@ def predict(
     if seed_weights and not average_seeds:
         raise InputError("--seed-weights only applies with --average-seeds")
     found = read_model(model_file)
-    models, weights, mixed = [found.model], None, ""
-    if average_seeds:
-        models, weights, mixed = found.mixture(
-            seed_weights or "evidence",
-            f"{model_file} holds one search's model; --average-seeds needs a file from"
-            " 'abcd search --seeds K --json' with K > 1",
-        )
-        mixed = f"; {mixed}"
+    models, weights, mixed = found.predictive_models(
+        average_seeds,
+        seed_weights or "evidence",
+        f"{model_file} holds one search's model; --average-seeds needs a file from"
+        " 'abcd search --seeds K --json' with K > 1",
+    )
+    mixed = f"; {mixed}" if mixed else ""
     if x is not None and len(found.x_names) > 1:
         named = capped(list(map(repr, found.x_names)))
         raise InputError(

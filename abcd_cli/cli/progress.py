@@ -31,10 +31,8 @@ def clock(seconds: float) -> str:
 def live_text(event: SearchEvent) -> str:
     """The live line for a "stage" or "fit" event."""
     stage = STAGES.get(event.stage, event.stage)
-    text = (
-        f"{event.prefix}level {event.level}/{event.depth}: {stage} {event.done}/{event.total}"
-        f"  {clock(event.seconds)}"
-    )
+    where = "posterior" if event.stage == "weigh" else f"level {event.level}/{event.depth}"
+    text = f"{event.prefix}{where}: {stage} {event.done}/{event.total}  {clock(event.seconds)}"
     if event.best is not None:
         text += f"  best BIC {format_interval(*event.best)}"
     return text

@@ -1,9 +1,11 @@
-"""The several searches' averaged forecast that a report of ``abcd search --seeds K`` shows.
+"""The mixed forecasts a report shows: the several searches' of ``abcd search --seeds K``, and
+the posterior's of ``--method posterior``.
 
 The models of the K searches are mixed with evidence weights w_k ∝ exp(−BIC_k/2), as
-``abcd predict --average-seeds`` does (:mod:`abcd_cli.prediction`): the mixture's mean, standard
-deviation and central 95% bounds on the report's grid. A plain record, computed here so that the
-report only presents it.
+``abcd predict --average-seeds`` does (:mod:`abcd_cli.prediction`); the posterior's particles
+with their weights (:mod:`abcd_cli.kernel_search.posterior`), as ``abcd predict`` does with its
+model file. Each is the mixture's mean, standard deviation and central 95% bounds on the
+report's grid: plain records, computed here so that the report only presents them.
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from abcd_cli.model import seed_models
-from abcd_cli.prediction import evidence_weights, predictive_table
+from abcd_cli.model import Model, particle_models, posterior_of, seed_models
+from abcd_cli.prediction import (
+    evidence_weights,
+    mixture_moments,
+    mixture_quantile,
+    predictive_table,
+)
 
 
 @dataclass(frozen=True)
@@ -46,4 +53,40 @@ def averaged_forecast(search: Mapping[str, Any], x_grid: np.ndarray) -> Averaged
         sd=table["sd"],
         low=table["q2.5"],
         high=table["q97.5"],
+    )
+
+
+@dataclass(frozen=True)
+class PosteriorForecast:
+    """The posterior's mixture on a grid of x: how many structures have weight, the largest
+    weight (the decomposed model's), and the mixture's mean, sd and central 95% bounds."""
+
+    structures: int
+    top_weight: float
+    mean: np.ndarray
+    sd: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+def posterior_forecast(
+    model: Model, search: Mapping[str, Any], x_grid: np.ndarray
+) -> PosteriorForecast | None:
+    """The forecast of the posterior in ``search`` (a model file of ``--method posterior``)
+    on ``x_grid``, its particles on ``model``'s data; None without one."""
+    posterior = posterior_of(dict(search))
+    if posterior is None:
+        return None
+    models, weights = particle_models(model, posterior)
+    moments = [m.predict(x_grid) for m in models]
+    means = np.array([mean for mean, _ in moments])
+    sds = np.array([sd for _, sd in moments])
+    mean, sd = mixture_moments(means, sds, weights)
+    return PosteriorForecast(
+        structures=int(np.sum(posterior.weights > 0)),
+        top_weight=float(posterior.weights[0]),
+        mean=mean,
+        sd=sd,
+        low=mixture_quantile(means, sds, 0.025, weights),
+        high=mixture_quantile(means, sds, 0.975, weights),
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from abcd_cli import __version__
 from abcd_cli.arrays import as_2d
 from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
+from abcd_cli.kernel_search.posterior import Weighed
 from abcd_cli.kernel_search.records import LevelRecord
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -47,6 +48,8 @@ class LevelState:
     trace: list[LevelRecord]
     stale: int
     elapsed: float
+    pool: list[Scored] = field(default_factory=list)  # method "posterior": its structures
+    weighed: dict[str, Weighed] = field(default_factory=dict)  # those weighed, by kernel text
 
 
 def fingerprint(x: np.ndarray, y: np.ndarray) -> str:
@@ -90,6 +93,9 @@ def save_state(
         "stale": state.stale,
         "elapsed_seconds": state.elapsed,
     }
+    if settings.pool_size:
+        content["pool"] = [_scored_dict(c) for c in state.pool]
+        content["weighed"] = [w.to_dict() for w in state.weighed.values()]
     doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
     refuse_foreign_checkpoint(path)  # put there while the search ran
     write_output(path, json.dumps(doc))
@@ -202,6 +208,16 @@ def _state_of(
     elapsed = float(doc["elapsed_seconds"])
     if not math.isfinite(elapsed) or elapsed < 0:
         raise ValueError("elapsed_seconds must be a finite number of seconds")
+    pool = [
+        _scored(c, f"pool[{i}]", n, dims)
+        for i, c in enumerate(_list(doc, "pool") if settings.pool_size else [])
+    ]
+    if len(pool) > settings.pool_size:
+        raise ValueError(f"pool holds {len(pool)} structures, more than {settings.pool_size}")
+    weighed = [Weighed.from_dict(w) for w in (_list(doc, "weighed") if settings.pool_size else [])]
+    in_pool = {c.kernel.to_text() for c in pool}
+    if any(w.kernel.to_text() not in in_pool for w in weighed):
+        raise ValueError("weighed holds a structure that is not in the pool")
     return LevelState(
         level=level,
         parents=parents,
@@ -210,6 +226,8 @@ def _state_of(
         trace=[LevelRecord.from_dict(t) for t in trace],
         stale=_whole(doc["stale"], "stale", 0, level + 1),
         elapsed=elapsed,
+        pool=pool,
+        weighed={w.kernel.to_text(): w for w in weighed},
     )
 
 

@@ -19,14 +19,17 @@ STAGES = {
     "converge": "optimising finalists",
     "refine": "on all the data",
     "finish": "converging the kept",
+    "weigh": "weighing structures",
 }
 
 
 @dataclass(frozen=True)
 class SearchEvent:
     """``kind``: "stage" (a stage of fits begins: ``total`` of them), "fit" (``done`` of
-    ``total`` fitted), "level" (the level ended: ``record`` is its record) or "resumed" (the
-    search continues from its checkpoint after ``level``).
+    ``total`` fitted), "level" (the level ended: ``record`` is its record), "resumed" (the
+    search continues from its checkpoint after ``level``) or "posterior" (``total`` structures
+    were weighed; ``chosen`` is the most probable one and its weight). The stage "weigh"
+    weighs the structures of the posterior, after the last level.
 
     ``level`` is the level being searched (0 first), ``depth`` the last one; ``seconds`` the
     time since the level began; ``best`` the lowest BIC interval on all the data known so far
@@ -42,6 +45,7 @@ class SearchEvent:
     best: tuple[float, float] | None = None
     record: LevelRecord | None = None
     seed: int | None = None
+    chosen: tuple[str, float] | None = None
 
     @property
     def prefix(self) -> str:
@@ -59,6 +63,12 @@ def plain_line(event: SearchEvent) -> str | None:
         return f"{event.prefix}resumed after level {event.level}"
     if event.kind == "level" and event.record is not None:
         return event.prefix + level_line(event.record, event.depth)
+    if event.kind == "posterior" and event.chosen is not None:
+        structure, weight = event.chosen
+        return (
+            f"{event.prefix}posterior: {event.total} structures weighed  [{event.seconds:.1f}s];"
+            f" most probable {structure} ({weight:.2f})"
+        )
     return None
 
 

@@ -58,11 +58,13 @@ from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
+from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
+from abcd_cli.kernel_search.weighing import weigh_pool
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.model import Model
@@ -115,6 +117,8 @@ class Search:
         self.trace: list[LevelRecord] = []
         self.stale = 0
         self.elapsed = 0.0
+        self.pool: list[Scored] = []  # method "posterior": the best structures, best first
+        self.weighed: dict[str, Weighed] = {}  # those of the pool weighed, by kernel text
         # this level's counts and progress (not saved)
         self.level_started = time.perf_counter()
         self.evaluations = self.full_evaluations = self.pcg_products = 0
@@ -210,6 +214,7 @@ class Search:
             self.best, self.stale = top, 0
         else:
             self.stale += 1
+        self._pool(scored)
         kept = keep(scored, self.settings.beam_at(self.level), self.settings.buffer)
         self.parents = kept.models
         self.elapsed += time.perf_counter() - started
@@ -235,34 +240,90 @@ class Search:
         self._event("level", record=self.trace[-1])
         return True
 
+    def _pool(self, scored: list[Scored]) -> None:
+        """Keep the ``pool_size`` structures of lowest BIC seen so far (one fit of each)."""
+        if not self.settings.pool_size:
+            return
+        by_key = {structure_key(c.kernel): c for c in reversed(self.pool)}
+        for c in scored:
+            key = structure_key(c.kernel)
+            if key not in by_key or c.bic < by_key[key].bic:
+                by_key[key] = c
+        self.pool = sorted(by_key.values(), key=lambda c: c.bic)[: self.settings.pool_size]
+
     def run(self) -> SearchResult:
         while self.step():
             pass
         if self.best is None:
             raise RunError("no model could be fitted to this series (every candidate failed)")
-        data, best = self.data, self.best
-        # the NLL interval from the BIC interval: BIC = 2·NLL + p·log n, so NLL_low = NLL − width/2
-        bounds = NLLBounds(best.nll - best.width / 2.0, best.nll)
-        model = Model(
-            best.kernel,
-            data.scaling,
-            data.x,
-            data.y,
-            best.nll,
-            data.constant_mean,
-            self.engine,
-            nll_bounds=bounds,
-            x_names=data.x_names,
-        )
+        posterior = self._weigh() if self.settings.pool_size else None
+        chosen = self.best
+        if posterior is not None:  # the structure of largest weight, as the search fitted it
+            text = posterior.best.kernel.to_text()
+            chosen = next(c for c in self.pool if c.kernel.to_text() == text)
+        data = self.data
         return SearchResult(
-            model,
+            self._model(chosen),
             self.trace,
             self.settings,
             self.elapsed,
             fit_points=data.Y_fit.size,
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
+            posterior=posterior,
         )
+
+    def _model(self, scored: Scored) -> Model:
+        """The model of a structure the search fitted on all the data."""
+        data = self.data
+        # the NLL interval from the BIC interval: BIC = 2·NLL + p·log n, so NLL_low = NLL − width/2
+        bounds = NLLBounds(scored.nll - scored.width / 2.0, scored.nll)
+        return Model(
+            scored.kernel,
+            data.scaling,
+            data.x,
+            data.y,
+            scored.nll,
+            data.constant_mean,
+            self.engine,
+            nll_bounds=bounds,
+            x_names=data.x_names,
+        )
+
+    def _weigh(self) -> StructurePosterior:
+        """The posterior over the pool (``posterior``), each structure checkpointed as it is
+        weighed, so that a resumed search weighs only the rest."""
+        started = self.level_started = time.perf_counter()
+        self.shown_best = None
+        self._event("stage", stage="weigh", total=len(self.pool))
+
+        def on_weighed(key: str, weighed: Weighed, done: int, total: int) -> None:
+            self.weighed[key] = weighed
+            self._save()
+            self._event("fit", stage="weigh", done=done, total=total)
+
+        data = self.data
+        posterior = weigh_pool(
+            self.pool,
+            data.X,
+            data.Y,
+            data.full_summary,
+            data.scorer,
+            self.settings.seed,
+            self.settings.draws,
+            self.engine,
+            self.fitter.executor,
+            self.weighed,
+            on_weighed,
+        )
+        self.elapsed += time.perf_counter() - started
+        best = posterior.best
+        self._event(
+            "posterior",
+            total=len(self.pool),
+            chosen=(data.text(best.kernel, params=False), float(posterior.weights[0])),
+        )
+        return posterior
 
     def _stopped_early(self) -> EarlyStop | None:
         """Why the search ended before ``depth`` (None when it did not)."""
@@ -287,6 +348,8 @@ class Search:
                 self.trace,
                 self.stale,
                 self.elapsed,
+                self.pool,
+                self.weighed,
             )
             save_state(self.checkpoint, state, self.settings, self.data.x, self.data.y)
 
@@ -304,6 +367,7 @@ class Search:
             state.seen,
         )
         self.trace, self.stale, self.elapsed = state.trace, state.stale, state.elapsed
+        self.pool, self.weighed = state.pool, state.weighed
         return True
 
 

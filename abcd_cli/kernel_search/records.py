@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from abcd_cli import __version__
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.model import Model
 
@@ -78,7 +79,8 @@ class SearchResult:
     """A search's chosen model, its trace, settings and seconds, why it stopped before its
     depth (None when it did not), the points its candidates were optimised on (``fit_points``)
     and refined on (``refine_points``; both the whole series unless it is long) and, with
-    ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them). The
+    ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them); with
+    the method "posterior", the posterior over structures (``model`` is its most probable). The
     notes on it and its early stop in words: ``reporting.search_notes``."""
 
     model: Model
@@ -89,6 +91,7 @@ class SearchResult:
     refine_points: int
     stopped_early: EarlyStop | None = None
     seed_models: list[Model] = field(default_factory=list)
+    posterior: StructurePosterior | None = None
 
     def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
         """The model file's document (``abcd search --json``), with the ``notes`` on the search
@@ -109,4 +112,6 @@ class SearchResult:
                 "elapsed_seconds": self.elapsed_seconds,
             }
         )
+        if self.posterior is not None:
+            d["posterior"] = self.posterior.to_dict()
         return d

@@ -16,6 +16,10 @@ from abcd_cli.kernels.additive import MAX_ORDER
 #: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
 #: least-squares level of each model; Rasmussen & Williams §2.7).
 PRIOR_MEANS = ("data", "zero", "constant")
+#: How a search infers its model: "greedy" chooses one structure by BIC (the original ABCD
+#: search); "posterior" weighs the greedy search's best structures by their evidence, with
+#: their parameters integrated out and drawn (``kernel_search.posterior``).
+METHODS = ("greedy", "posterior")
 #: The engines a search may be told to use: "auto" chooses by the series' length
 #: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds.
 ENGINES = ("auto", "exact", "skc")
@@ -40,7 +44,7 @@ MAX_SEED_TEXT = "2**128 - 1"
 _WHOLE = (
     "depth", "restarts", "seeds", "beam", "beam_levels", "subset_size", "refine_size",
     "refine", "finalists", "screen_iter", "refine_iter", "patience", "polish", "max_iter",
-    "buffer", "max_order",
+    "buffer", "max_order", "pool", "draws",
 )  # fmt: skip
 
 
@@ -94,6 +98,9 @@ class SearchSettings:
     inducing: int | None = None  # skc's inducing inputs (None: by the series' length)
     buffer: int = 3  # at most this many models expanded: the beam and those whose BIC
     # intervals overlap the best one's (with the exact engine's zero-width intervals: the beam)
+    method: str = "greedy"  # one of METHODS
+    pool: int = 20  # method "posterior": the structures of lowest BIC that are weighed
+    draws: int = 32  # method "posterior": parameter draws kept per structure
 
     def __post_init__(self) -> None:
         for name in _WHOLE:
@@ -119,6 +126,8 @@ class SearchSettings:
             "polish": self.polish >= 1,
             "max_iter": self.max_iter >= 1,
             "buffer": self.buffer >= 1,
+            "pool": self.pool >= 1,
+            "draws": self.draws >= 1,
         }
         if self.max_order is not None:
             checks["max_order"] = 1 <= self.max_order <= MAX_ORDER
@@ -128,6 +137,13 @@ class SearchSettings:
         if self.prior_mean not in PRIOR_MEANS:
             raise InputError(
                 f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"
+            )
+        if self.method not in METHODS:
+            raise InputError(f"unknown method {self.method!r} (choose from {', '.join(METHODS)})")
+        if self.method == "posterior" and self.seeds > 1:
+            raise InputError(
+                "the posterior weighs the structures of one search: use --seeds 1 with"
+                " --method posterior"
             )
         if self.engine not in ENGINES:
             raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
@@ -172,13 +188,21 @@ class SearchSettings:
         prices)."""
         return self.refine * self.beam * self.refine_iter
 
+    @property
+    def pool_size(self) -> int:
+        """How many structures the search keeps for the posterior (none for "greedy")."""
+        return self.pool if self.method == "posterior" else 0
+
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
-        ignore it, and the files of earlier versions, checkpoints among them, lack it)."""
+        ignore it), and the posterior's ``pool`` and ``draws`` only with its method (the files
+        of earlier versions, checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
         if self.max_order is None:
             del d["max_order"]
+        if self.method == "greedy":
+            del d["method"], d["pool"], d["draws"]
         return d
 
 

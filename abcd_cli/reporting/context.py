@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from abcd_cli.decompose.averaged import averaged_forecast
+from abcd_cli.decompose.averaged import averaged_forecast, posterior_forecast
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting.component_sections import component_sections
 from abcd_cli.reporting.forecast import forecast_section
@@ -45,6 +45,7 @@ def build_context(
     frame = frame_of(dec, figures)
     components = component_sections(dec, frame)
     averaged = averaged_forecast(search, dec.series.x_grid) if dec.series else None
+    posterior = posterior_forecast(dec.model, search, dec.series.x_grid) if dec.series else None
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",
@@ -53,11 +54,11 @@ def build_context(
         "summary": summary_section(dec),
         "table": table_section(dec, components),
         "components": components,
-        "forecast": forecast_section(dec, components, averaged, frame),
+        "forecast": forecast_section(dec, components, averaged, frame, posterior),
         "checks": checks_section(dec, frame),
         "appendix": appendix_section(dec, search),
     }
     if dec.variance is not None:
         context["variance"] = variance_section(dec)
-    context["json"] = json_view(context, dec, search, averaged)
+    context["json"] = json_view(context, dec, search, averaged, posterior)
     return context

@@ -113,20 +113,26 @@ def _columns(ax: Axes) -> int:
 
 def draw_band(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str) -> None:
     """Posterior mean as a line with a translucent ±2 sd band (a long one thinned)."""
+    sd = np.abs(sd)
+    draw_interval(ax, x, mean, mean - 2 * sd, mean + 2 * sd, label, "±2 sd")
+
+
+def draw_interval(
+    ax: Axes,
+    x: np.ndarray,
+    mean: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    label: str,
+    band_label: str,
+) -> None:
+    """A mean as a line with a translucent band from ``low`` to ``high`` (a long one
+    thinned)."""
     order = np.argsort(x, kind="stable")
     if needs_thinning(x.size):
-        sd = np.abs(sd)
-        order = thin(x, _columns(ax), mean - 2 * sd, mean + 2 * sd, mean)
-    x, mean, sd = x[order], mean[order], np.abs(sd[order])
-    ax.fill_between(
-        x,
-        mean - 2 * sd,
-        mean + 2 * sd,
-        color=ACCENT,
-        alpha=BAND_ALPHA,
-        linewidth=0,
-        label="±2 sd",
-    )
+        order = thin(x, _columns(ax), low, high, mean)
+    x, mean, low, high = x[order], mean[order], low[order], high[order]
+    ax.fill_between(x, low, high, color=ACCENT, alpha=BAND_ALPHA, linewidth=0, label=band_label)
     ax.plot(x, mean, color=ACCENT, linewidth=1.3, label=label)
 
 
@@ -242,14 +248,20 @@ def forecast_figure(
     x_label: str,
     y_label: str,
     averaged: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
+    band: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> Figure:
-    """The full model's posterior mean ± 2 sd over the grid with the data, full width; with
-    ``averaged`` (mean, 2.5% and 97.5% quantiles on the grid), the several searches' averaged
-    forecast as a dashed line between dotted bounds."""
+    """The full model's posterior mean ± 2 sd over the grid with the data, full width, or,
+    with ``band`` (2.5% and 97.5% quantiles on the grid), the mean within that central 95%;
+    with ``averaged`` (mean, 2.5% and 97.5% quantiles on the grid), the several searches'
+    averaged forecast as a dashed line between dotted bounds."""
     x, y = _arrays(("x", x), ("y", y))
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     fig, ax = new_axes(FULL_WIDTH, FULL_HEIGHT + 0.2)
-    draw_band(ax, x_grid, mean, sd, "forecast mean")
+    if band is None:
+        draw_band(ax, x_grid, mean, sd, "forecast mean")
+    else:
+        low, high = _arrays(("band 2.5%", band[0]), ("band 97.5%", band[1]))
+        draw_interval(ax, x_grid, mean, low, high, "forecast mean", "central 95%")
     if averaged is not None:
         grid, *lines = _arrays(
             ("x_grid", x_grid),

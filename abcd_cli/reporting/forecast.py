@@ -1,7 +1,8 @@
 """The report's extrapolation section: past the data along the time input. For a series, the
-full model's forecast and, after a search with several seeds, their averaged forecast (computed
-by :mod:`abcd_cli.decompose.averaged`); for several inputs, what is drawn there and what a
-forecast needs."""
+full model's forecast, or the posterior's after ``--method posterior``, and, after a search
+with several seeds, their averaged forecast (both computed by
+:mod:`abcd_cli.decompose.averaged`); for several inputs, what is drawn there and what a forecast
+needs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from abcd_cli.decompose.averaged import AveragedForecast
+from abcd_cli.decompose.averaged import AveragedForecast, PosteriorForecast
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.component_text import column
@@ -24,45 +25,64 @@ def forecast_section(
     components: list[dict[str, Any]],
     averaged: AveragedForecast | None,
     frame: Frame,
+    posterior: PosteriorForecast | None = None,
 ) -> dict[str, Any] | None:
     """The section on what lies past the data along the time input: for a series, the full
-    model's forecast (sentences and figure); for several inputs, which components are drawn
-    past the data and what a forecast needs. Both end with each component's sentence on
-    extrapolation. None when no input is time (the report then has no such section)."""
+    model's forecast, or the ``posterior``'s (sentences and figure); for several inputs, which
+    components are drawn past the data and what a forecast needs. Both end with each
+    component's sentence on extrapolation. None when no input is time (the report then has no
+    such section)."""
     if dec.time_dim is None:
         return None
     sentences = [f"Component {c['index']}: {c['extrapolation']}" for c in components]
     if dec.series is None:
         return {"text": inputs_forecast_text(dec), "component_sentences": sentences}
     curves = dec.series
+    mean, sd = curves.forecast_mean, curves.forecast_sd
+    if posterior is not None:
+        mean, sd = posterior.mean, posterior.sd
     figure = partial(
         plots.forecast_figure,
         frame.x,
         frame.y,
         curves.x_grid,
-        curves.forecast_mean,
-        curves.forecast_sd,
+        mean,
+        sd,
         frame.x_label,
         frame.y_label,
         averaged=None if averaged is None else (averaged.mean, averaged.low, averaged.high),
+        band=None if posterior is None else (posterior.low, posterior.high),
     )
+    text = forecast_text(dec, posterior)
     return {
-        "text": forecast_text(dec) + ("" if averaged is None else averaged_sentence(averaged)),
+        "text": text + ("" if averaged is None else averaged_sentence(averaged)),
         "figure": frame.embed(figure, "Forecast of the full model"),
         "component_sentences": sentences,
     }
 
 
-def forecast_text(dec: Decomposition) -> str:
-    """How far a series' forecast reaches past the data, and what its band shows."""
+def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None) -> str:
+    """How far a series' forecast reaches past the data, and what its band shows: the full
+    model's two standard deviations, or the central 95% of the ``posterior``'s mixture."""
     assert dec.series is not None
     x = column(dec, 0)
     end, last = float(dec.series.x_grid[-1]), float(x.max())
     precision = ends_precision(x) if dec.axis.is_time else None
+    reach = (
+        f"extends {format_span(end - last, dec.axis)} past the last observation, to"
+        f" {format_position(end, dec.axis, precision)}"
+    )
+    if posterior is None:
+        return (
+            f"The full model's forecast {reach}; the band shows two standard deviations of a"
+            " new observation, noise included."
+        )
     return (
-        f"The full model's forecast extends {format_span(end - last, dec.axis)}"
-        f" past the last observation, to {format_position(end, dec.axis, precision)}; the band"
-        " shows two standard deviations of a new observation, noise included."
+        f"The forecast {reach}. It mixes the forecasts of the {posterior.structures} structures"
+        " the search found most probable, each weighted by its evidence and with its"
+        " parameters drawn from their posterior; the band holds the central 95% of a new"
+        " observation, noise included. The components above describe the most probable"
+        f" structure, of weight {format_number(posterior.top_weight, decimals=2)}."
     )
 
 

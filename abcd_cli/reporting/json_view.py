@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from abcd_cli import __version__
-from abcd_cli.decompose.averaged import AveragedForecast
+from abcd_cli.decompose.averaged import AveragedForecast, PosteriorForecast
 from abcd_cli.decompose.components import Decomposition
 
 
@@ -18,10 +18,13 @@ def json_view(
     dec: Decomposition,
     search: dict[str, Any],
     averaged: AveragedForecast | None,
+    posterior: PosteriorForecast | None = None,
 ) -> dict[str, Any]:
     """The sections' text and numbers, and the model file (without its data). A series'
-    forecast carries its grid, mean and sd (and the seeds' averaged forecast); a model of
-    several inputs adds its inputs (``data.inputs``) and the variance table (``variance``)."""
+    forecast carries its grid, mean and sd (and the seeds' averaged forecast); after
+    ``--method posterior`` those are the posterior's, with its q2.5 and q97.5, and the
+    decomposed structure's own mean and sd are its ``most_probable``. A model of several
+    inputs adds its inputs (``data.inputs``) and the variance table (``variance``)."""
     model_json = dict(search)
     model_json.pop("data", None)
     data = {
@@ -52,6 +55,19 @@ def json_view(
         }
         if averaged is not None:
             view["forecast"]["averaged"] = averaged_json(averaged)
+        if posterior is not None:
+            view["forecast"].update(
+                {
+                    "most_probable": {
+                        "mean": view["forecast"]["mean"],
+                        "sd": view["forecast"]["sd"],
+                    },
+                    "mean": posterior.mean.tolist(),
+                    "sd": posterior.sd.tolist(),
+                    "q2.5": posterior.low.tolist(),
+                    "q97.5": posterior.high.tolist(),
+                }
+            )
     if "variance" in context:
         data["inputs"] = context["data"]["inputs"]
         view["variance"] = context["variance"]

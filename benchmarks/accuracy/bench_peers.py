@@ -42,6 +42,7 @@ from benchmarks.accuracy.peers.tables import (
     abcd_interval_lines,
     complete_series,
     coverage_cell,
+    crps_cell,
     header_lines,
     mae_cell,
     mlpd_cell,
@@ -59,6 +60,9 @@ OUT_DIR = OUTPUTS / "peers"
 SETTINGS = {
     "abcd": "`abcd_cli.search` with the default settings (seed 0, one seed, depth 10, patience 3,"
     " one worker per core), then `abcd_cli.predict`: mean, sd and the 2.5%/97.5% quantiles",
+    "abcd-posterior": 'the same with `method="posterior"`: the 20 structures of lowest BIC'
+    " weighed by their Laplace evidence, 32 parameter draws of each from a Metropolis chain;"
+    " the predictive is their mixture (its quantiles, density and CRPS)",
     "prophet": "Prophet's defaults on the dates of x (`interval_width=0.95` so that its interval"
     " is the 95% one); intervals from its simulated futures, no density",
     "ets": "statsmodels' state-space `ExponentialSmoothing`: damped additive trend, additive"
@@ -81,8 +85,8 @@ def task_section(rows: Rows, task: str, series: list[str], methods: list[str]) -
     lines.append(f"### Summary on the {len(full)} series where every method ran")
     lines.append("")
     lines += summary_table(rows, task, full, methods) if full else ["(none yet)"]
-    peers = [m for m in methods if m != "abcd"]
-    if "abcd" in methods and len(full) < len(series):
+    peers = [m for m in methods if not m.startswith("abcd")]
+    if peers != methods and len(full) < len(series):
         peer_full = complete_series(rows, task, series, peers)
         lines += ["", f"### The peers alone, on the {len(peer_full)} series where each ran", ""]
         lines += summary_table(rows, task, peer_full, peers) if peer_full else ["(none yet)"]
@@ -95,6 +99,7 @@ def task_section(rows: Rows, task: str, series: list[str], methods: list[str]) -
             coverage_cell,
         ),
         ("Mean log predictive density (higher is better; n/a: no density)", mlpd_cell),
+        ("Mean CRPS (lower is better, in the series' units; n/a: not recorded)", crps_cell),
         ("Wall time (seconds: fit and predict)", seconds_cell),
     ]
     for title, cell in tables:

@@ -50,7 +50,7 @@ from abcd_cli.kernel_search.parameter_chain import posterior_draws
 from abcd_cli.kernels import Kernel
 from abcd_cli.model import Model
 from abcd_cli.prediction import evidence_weights, mixture_quantile
-from benchmarks.accuracy.peers.scores import coverage_verdict, width_factor
+from benchmarks.accuracy.peers.scores import coverage_verdict, crps_mixture, width_factor
 from benchmarks.accuracy.peers.split import Forecast
 from benchmarks.accuracy.runs import all_series, append_row, rmse, split_files
 from benchmarks.common import machine_line, publish, python_command
@@ -70,26 +70,6 @@ FIELDS = ["series", "forecast", "n_test", "covered", "width_factor", "rmse", "ml
 FIELDS += ["weights", "floored", "failed_draws", "min_effective_draws", "acceptance", "seconds"]
 CSV = OUTPUTS / "laplace_mixture.csv"
 TABLE = OUTPUTS / "laplace_mixture.md"
-
-
-def crps_mixture(means: np.ndarray, sds: np.ndarray, w: np.ndarray, y: np.ndarray) -> float:
-    """Mean CRPS of the Gaussian mixtures Σ_k w_k N(means[k], sds[k]²) (rows k) at ``y``:
-    Σ_k w_k A(y − μ_k, σ_k²) − ½ Σ_jk w_j w_k A(μ_j − μ_k, σ_j² + σ_k²), with
-    A(μ, s²) = E|N(μ, s²)| = 2s φ(μ/s) + μ (2Φ(μ/s) − 1)."""
-
-    def mean_abs(mu: np.ndarray, var: np.ndarray) -> np.ndarray:
-        s = np.sqrt(np.maximum(var, 1e-300))
-        z = mu / s
-        return 2 * s * norm.pdf(z) + mu * (2 * norm.cdf(z) - 1)
-
-    keep = w > 0
-    means, sds, w = means[keep], sds[keep], w[keep]
-    first = np.einsum("k,kt->t", w, mean_abs(y[None, :] - means, sds**2))
-    pair = mean_abs(
-        means[:, None, :] - means[None, :, :], sds[:, None, :] ** 2 + sds[None, :, :] ** 2
-    )
-    second = 0.5 * np.einsum("j,k,jkt->t", w, w, pair)
-    return float(np.mean(first - second))
 
 
 def scores(means: np.ndarray, sds: np.ndarray, w: np.ndarray, y: np.ndarray) -> dict[str, float]:

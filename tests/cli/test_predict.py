@@ -12,6 +12,7 @@ from scipy.stats import norm
 
 from abcd_cli.cli.main import main
 from abcd_cli.data.dates import calendar_year, decimal_year
+from abcd_cli.fitted import FittedSearch
 from abcd_cli.prediction import QUANTILES, evidence_weights, mixture_quantile, predictive_table
 from tests.reporting.test_report import _search_doc, fixed_model, other_model
 
@@ -252,3 +253,46 @@ def test_predict_averages_the_seeds_models_when_asked(tmp_path):
         path.write_text(json.dumps(doc))
         code, output, rows = run("--average-seeds")
         assert code == 2 and message in output and "Traceback" not in output and not rows
+
+
+def test_search_with_the_posterior_then_predict_and_report_with_its_mixture(tmp_path):
+    t = np.arange(60) / 12.0 + 2000.0
+    y = 10.0 + np.sin(2 * np.pi * t) + 0.2 * np.random.default_rng(3).standard_normal(t.size)
+    data = tmp_path / "data.csv"
+    data.write_text("t,y\n" + "".join(f"{a:.6f},{b:.6f}\n" for a, b in zip(t, y, strict=True)))
+    model = tmp_path / "model.json"
+    small = ["--depth", "1", "--restarts", "2", "--quiet"]
+    args = ["search", str(data), *small, "--method", "posterior", "--pool", "3"]
+    result = CliRunner().invoke(main, [*args, "--json", str(model)])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(model.read_text())
+    assert doc["settings"]["method"] == "posterior" and len(doc["posterior"]["structures"]) == 3
+    assert doc["posterior"]["features"][0]["probability"] > 0
+
+    new = tmp_path / "x.csv"
+    new.write_text("t\n2005.0\n2005.5\n")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(main, ["predict", str(model), str(new), "-o", str(out)])
+    assert result.exit_code == 0 and "the posterior's mixture of 3 structures" in result.output
+    found = FittedSearch.from_document(doc)
+    models, weights = found.posterior_mixture()
+    expected = predictive_table(models, np.array([2005.0, 2005.5]), weights)
+    rows = list(csv.DictReader(out.open()))
+    for key in ("mean", "sd", "q2.5", "q97.5"):
+        np.testing.assert_allclose([float(r[key]) for r in rows], expected[key], rtol=1e-9)
+
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        main, ["report", "--from-model", str(model), "-o", str(report), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    forecast = json.loads(report.read_text())["forecast"]
+    assert "mixes the forecasts of the 3 structures" in forecast["text"]
+    grid = np.array(forecast["x"])
+    mixed = predictive_table(models, grid, weights)
+    np.testing.assert_allclose(forecast["q97.5"], mixed["q97.5"], rtol=1e-9)
+    np.testing.assert_allclose(forecast["most_probable"]["mean"], found.model.predict(grid)[0])
+
+    result = CliRunner().invoke(main, [*args, "--seeds", "2", "--json", str(tmp_path / "b.json")])
+    assert result.exit_code == 2 and "--seeds 1 with --method posterior" in result.output
+    assert len(result.output.strip().splitlines()) == 1

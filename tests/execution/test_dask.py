@@ -396,3 +396,12 @@ def _keywords(settings: SearchSettings) -> dict[str, object]:
         "seed": settings.seed,
         "patience": settings.patience,
     }
+
+
+def test_a_posterior_on_a_cluster_equals_the_serial_one(client) -> None:
+    settings = dataclasses.replace(SETTINGS, method="posterior", pool=3, draws=4)
+    serial = result_doc(run_search(X, Y, settings))
+    keywords = {**_keywords(settings), "method": "posterior", "pool": 3, "draws": 4}
+    found = abcd_cli.search((X, Y), executor=client, **keywords)
+    assert json.dumps(result_doc(found.search_result)) == json.dumps(serial)
+    assert len(found.posterior.structures) == 3

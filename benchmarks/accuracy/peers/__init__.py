@@ -3,7 +3,8 @@
 Each peer is one module with a ``forecast(split) -> Forecast`` function: ``prophet_peer``
 (Prophet), ``ets_peer`` (statsmodels' exponential smoothing), ``arima_peer`` (pmdarima's
 automatically ordered seasonal ARIMA), ``gp_peer`` (scikit-learn's GaussianProcessRegressor) and
-``abcd_peer`` (``abcd`` itself through its Python API, default settings). ``split`` holds the
+``abcd_peer`` (``abcd`` itself through its Python API: default settings, and
+``--method posterior``). ``split`` holds the
 data and the forecast record, ``timeaxis`` maps decimal years to dates and regular grids,
 ``scores`` the measures, ``runs`` the CSV of runs and ``tables`` RESULTS.md. The peer tools
 come from the optional ``bench`` extra; they are imported only when a peer runs.
@@ -16,9 +17,11 @@ from collections.abc import Callable
 
 from benchmarks.accuracy.peers.split import Forecast, Split
 
-#: method name -> (its module here, the package whose version the results record)
-PEERS: dict[str, tuple[str, str]] = {
+#: method name -> (its module here, the package whose version the results record, the name of
+#: the module's function that forecasts)
+PEERS: dict[str, tuple[str, str] | tuple[str, str, str]] = {
     "abcd": ("abcd_peer", "abcd-cli"),
+    "abcd-posterior": ("abcd_peer", "abcd-cli", "forecast_posterior"),
     "prophet": ("prophet_peer", "prophet"),
     "ets": ("ets_peer", "statsmodels"),
     "arima": ("arima_peer", "pmdarima"),
@@ -28,5 +31,6 @@ PEERS: dict[str, tuple[str, str]] = {
 
 def forecaster(method: str) -> Callable[[Split], Forecast]:
     """The ``forecast`` function of ``method`` (its tool is imported now)."""
-    module = importlib.import_module(f"benchmarks.accuracy.peers.{PEERS[method][0]}")
-    return module.forecast
+    module_name, _, *function = PEERS[method]
+    module = importlib.import_module(f"benchmarks.accuracy.peers.{module_name}")
+    return getattr(module, function[0] if function else "forecast")

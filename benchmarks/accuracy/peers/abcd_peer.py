@@ -1,12 +1,17 @@
-"""``abcd`` as a user runs it: ``abcd_cli.search`` on the training file with the default
-settings (one seed, seed 0, one worker process per core as ``abcd search`` uses), then
-``abcd_cli.predict`` at the test x (the table ``abcd predict`` writes: mean, sd, 2.5% and 97.5%
-quantiles, noise included)."""
+"""``abcd`` as a user runs it: ``abcd_cli.search`` on the training file (one seed, seed 0, one
+worker process per core as ``abcd search`` uses), with the default settings (``forecast``) or
+``method="posterior"`` (``forecast_posterior``), then the predictive distribution at the test x
+that ``abcd_cli.predict`` gives: mean, sd, 2.5% and 97.5% quantiles, noise included, and the
+mixture's components (the posterior's particles; one model otherwise) for its density and
+CRPS."""
 
 from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
+from abcd_cli.prediction import predictive_table
 from benchmarks.accuracy.peers.split import Forecast, Split
 from benchmarks.accuracy.runs import split_files
 
@@ -15,18 +20,31 @@ JOBS = 0
 
 
 def forecast(split: Split) -> Forecast:
-    """Search the training file; predict the test x."""
+    """Search the training file with the default settings; predict the test x."""
+    return _forecast(split)
+
+
+def forecast_posterior(split: Split) -> Forecast:
+    """Search the training file with ``--method posterior``; predict the test x."""
+    return _forecast(split, method="posterior")
+
+
+def _forecast(split: Split, **settings: object) -> Forecast:
     import abcd_cli
 
     train_path, _ = split_files(split.series, split.task)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abcd_cli.AbcdWarning)
-        model = abcd_cli.search(abcd_cli.load(str(train_path)), jobs=JOBS)
-    table = abcd_cli.predict(model, split.x_test)
+        model = abcd_cli.search(abcd_cli.load(str(train_path)), jobs=JOBS, **settings)
+    models, weights, _ = model.predictive_models(False, "evidence", "")
+    table = predictive_table(models, split.x_test, weights)
+    moments = [m.predict(split.x_test) for m in models]
+    w = np.ones(1) if weights is None else np.asarray(weights)
     return Forecast(
-        table["mean"].to_numpy(),
-        table["q2.5"].to_numpy(),
-        table["q97.5"].to_numpy(),
-        table["sd"].to_numpy(),
+        table["mean"],
+        table["q2.5"],
+        table["q97.5"],
+        table["sd"],
         f"{model.structure}; BIC {model.bic:.2f}",
+        (np.array([m for m, _ in moments]), np.array([s for _, s in moments]), w),
     )

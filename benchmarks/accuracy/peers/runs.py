@@ -27,6 +27,7 @@ FIELDS = [
     "coverage",
     "width_factor",
     "mlpd",
+    "crps",
     "seconds",
     "detail",
     "note",
@@ -37,7 +38,7 @@ FIELDS = [
 ]
 Key = tuple[str, str, str]
 #: methods run one split at a time in this process, after the peers (abcd has its own workers)
-SERIAL_METHODS = ("abcd",)
+SERIAL_METHODS = ("abcd", "abcd-posterior")
 #: The code a peer row depends on: the package and the peers' own scripts.
 CODE_PATHS = ("abcd_cli", "benchmarks")
 
@@ -110,6 +111,7 @@ def run_one(key: Key, time_limit: int = 0, commit: str = "") -> dict[str, object
             coverage=_num(s.coverage),
             width_factor=_num(s.width_factor),
             mlpd=_num(s.mlpd),
+            crps=_num(s.crps),
             detail=result.detail,
             note="" if ok else "non-finite test RMSE",
         )

@@ -26,13 +26,17 @@ class Split:
 class Forecast:
     """A peer's predictive distribution at the test x: its mean, the bounds of its central 95%
     interval and, where the tool gives a Gaussian predictive, its standard deviation (noise
-    included); ``detail`` says what the tool chose (an ARIMA order, a kernel, ...)."""
+    included); ``detail`` says what the tool chose (an ARIMA order, a kernel, ...). A mixture
+    of Gaussians (``abcd``'s posterior) is given as ``mixture``: each component's means and
+    sds at the test x (rows) and the components' weights; its density and CRPS are then the
+    mixture's, not those of N(mean, sd²)."""
 
     mean: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
     sd: np.ndarray | None = None
     detail: str = ""
+    mixture: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def load_split(series: str, task: str) -> Split:

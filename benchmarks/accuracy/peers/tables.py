@@ -120,6 +120,10 @@ def mlpd_cell(row: dict[str, str]) -> str:
     return f"{float(row['mlpd']):.4g}" if row["mlpd"] else "n/a"
 
 
+def crps_cell(row: dict[str, str]) -> str:
+    return f"{float(row['crps']):.4g}" if row.get("crps") else "n/a"
+
+
 def seconds_cell(row: dict[str, str]) -> str:
     return f"{float(row['seconds']):.1f}"
 

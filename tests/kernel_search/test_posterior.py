@@ -1,0 +1,235 @@
+"""The posterior over structures (``--method posterior``): weights, failures, determinism over
+executors, resumption, the model file, and mass on the structure the data were drawn from."""
+
+from __future__ import annotations
+
+import json
+import math
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from abcd_cli.data.summary import InputSummaries
+from abcd_cli.engines.base import FAILED_NLL
+from abcd_cli.errors import InputError
+from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.fitted import FittedSearch, posterior_features
+from abcd_cli.kernel_search.candidate import Candidate
+from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed, ranked
+from abcd_cli.kernel_search.scoring import Scored, Scorer
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.weighing import WeighTask, weigh, weigh_pool
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import particle_models
+from abcd_cli.model_file import check_model_document
+from abcd_cli.prediction import mixture_quantile, predictive_table
+from tests.kernel_search.test_greedy import X, draw
+
+POSTERIOR = SearchSettings(depth=2, restarts=2, seed=5, patience=0, method="posterior", pool=4)
+POSTERIOR = replace(POSTERIOR, draws=8)
+TRUTH = "Per(lengthscale=1.0, period=1.0, sd=1.0) + WN(sd=0.3)"
+
+
+@pytest.fixture(scope="module")
+def y() -> np.ndarray:
+    return draw(TRUTH, 11)
+
+
+@pytest.fixture(scope="module")
+def serial(y):
+    return run_search(X, y, POSTERIOR)
+
+
+def _doc(result) -> str:
+    d = result.to_dict()
+    d.pop("elapsed_seconds")
+    d["posterior"].pop("elapsed_seconds")
+    for level in d["trace"]:
+        level.pop("elapsed_seconds", None)
+    return json.dumps(d)
+
+
+def _weighed(text: str, bic: float, log_evidence: float, draws: int = 3) -> Weighed:
+    kernel = parse_kernel(text)
+    theta = np.tile(kernel.theta(), (draws, 1)) if math.isfinite(log_evidence) else None
+    return Weighed(
+        kernel, bic, log_evidence, np.zeros((0, kernel.n_params)) if theta is None else theta
+    )
+
+
+def test_weights_follow_the_evidence_and_a_failed_structure_gets_none():
+    structures = [
+        _weighed("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)", 10.0, -5.0),
+        _weighed("Per(lengthscale=1.0, period=1.0, sd=1.0) + WN(sd=0.1)", 9.0, -math.inf),
+        _weighed("Lin(sd=1.0, location=0.0) + WN(sd=0.1)", 12.0, -5.0 + math.log(3.0)),
+    ]
+    posterior = ranked(structures, 0.0, 3)
+    assert posterior.weights == pytest.approx([0.75, 0.25, 0.0])
+    assert [s.bic for s in posterior.structures] == [12.0, 10.0, 9.0]
+    particles = list(posterior.particles())
+    assert len(particles) == 6  # three draws of each structure with weight, none of the failed
+    assert sum(w for _, w in particles) == pytest.approx(1.0)
+    assert all(np.isfinite(w) and w > 0 for _, w in particles)
+
+
+def test_when_every_structure_fails_the_lowest_bic_is_the_posterior_at_its_fit():
+    structures = [
+        _weighed("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)", 10.0, -math.inf),
+        _weighed("Lin(sd=1.0, location=0.0) + WN(sd=0.1)", 8.0, -math.inf),
+    ]
+    posterior = ranked(structures, 0.0, 3)
+    assert posterior.weights.tolist() == [1.0, 0.0]
+    assert posterior.best.bic == 8.0
+    ((kernel, weight),) = posterior.particles()
+    assert weight == 1.0 and kernel.to_text() == structures[1].kernel.to_text()
+
+
+class _Failing:
+    """An engine whose every likelihood fails, as a structure that cannot be conditioned."""
+
+    long_series = False
+
+    def objective_value(self, *args, **kwargs):
+        return FAILED_NLL
+
+    def objective(self, *args, **kwargs):
+        raise np.linalg.LinAlgError("not positive definite")
+
+
+def test_a_structure_that_fails_is_a_result_not_an_exception():
+    kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)")
+    x = np.linspace(0.0, 1.0, 20)[:, None]
+    task = WeighTask(
+        kernel, x, np.sin(x[:, 0]), InputSummaries.from_data(x, np.sin(x[:, 0])), 4, (1, 2),
+        False, _Failing(),
+    )  # fmt: skip
+    log_evidence, theta, acceptance, _, failure = weigh(task)
+    assert log_evidence == -math.inf and theta.shape == (0, 3) and "LinAlgError" in failure
+
+
+class _LosingExecutor(SerialExecutor):
+    """Gives the executor's record of a lost worker (a fit's) for the second task."""
+
+    def map(self, fn, *iterables, timeout=None, chunksize=1):
+        for i, result in enumerate(map(fn, *iterables)):
+            yield Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if i == 1 else result
+
+
+def test_a_lost_worker_costs_its_structure_only(y, serial):
+    search = Search(X, y, POSTERIOR)
+    data = search.data
+    scored = [Scored(w.kernel, 0.0, w.bic) for w in serial.posterior.structures[:3]]
+    posterior = weigh_pool(
+        scored, data.X, data.Y, data.full_summary, Scorer(data.scaling, False), 5, 4,
+        search.engine, _LosingExecutor(),
+    )  # fmt: skip
+    lost = [s for s in posterior.structures if s.failure]
+    assert len(lost) == 1 and "died" in lost[0].failure and lost[0].theta.shape[0] == 0
+    assert posterior.weights.sum() == pytest.approx(1.0) and np.all(np.isfinite(posterior.weights))
+
+
+def test_the_posterior_of_one_seed_is_the_same_serial_and_on_a_pool(y, serial):
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        parallel = run_search(X, y, POSTERIOR, executor=pool)
+    assert _doc(parallel) == _doc(serial)
+
+
+def test_resuming_while_structures_are_weighed_gives_the_same_particles(y, serial, tmp_path):
+    ckpt = tmp_path / "state.json"
+    weighed = []
+
+    def stop_after_two(event):
+        if event.kind == "fit" and event.stage == "weigh":
+            weighed.append(event.done)
+            if event.done == 2:
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_search(X, y, POSTERIOR, checkpoint=ckpt, events=stop_after_two)
+    saved = json.loads(ckpt.read_text())
+    assert len(saved["pool"]) == 4 and len(saved["weighed"]) == 2
+    resumed_events = []
+    resumed = run_search(
+        X, y, POSTERIOR, checkpoint=ckpt, resume=True, events=resumed_events.append
+    )
+    assert _doc(resumed) == _doc(serial)
+    fits = [e.done for e in resumed_events if e.kind == "fit"]
+    assert fits == [3, 4]  # only the two structures not weighed before; no level fitted again
+
+
+def test_most_mass_is_on_the_structure_the_data_were_drawn_from(serial):
+    posterior = serial.posterior
+    assert posterior.weights.sum() == pytest.approx(1.0)
+    # Per + WN, up to a constant term (the prior mean is the data's mean, not the GP's)
+    truth = {"Per", "WN"}
+    shares = {
+        s.kernel.structure: float(w)
+        for s, w in zip(posterior.structures, posterior.weights, strict=True)
+    }
+    mass = sum(
+        w
+        for s, w in zip(posterior.structures, posterior.weights, strict=True)
+        if {b.symbol for b in s.kernel.bases()} - {"C"} == truth and "*" not in s.kernel.structure
+    )
+    assert mass > 0.5, shares
+    assert serial.model.kernel.to_text() == posterior.best.kernel.to_text()
+    found = FittedSearch.from_document(serial.to_dict())
+    features = [
+        f for f in posterior_features(found.model, posterior, ["x"]) if f["kind"] == "periodic"
+    ]
+    assert features[0]["probability"] > 0.99
+    low, high = features[0]["interval"]
+    assert low <= 1.0 <= high and high - low < 0.05
+
+
+def test_the_model_file_holds_the_particles_and_predicts_with_their_mixture(serial):
+    doc = serial.to_dict()
+    check_model_document(doc, "model file")
+    found = FittedSearch.from_document(json.loads(json.dumps(doc)))
+    back = found.posterior
+    assert isinstance(back, StructurePosterior)
+    np.testing.assert_array_equal(back.weights, serial.posterior.weights)
+    models, weights = found.posterior_mixture()
+    assert len(models) == sum(s.theta.shape[0] for s in back.structures)
+    grid = np.linspace(X[-1], X[-1] + 2.0, 9)
+    table = predictive_table(models, grid, weights)
+    direct_models, direct_weights = particle_models(serial.model, serial.posterior)
+    direct = predictive_table(direct_models, grid, direct_weights)
+    for key in table:
+        np.testing.assert_allclose(table[key], direct[key], rtol=1e-12)
+    # the band is the mixture's: its ends solve the mixture's CDF, Σ w Φ((q − m)/s) = 0.025
+    moments = [m.predict(grid) for m in models]
+    means, sds = np.array([m for m, _ in moments]), np.array([s for _, s in moments])
+    from scipy.stats import norm
+
+    cdf = weights @ norm.cdf((table["q2.5"][None, :] - means) / sds)
+    np.testing.assert_allclose(cdf, 0.025, atol=1e-9)
+    np.testing.assert_allclose(mixture_quantile(means, sds, 0.025, weights), table["q2.5"])
+
+
+def test_a_model_file_with_a_broken_posterior_is_refused_in_one_line(serial):
+    doc = serial.to_dict()
+    bad = json.loads(json.dumps(doc))
+    bad["posterior"]["structures"][0]["weight"] = 0.0
+    with pytest.raises(InputError, match="summing to one"):
+        check_model_document(bad, "model file m.json")
+    bad = json.loads(json.dumps(doc))
+    bad["posterior"]["structures"][0]["theta"] = [[0.0]]
+    with pytest.raises(InputError, match=r"posterior.structures\[0\].theta"):
+        check_model_document(bad, "model file m.json")
+    bad = json.loads(json.dumps(doc))
+    bad["posterior"]["structures"][0]["theta"][0][0] = 1e6  # exp(1e6): no finite scale
+    with pytest.raises(InputError, match=r"theta\[0\] parameter"):
+        check_model_document(bad, "model file m.json")
+
+
+def test_the_posterior_weighs_one_search():
+    with pytest.raises(InputError, match="--seeds 1 with --method posterior"):
+        SearchSettings(method="posterior", seeds=2)
+    with pytest.raises(InputError, match="unknown method"):
+        SearchSettings(method="smc")
+    # a greedy search's settings say nothing of the posterior: its files are as before
+    assert "method" not in SearchSettings().to_dict()
