@@ -3,20 +3,25 @@ worker process per core as ``abcd search`` uses), with the default settings (``f
 ``method="posterior"`` (``forecast_posterior``), then the predictive distribution at the test x
 that ``abcd_cli.predict`` gives: mean, sd, 2.5% and 97.5% quantiles, noise included, and the
 mixture's components (the posterior's particles; one model otherwise) for its density and
-CRPS."""
+CRPS. The posterior's model files are kept in ``outputs/peers/models/`` (``SERIES-TASK.json``):
+the feature-stability study reads them."""
 
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 from abcd_cli.prediction import predictive_table
+from benchmarks.accuracy import OUTPUTS
 from benchmarks.accuracy.peers.split import Forecast, Split
 from benchmarks.accuracy.runs import split_files
 
 #: worker processes, as the command line's default ``--jobs 0``: one per core
 JOBS = 0
+#: where the posterior's model files are kept
+MODELS = OUTPUTS / "peers" / "models"
 
 
 def forecast(split: Split) -> Forecast:
@@ -26,16 +31,20 @@ def forecast(split: Split) -> Forecast:
 
 def forecast_posterior(split: Split) -> Forecast:
     """Search the training file with ``--method posterior``; predict the test x."""
-    return _forecast(split, method="posterior")
+    return _forecast(split, MODELS / f"{split.series}-{split.task}.json", method="posterior")
 
 
-def _forecast(split: Split, **settings: object) -> Forecast:
+def _forecast(split: Split, keep: Path | None = None, **settings: object) -> Forecast:
+    """The forecast of a search with ``settings``, its model file written to ``keep``."""
     import abcd_cli
 
     train_path, _ = split_files(split.series, split.task)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abcd_cli.AbcdWarning)
         model = abcd_cli.search(abcd_cli.load(str(train_path)), jobs=JOBS, **settings)
+    if keep is not None:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        model.save(keep)
     models, weights, _ = model.predictive_models(False, "evidence", "")
     table = predictive_table(models, split.x_test, weights)
     moments = [m.predict(split.x_test) for m in models]
