@@ -13,7 +13,9 @@ true kernel's GP prior scaled to sd 1, noise of sd 1/SNR); seed s of a row draws
 ``reference/synthetic_recovery.csv``. Structures are compared by their signal terms (sum of
 products over inputs, constants and noise left out), so ``SE2 × Per1`` and ``Per1 × SE2``
 agree. Rows are appended to ``--csv`` as they finish; a rerun with the same settings skips the
-searches it finds there.
+searches it finds there. With ``--method posterior`` (issue 52) each search also weighs its
+best structures (``abcd search --method posterior``), and the table gives the posterior
+probability of the true structure, the summed weight of the structures with its signal terms.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ from benchmarks.reference import REFERENCE_DIR
 from benchmarks.several_inputs import recovery_truth as truth
 
 REFERENCE = REFERENCE_DIR / "synthetic_recovery.csv"
-FIELDS = ["case", "snr", "seed", "depth", "structure", "terms", "bic", "seconds"]
+FIELDS = ["case", "snr", "seed", "depth", "method", "structure", "terms", "p_true", "bic"]
+FIELDS += ["seconds"]
 
 
 def reference() -> dict[tuple[str, float], str]:
@@ -45,29 +48,49 @@ def reference() -> dict[tuple[str, float], str]:
         return {(r["true_kernel"], float(r["snr"])): r["thesis_chosen"] for r in csv.DictReader(f)}
 
 
-def search_one(true: truth.TrueKernel, snr: float, seed: int, depth: int, jobs: int) -> dict:
+def search_one(
+    true: truth.TrueKernel, snr: float, seed: int, depth: int, jobs: int, method: str
+) -> dict:
     """Draw the data of (true, snr, seed) and search them; the row to keep."""
     x, y = truth.draw(true, snr, seed)
     names = [f"x{i + 1}" for i in range(true.dims)]
     frame = pd.DataFrame(x, columns=names).assign(y=y)
     start = time.perf_counter()
-    found = abcd_cli.search(frame, y="y", x=names, depth=depth, seed=seed, jobs=jobs)
+    found = abcd_cli.search(frame, y="y", x=names, depth=depth, seed=seed, jobs=jobs, method=method)
     seconds = time.perf_counter() - start
     terms = truth.signal_terms(parse_kernel(found.structure, names))
+    p_true = ""
+    if found.posterior is not None:
+        want = truth.signal_terms(true.kernel)
+        p_true = repr(
+            sum(
+                float(w)
+                for s, w in zip(found.posterior.structures, found.posterior.weights, strict=True)
+                if truth.signal_terms(s.kernel) == want
+            )
+        )
     return {
         "case": true.label,
         "snr": f"{snr:g}",
         "seed": str(seed),
         "depth": str(depth),
+        "method": method,
         "structure": found.structure,
         "terms": truth.describe_terms(terms),
+        "p_true": p_true,
         "bic": f"{found.bic:.3f}",
         "seconds": f"{seconds:.1f}",
     }
 
 
-def _key(row: dict) -> tuple[str, str, str, str]:
-    return row["case"], f"{float(row['snr']):g}", str(row["seed"]), str(row["depth"])
+def _key(row: dict) -> tuple[str, str, str, str, str]:
+    return (
+        row["case"],
+        f"{float(row['snr']):g}",
+        str(row["seed"]),
+        str(row["depth"]),
+        row.get("method") or "greedy",
+    )
 
 
 def run(args: argparse.Namespace) -> list[dict]:
@@ -79,11 +102,11 @@ def run(args: argparse.Namespace) -> list[dict]:
     for label in args.cases:
         for snr in args.snrs:
             for seed in range(args.seed, args.seed + args.seeds):
-                key = (label, f"{snr:g}", str(seed), str(args.depth))
+                key = (label, f"{snr:g}", str(seed), str(args.depth), args.method)
                 if key in done:
                     rows.append(done[key])
                     continue
-                row = search_one(truth.case(label), snr, seed, args.depth, args.jobs)
+                row = search_one(truth.case(label), snr, seed, args.depth, args.jobs, args.method)
                 print(f"{label} SNR {snr:g} seed {seed}: {row['terms']} ({row['seconds']} s)")
                 if args.csv is not None:
                     new = not args.csv.exists()
@@ -99,18 +122,26 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 def table(rows: list[dict], args: argparse.Namespace) -> list[str]:
     """One line per (true kernel, SNR): the thesis's choice, ours per seed (counted), how
-    many seeds found the true structure and how many the thesis's, the median time."""
+    many seeds found the true structure and how many the thesis's, the median time; with
+    ``--method posterior``, the true structure's posterior probability on each seed."""
     ref = reference()
+    posterior = args.method == "posterior"
     lines = [
         "| true kernel | D | SNR | thesis chose | abcd chose (seeds) | true structure |"
-        " same as thesis | median s |",
-        "|---|---:|---:|---|---|---:|---:|---:|",
+        " same as thesis | median s |" + (" P(true structure) by seed |" if posterior else ""),
+        "|---|---:|---:|---|---|---:|---:|---:|" + ("---|" if posterior else ""),
     ]
     for label in args.cases:
         true = truth.case(label)
         want = truth.signal_terms(true.kernel)  # the kernel the data were drawn from
         for snr in args.snrs:
-            mine = [r for r in rows if r["case"] == label and float(r["snr"]) == snr]
+            mine = [
+                r
+                for r in rows
+                if r["case"] == label
+                and float(r["snr"]) == snr
+                and (r.get("method") or "greedy") == args.method
+            ]
             if not mine:
                 continue
             theirs = ref.get((label, snr), "?")
@@ -121,9 +152,11 @@ def table(rows: list[dict], args: argparse.Namespace) -> list[str]:
             n_true = sum(g == want for g in got)
             n_same = sum(g == their_terms for g in got)
             seconds = statistics.median(float(r["seconds"]) for r in mine)
+            probabilities = ", ".join(f"{float(r['p_true']):.2f}" for r in mine if posterior)
             lines.append(
                 f"| {label} | {true.dims} | {snr:g} | {theirs} | {chosen} |"
                 f" {n_true}/{len(mine)} | {n_same}/{len(mine)} | {seconds:.0f} |"
+                + (f" {probabilities} |" if posterior else "")
             )
     return lines
 
@@ -139,6 +172,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--snrs", default="10,1,0.1", help="comma-separated SNRs")
     parser.add_argument("--depth", type=int, default=10, help="the search's depth")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per search")
+    parser.add_argument("--method", choices=("greedy", "posterior"), default="greedy")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     parser.add_argument("--csv", type=Path, default=None, help="keep one row per search here")
     args = parser.parse_args(argv)
@@ -167,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
             f" {truth.N_POINTS} points uniform on [-{truth.X_MAX:g}, {truth.X_MAX:g}]^D, f drawn"
             " from the true kernel with the original generator's parameters and scaled to sd 1,"
             " noise of sd 1/SNR (`benchmarks/several_inputs/recovery_truth.py`). Search:"
-            " `abcd_cli.search` at"
+            f" `abcd_cli.search` with method {args.method} at"
             f" depth {args.depth}, {args.jobs} worker(s), every other setting its default.",
             "- Structures are compared as their sums of products over inputs, constants and"
             " noise terms left out. 'true structure': the seeds whose choice has exactly the"
