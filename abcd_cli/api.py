@@ -149,6 +149,11 @@ def search(
     shut down. A lost cluster raises :class:`~abcd_cli.execution.dask.ClusterError` (a
     ``RunError``) and keeps the checkpoint.
 
+    ``method="posterior"``: weigh the search's ``pool`` (20) structures of lowest BIC by their
+    evidence and draw their parameters (:mod:`abcd_cli.kernel_search.posterior`); the model is
+    then the most probable structure, ``FoundModel.posterior`` holds them all, and ``predict``
+    and ``report`` forecast with their mixture.
+
     ``engine``: ``"exact"`` (the full GP), ``"skc"`` (bounds on the likelihood through
     ``inducing`` inputs; None: a number chosen by the series' length) or ``"auto"`` (exact for
     short series, skc for long ones; see :mod:`abcd_cli.kernel_search.engine_choice`).
