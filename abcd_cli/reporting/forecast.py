@@ -79,7 +79,7 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
         )
     return (
         f"The forecast {reach}. It mixes the forecasts of the {posterior.structures} structures"
-        " the search found most probable, each weighted by its evidence and with its"
+        " of lowest BIC the search fitted, each weighted by its evidence and with its"
         " parameters drawn from their posterior; the band holds the central 95% of a new"
         " observation, noise included. The components above describe the most probable"
         f" structure, of weight {format_number(posterior.top_weight, decimals=2)}."
