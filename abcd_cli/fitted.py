@@ -211,7 +211,8 @@ class FittedSearch:
         one)."""
         if self.posterior is None:
             raise InputError("the model comes from a greedy search; it holds no posterior")
-        return particle_models(self.model, self.posterior)
+        where = f"model file {self.origin}" if self.origin else "model document"
+        return particle_models(self.model, self.posterior, where)
 
     @cached_property
     def seed_models(self) -> dict[int, Model]:
@@ -310,7 +311,7 @@ def posterior_features(
     change time its weighted median and central 95% interval, in the user's units."""
     from abcd_cli.decompose.features import features  # the decomposition's modules are slow
 
-    pairs = list(posterior.particles())
+    pairs = [(k, w) for _, k, w in posterior.particles()]
     kernels = [model.scaling.kernel_out(k) for k, _ in pairs]
     X = model.X
     ranges = [(float(X[:, d].min()), float(X[:, d].max())) for d in range(X.shape[1])]

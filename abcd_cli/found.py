@@ -102,12 +102,12 @@ class FoundModel(FittedSearch):
         if posterior is None:
             return [self.model], None, ""
         models, weights = self.posterior_mixture()
-        count = int(sum(w > 0 for w in posterior.weights))
         chosen = self.model.structure
         return (
             models,
             weights,
-            f"the posterior's mixture of {count} structures with their parameters' draws;"
+            f"the posterior's mixture of {posterior.structure_count} structures with their"
+            " parameters' draws;"
             f" the most probable, {chosen}, has weight {posterior.weights[0]:.2f}",
         )
 

@@ -20,7 +20,7 @@ from abcd_cli.data.checks import MAX_MAGNITUDE
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engine_record import engine_record, inducing_x, is_default, read_engine
 from abcd_cli.engines import get_engine
-from abcd_cli.engines.base import Engine, NLLBounds, Posterior
+from abcd_cli.engines.base import Engine, NLLBounds, Posterior, PosteriorError
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernels import Kernel
@@ -273,10 +273,24 @@ def posterior_of(doc: dict) -> StructurePosterior | None:
     return None if entry is None else StructurePosterior.from_dict(entry)
 
 
-def particle_models(model: Model, posterior: StructurePosterior) -> tuple[list[Model], np.ndarray]:
+def particle_models(
+    model: Model, posterior: StructurePosterior, where: str = "model file"
+) -> tuple[list[Model], np.ndarray]:
     """A model per particle of ``posterior`` (its kernel, on ``model``'s data, scaling and
-    engine) and the particles' weights, summing to one."""
-    pairs = list(posterior.particles())
-    weights = np.array([w for _, w in pairs])
-    models = [replace(model, kernel=k, nll=math.nan, nll_bounds=None) for k, _ in pairs]
-    return models, weights / weights.sum()
+    engine), each conditioned on the data, and the particles' weights, summing to one.
+    InputError led by ``where`` naming the particle that cannot be conditioned."""
+    models, weights = [], []
+    for (i, j), kernel, weight in posterior.particles():
+        particle = replace(model, kernel=kernel, nll=math.nan, nll_bounds=None)
+        try:
+            with np.errstate(all="ignore"):  # a failure is the error below, not a warning
+                particle.posterior  # noqa: B018  (cached: its predictions use it)
+        except PosteriorError as exc:
+            raise InputError(
+                f"{where}: posterior.structures[{i}].theta[{j}]: the model cannot be"
+                f" conditioned on its data: {exc}"
+            ) from None
+        models.append(particle)
+        weights.append(weight)
+    w = np.array(weights)
+    return models, w / w.sum()

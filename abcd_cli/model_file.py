@@ -195,9 +195,8 @@ WEIGHED = Obj(
 POSTERIOR = Obj(
     required={"structures": List(WEIGHED, min_len=1)},
     optional={
-        "prior": Anything(),
+        "prior": Obj(optional={"structures": Text(), "parameters": Text()}),
         "draws": COUNT,
-        "elapsed_seconds": Number(min=0),
         "features": List(Obj(required={"kind": Text(), "probability": Number(min=0, max=1)})),
     },
 )
@@ -233,7 +232,7 @@ def check_model_document(document: Any, where: str) -> None:
     _check_model(document, x, y, width, where)
     _check_seed_models(document, x, y, width, where)
     if "posterior" in document:
-        _check_posterior(document["posterior"], width, where)
+        _check_posterior(document["posterior"], document["internal"]["kernel"], width, where)
 
 
 def _check_data(document: dict[str, Any], width: int, where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -286,10 +285,20 @@ def _check_seed_models(
         _check_model(entry, x, y, width, entry_where)
 
 
-def _check_posterior(posterior: dict[str, Any], width: int, where: str) -> None:
+def _check_posterior(posterior: dict[str, Any], chosen: str, width: int, where: str) -> None:
     """Each structure's kernel, and its draws of theta: rows of its parameters' number, each
-    giving values a kernel may hold; the weights summing to one."""
+    giving values a kernel may hold; the weights summing to one, most probable first, the first
+    the model's own kernel (``chosen``, internal units)."""
     entries = posterior["structures"]
+    weights = [float(e["weight"]) for e in entries]
+    if any(later > earlier for earlier, later in zip(weights, weights[1:], strict=False)):
+        refuse(where, "posterior.structures", "must be listed most probable first")
+    if entries[0]["kernel"] != chosen:
+        refuse(
+            where,
+            "posterior.structures[0].kernel",
+            "must be the model's own kernel (internal.kernel), the most probable structure",
+        )
     for i, entry in enumerate(entries):
         path = f"posterior.structures[{i}]"
         kernel = _check_kernel(entry["kernel"], width, where, f"{path}.kernel")
@@ -303,7 +312,7 @@ def _check_posterior(posterior: dict[str, Any], width: int, where: str) -> None:
             with np.errstate(over="ignore"):
                 drawn = kernel.with_theta(np.array(row, dtype=float))
             _check_values(drawn, width, where, f"{theta_path}[{j}]")
-    total = sum(float(e["weight"]) for e in entries)
+    total = sum(weights)
     if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         refuse(where, "posterior.structures", f"must have weights summing to one, not {total!r}")
 

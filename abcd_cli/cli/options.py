@@ -47,8 +47,14 @@ SETTING_NAMES = (
 
 
 def settings_of(opts: dict[str, Any]) -> dict[str, Any]:
-    """The search settings among a command's options, as keywords of ``abcd_cli.search``."""
-    return {name: opts[name] for name in SETTING_NAMES}
+    """The search settings among a command's options, as keywords of ``abcd_cli.search``
+    (``--pool`` only with ``--method posterior``: refused rather than ignored otherwise)."""
+    if opts["pool"] is not None and opts["method"] != "posterior":
+        raise InputError("--pool only applies with --method posterior")
+    settings = {name: opts[name] for name in SETTING_NAMES}
+    if settings["pool"] is None:
+        del settings["pool"]  # the settings' own default
+    return settings
 
 
 def _setting_options() -> list[Any]:
@@ -155,9 +161,9 @@ def _strategy_options() -> list[Any]:
         click.option(
             "--pool",
             type=click.IntRange(1, 200),
-            default=DEFAULTS.pool,
-            show_default=True,
-            help="With --method posterior: the structures of lowest BIC that are weighed.",
+            default=None,
+            help="With --method posterior: the structures of lowest BIC that are weighed"
+            f" [default: {DEFAULTS.pool}].",
         ),
         click.option(
             "--beam",

@@ -17,12 +17,7 @@ from typing import Any
 import numpy as np
 
 from abcd_cli.model import Model, particle_models, posterior_of, seed_models
-from abcd_cli.prediction import (
-    evidence_weights,
-    mixture_moments,
-    mixture_quantile,
-    predictive_table,
-)
+from abcd_cli.prediction import evidence_weights, predictive_table
 
 
 @dataclass(frozen=True)
@@ -61,7 +56,7 @@ class PosteriorForecast:
     """The posterior's mixture on a grid of x: how many structures have weight, the largest
     weight (the decomposed model's), and the mixture's mean, sd and central 95% bounds."""
 
-    structures: int
+    structure_count: int
     top_weight: float
     mean: np.ndarray
     sd: np.ndarray
@@ -78,15 +73,12 @@ def posterior_forecast(
     if posterior is None:
         return None
     models, weights = particle_models(model, posterior)
-    moments = [m.predict(x_grid) for m in models]
-    means = np.array([mean for mean, _ in moments])
-    sds = np.array([sd for _, sd in moments])
-    mean, sd = mixture_moments(means, sds, weights)
+    table = predictive_table(models, x_grid, weights)
     return PosteriorForecast(
-        structures=int(np.sum(posterior.weights > 0)),
+        structure_count=posterior.structure_count,
         top_weight=float(posterior.weights[0]),
-        mean=mean,
-        sd=sd,
-        low=mixture_quantile(means, sds, 0.025, weights),
-        high=mixture_quantile(means, sds, 0.975, weights),
+        mean=table["mean"],
+        sd=table["sd"],
+        low=table["q2.5"],
+        high=table["q97.5"],
     )

@@ -214,7 +214,7 @@ class Search:
             self.best, self.stale = top, 0
         else:
             self.stale += 1
-        self._pool(scored)
+        self._keep_in_pool(scored)
         kept = keep(scored, self.settings.beam_at(self.level), self.settings.buffer)
         self.parents = kept.models
         self.elapsed += time.perf_counter() - started
@@ -240,7 +240,7 @@ class Search:
         self._event("level", record=self.trace[-1])
         return True
 
-    def _pool(self, scored: list[Scored]) -> None:
+    def _keep_in_pool(self, scored: list[Scored]) -> None:
         """Keep the ``pool_size`` structures of lowest BIC seen so far (one fit of each)."""
         if not self.settings.pool_size:
             return
@@ -293,12 +293,15 @@ class Search:
     def _weigh(self) -> StructurePosterior:
         """The posterior over the pool (``posterior``), each structure checkpointed as it is
         weighed, so that a resumed search weighs only the rest."""
-        started = self.level_started = time.perf_counter()
+        self.level_started = time.perf_counter()
+        started_part = [self.level_started]  # the time not yet counted in ``elapsed``
         self.shown_best = None
         self._event("stage", stage="weigh", total=len(self.pool))
 
         def on_weighed(key: str, weighed: Weighed, done: int, total: int) -> None:
             self.weighed[key] = weighed
+            self.elapsed += time.perf_counter() - started_part[0]
+            started_part[0] = time.perf_counter()
             self._save()
             self._event("fit", stage="weigh", done=done, total=total)
 
@@ -316,7 +319,7 @@ class Search:
             self.weighed,
             on_weighed,
         )
-        self.elapsed += time.perf_counter() - started
+        self.elapsed += time.perf_counter() - started_part[0]
         best = posterior.best
         self._event(
             "posterior",
@@ -367,7 +370,8 @@ class Search:
             state.seen,
         )
         self.trace, self.stale, self.elapsed = state.trace, state.stale, state.elapsed
-        self.pool, self.weighed = state.pool, state.weighed
+        self.pool = state.pool
+        self.weighed = {key: w for key, w in state.weighed.items() if not w.lost}
         return True
 
 

@@ -39,13 +39,17 @@ from abcd_cli.kernel_search.evidence import normalised
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
 
+#: Why a structure has no weight when the worker process weighing it died (twice).
+LOST = "the worker process weighing it died"
+
 
 @dataclass(frozen=True)
 class Weighed:
     """One structure of the pool, weighed: its fitted kernel (internal units), BIC and log
-    evidence (user units; −inf when the approximation failed), the chain's draws of theta
-    (rows; empty when it failed), their acceptance rate, the Hessian's eigenvalues floored,
-    and why it failed ("" when it did not)."""
+    evidence (user units; −inf when the approximation or the chain failed), the chain's draws
+    of theta (rows; empty when it failed), their acceptance rate, how many of the Hessian's
+    eigenvalues were raised to the prior's curvature, and why it failed ("" when it did
+    not)."""
 
     kernel: Kernel
     bic: float
@@ -54,6 +58,11 @@ class Weighed:
     acceptance: float = 0.0
     floored: int = 0
     failure: str = ""
+
+    @property
+    def lost(self) -> bool:
+        """Its worker died: nothing is known of it, and a resumed search weighs it again."""
+        return self.failure == LOST
 
     @property
     def kernels(self) -> list[Kernel]:
@@ -97,22 +106,27 @@ class StructurePosterior:
 
     structures: list[Weighed]
     weights: np.ndarray
-    seconds: float = 0.0
     draws: int = 0
     prior: str = field(default="uniform over the pool", repr=False)
+
+    @property
+    def structure_count(self) -> int:
+        """How many structures have weight."""
+        return int(np.sum(self.weights > 0))
 
     @property
     def best(self) -> Weighed:
         """The structure of largest weight (the first of equals)."""
         return self.structures[0]
 
-    def particles(self) -> Iterator[tuple[Kernel, float]]:
-        """Every (kernel at a draw, weight) with positive weight; the weights sum to one."""
-        for s, w in zip(self.structures, self.weights, strict=True):
+    def particles(self) -> Iterator[tuple[tuple[int, int], Kernel, float]]:
+        """Every particle of positive weight: (its structure's and its draw's positions, the
+        kernel at that draw, its weight); the weights sum to one."""
+        for i, (s, w) in enumerate(zip(self.structures, self.weights, strict=True)):
             if w > 0:
                 kernels = s.kernels
-                for k in kernels:
-                    yield k, float(w) / len(kernels)
+                for j, k in enumerate(kernels):
+                    yield (i, j), k, float(w) / len(kernels)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -122,7 +136,6 @@ class StructurePosterior:
                 " bounds two standard deviations either side of the centre",
             },
             "draws": self.draws,
-            "elapsed_seconds": round(self.seconds, 3),
             "structures": [
                 {"weight": float(w), **s.to_dict()}
                 for s, w in zip(self.structures, self.weights, strict=True)
@@ -137,13 +150,12 @@ class StructurePosterior:
         return cls(
             [Weighed.from_dict(e) for e in entries],
             np.array([float(e["weight"]) for e in entries]),
-            float(d.get("elapsed_seconds", 0.0)),
             int(d.get("draws", 0)),
             str(d.get("prior", {}).get("structures", "uniform over the pool")),
         )
 
 
-def ranked(structures: list[Weighed], seconds: float, draws: int) -> StructurePosterior:
+def ranked(structures: list[Weighed], draws: int) -> StructurePosterior:
     """The posterior of weighed ``structures``: weights ∝ their evidence, most probable first
     (the lower BIC first among equals). Should every structure have failed, the one of lowest
     BIC carries all the weight, at its fitted values."""
@@ -154,4 +166,4 @@ def ranked(structures: list[Weighed], seconds: float, draws: int) -> StructurePo
         weights = np.zeros(len(structures))
         weights[int(np.argmin([s.bic for s in structures]))] = 1.0
     order = sorted(range(len(structures)), key=lambda i: (-weights[i], structures[i].bic))
-    return StructurePosterior([structures[i] for i in order], weights[order], seconds, draws)
+    return StructurePosterior([structures[i] for i in order], weights[order], draws)

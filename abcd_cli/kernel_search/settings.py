@@ -20,6 +20,9 @@ PRIOR_MEANS = ("data", "zero", "constant")
 #: search); "posterior" weighs the greedy search's best structures by their evidence, with
 #: their parameters integrated out and drawn (``kernel_search.posterior``).
 METHODS = ("greedy", "posterior")
+#: The most parameter draws a structure of the posterior keeps: every draw a distinct step of
+#: its chain (``weighing.STEPS``).
+MAX_DRAWS = 200
 #: The engines a search may be told to use: "auto" chooses by the series' length
 #: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds.
 ENGINES = ("auto", "exact", "skc")
@@ -127,7 +130,7 @@ class SearchSettings:
             "max_iter": self.max_iter >= 1,
             "buffer": self.buffer >= 1,
             "pool": self.pool >= 1,
-            "draws": self.draws >= 1,
+            "draws": 1 <= self.draws <= MAX_DRAWS,
         }
         if self.max_order is not None:
             checks["max_order"] = 1 <= self.max_order <= MAX_ORDER

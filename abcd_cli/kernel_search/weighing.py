@@ -9,7 +9,6 @@ alone, as a candidate's fit does; a numerical failure is its result, never an ex
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -22,14 +21,16 @@ from abcd_cli.engines.base import Engine
 from abcd_cli.kernel_search.candidate import entropy
 from abcd_cli.kernel_search.evidence import laplace
 from abcd_cli.kernel_search.parameter_chain import posterior_draws
-from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed, ranked
+from abcd_cli.kernel_search.posterior import LOST, StructurePosterior, Weighed, ranked
 from abcd_cli.kernel_search.scoring import Scored, Scorer
+from abcd_cli.kernel_search.settings import MAX_DRAWS
 from abcd_cli.kernels import Kernel
 
-#: The chain's adapting steps, and the steps kept after them (thinned to ``draws``): the
-#: settings the candidate-pool study measured (benchmarks/studies/candidate_mixture.py).
+#: The chain's adapting steps, and the steps kept after them (thinned to ``draws``, at most
+#: as many): the settings the candidate-pool study measured
+#: (benchmarks/studies/candidate_mixture.py).
 WARMUP = 200
-STEPS = 200
+STEPS = MAX_DRAWS
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,9 @@ def _none(task: WeighTask) -> np.ndarray:
 
 
 def lost_weigh(task: WeighTask) -> tuple[float, np.ndarray, float, int, str]:
-    """The result recorded for a structure whose worker process died twice."""
-    return -math.inf, _none(task), 0.0, 0, "the worker process weighing it died"
+    """The result recorded for a structure whose worker process died twice (a resumed search
+    weighs it again: ``Weighed.lost``)."""
+    return -math.inf, _none(task), 0.0, 0, LOST
 
 
 def weigh_pool(
@@ -100,7 +102,6 @@ def weigh_pool(
     """Weigh every structure of ``pool`` (the search's best, in internal units; see the
     module) on ``executor``; those in ``done`` (by kernel text, from a checkpoint) are not
     weighed again. ``on_weighed`` is told of each structure as it is weighed."""
-    start = time.perf_counter()
     done = dict(done or {})
     n = int(y.size)
     todo = [s for s in pool if s.kernel.to_text() not in done]
@@ -112,7 +113,7 @@ def weigh_pool(
     ]
     results = executor.map(weigh, tasks)
     for scored, task, result in zip(todo, tasks, results, strict=True):
-        if not isinstance(result, tuple):  # the executor's own record of a lost worker
+        if not isinstance(result, tuple):  # the executor's record of a lost worker (a fit's)
             result = lost_weigh(task)
         log_evidence, theta, acceptance, floored, failure = result
         user = -scorer.user_nll(-log_evidence, n) if math.isfinite(log_evidence) else -math.inf
@@ -122,4 +123,4 @@ def weigh_pool(
         if on_weighed is not None:
             on_weighed(key, weighed, len(done), len(pool))
     structures = [done[s.kernel.to_text()] for s in pool]
-    return ranked(structures, time.perf_counter() - start, draws)
+    return ranked(structures, draws)

@@ -56,7 +56,10 @@ def forecast_section(
     text = forecast_text(dec, posterior)
     return {
         "text": text + ("" if averaged is None else averaged_sentence(averaged)),
-        "figure": frame.embed(figure, "Forecast of the full model"),
+        "figure": frame.embed(
+            figure,
+            "Forecast of the full model" if posterior is None else "Forecast of the posterior",
+        ),
         "component_sentences": sentences,
     }
 
@@ -78,8 +81,8 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
             " new observation, noise included."
         )
     return (
-        f"The forecast {reach}. It mixes the forecasts of the {posterior.structures} structures"
-        " of lowest BIC the search fitted, each weighted by its evidence and with its"
+        f"The forecast {reach}. It mixes the forecasts of the {posterior.structure_count}"
+        " structures of lowest BIC the search fitted, each weighted by its evidence and with its"
         " parameters drawn from their posterior; the band holds the central 95% of a new"
         " observation, noise included. The components above describe the most probable"
         f" structure, of weight {format_number(posterior.top_weight, decimals=2)}."

@@ -5,27 +5,27 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import FAILED_NLL
 from abcd_cli.errors import InputError
-from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.fitted import FittedSearch, posterior_features
-from abcd_cli.kernel_search.candidate import Candidate
+from abcd_cli.kernel_search.candidate import Candidate, lost_candidate
 from abcd_cli.kernel_search.greedy import Search, run_search
-from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed, ranked
+from abcd_cli.kernel_search.posterior import LOST, Weighed, ranked
 from abcd_cli.kernel_search.scoring import Scored, Scorer
-from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.settings import MAX_DRAWS, SearchSettings
 from abcd_cli.kernel_search.weighing import WeighTask, weigh, weigh_pool
 from abcd_cli.kernels.text import parse_kernel
-from abcd_cli.model import particle_models
+from abcd_cli.model import Model
 from abcd_cli.model_file import check_model_document
-from abcd_cli.prediction import mixture_quantile, predictive_table
+from abcd_cli.prediction import predictive_table
 from tests.kernel_search.test_greedy import X, draw
 
 POSTERIOR = SearchSettings(depth=2, restarts=2, seed=5, patience=0, method="posterior", pool=4)
@@ -46,7 +46,6 @@ def serial(y):
 def _doc(result) -> str:
     d = result.to_dict()
     d.pop("elapsed_seconds")
-    d["posterior"].pop("elapsed_seconds")
     for level in d["trace"]:
         level.pop("elapsed_seconds", None)
     return json.dumps(d)
@@ -66,13 +65,13 @@ def test_weights_follow_the_evidence_and_a_failed_structure_gets_none():
         _weighed("Per(lengthscale=1.0, period=1.0, sd=1.0) + WN(sd=0.1)", 9.0, -math.inf),
         _weighed("Lin(sd=1.0, location=0.0) + WN(sd=0.1)", 12.0, -5.0 + math.log(3.0)),
     ]
-    posterior = ranked(structures, 0.0, 3)
+    posterior = ranked(structures, 3)
     assert posterior.weights == pytest.approx([0.75, 0.25, 0.0])
     assert [s.bic for s in posterior.structures] == [12.0, 10.0, 9.0]
     particles = list(posterior.particles())
     assert len(particles) == 6  # three draws of each structure with weight, none of the failed
-    assert sum(w for _, w in particles) == pytest.approx(1.0)
-    assert all(np.isfinite(w) and w > 0 for _, w in particles)
+    assert sum(w for *_, w in particles) == pytest.approx(1.0)
+    assert all(np.isfinite(w) and w > 0 for *_, w in particles)
 
 
 def test_when_every_structure_fails_the_lowest_bic_is_the_posterior_at_its_fit():
@@ -80,11 +79,12 @@ def test_when_every_structure_fails_the_lowest_bic_is_the_posterior_at_its_fit()
         _weighed("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)", 10.0, -math.inf),
         _weighed("Lin(sd=1.0, location=0.0) + WN(sd=0.1)", 8.0, -math.inf),
     ]
-    posterior = ranked(structures, 0.0, 3)
+    posterior = ranked(structures, 3)
     assert posterior.weights.tolist() == [1.0, 0.0]
     assert posterior.best.bic == 8.0
-    ((kernel, weight),) = posterior.particles()
+    ((where, kernel, weight),) = posterior.particles()
     assert weight == 1.0 and kernel.to_text() == structures[1].kernel.to_text()
+    assert where == (0, 0)
 
 
 class _Failing:
@@ -132,8 +132,11 @@ def test_a_lost_worker_costs_its_structure_only(y, serial):
 
 
 def test_the_posterior_of_one_seed_is_the_same_serial_and_on_a_pool(y, serial):
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    pool = ResilientPool(2, lost_candidate)  # the command line's process pool
+    try:
         parallel = run_search(X, y, POSTERIOR, executor=pool)
+    finally:
+        pool.shutdown()
     assert _doc(parallel) == _doc(serial)
 
 
@@ -160,70 +163,98 @@ def test_resuming_while_structures_are_weighed_gives_the_same_particles(y, seria
     assert fits == [3, 4]  # only the two structures not weighed before; no level fitted again
 
 
-def test_most_mass_is_on_the_structure_the_data_were_drawn_from(serial):
-    posterior = serial.posterior
-    assert posterior.weights.sum() == pytest.approx(1.0)
-    # Per + WN, up to a constant term (the prior mean is the data's mean, not the GP's)
-    truth = {"Per", "WN"}
+def test_most_mass_is_on_the_structure_the_data_were_drawn_from():
+    y = draw("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.2)", 11)
+    settings = replace(POSTERIOR, depth=1, pool=6)
+    posterior = run_search(X, y, settings).posterior
     shares = {
         s.kernel.structure: float(w)
         for s, w in zip(posterior.structures, posterior.weights, strict=True)
     }
-    mass = sum(
-        w
-        for s, w in zip(posterior.structures, posterior.weights, strict=True)
-        if {b.symbol for b in s.kernel.bases()} - {"C"} == truth and "*" not in s.kernel.structure
-    )
-    assert mass > 0.5, shares
+    assert len(shares) == 6 and shares["SE + WN"] > 0.9, shares  # against Lin, CP, CW, ...
+
+
+def test_a_period_the_data_hold_is_a_probable_feature_with_its_interval(serial):
+    posterior = serial.posterior
     assert serial.model.kernel.to_text() == posterior.best.kernel.to_text()
     found = FittedSearch.from_document(serial.to_dict())
     features = [
         f for f in posterior_features(found.model, posterior, ["x"]) if f["kind"] == "periodic"
     ]
-    assert features[0]["probability"] > 0.99
+    assert features[0]["probability"] > 0.99  # Per + WN drawn with period 1
     low, high = features[0]["interval"]
     assert low <= 1.0 <= high and high - low < 0.05
 
 
 def test_the_model_file_holds_the_particles_and_predicts_with_their_mixture(serial):
-    doc = serial.to_dict()
+    doc = json.loads(json.dumps(serial.to_dict()))
     check_model_document(doc, "model file")
-    found = FittedSearch.from_document(json.loads(json.dumps(doc)))
-    back = found.posterior
-    assert isinstance(back, StructurePosterior)
-    np.testing.assert_array_equal(back.weights, serial.posterior.weights)
-    models, weights = found.posterior_mixture()
-    assert len(models) == sum(s.theta.shape[0] for s in back.structures)
+    found = FittedSearch.from_document(doc)
+    np.testing.assert_array_equal(found.posterior.weights, serial.posterior.weights)
     grid = np.linspace(X[-1], X[-1] + 2.0, 9)
+    models, weights = found.posterior_mixture()
     table = predictive_table(models, grid, weights)
-    direct_models, direct_weights = particle_models(serial.model, serial.posterior)
-    direct = predictive_table(direct_models, grid, direct_weights)
-    for key in table:
-        np.testing.assert_allclose(table[key], direct[key], rtol=1e-12)
-    # the band is the mixture's: its ends solve the mixture's CDF, Σ w Φ((q − m)/s) = 0.025
-    moments = [m.predict(grid) for m in models]
-    means, sds = np.array([m for m, _ in moments]), np.array([s for _, s in moments])
-    from scipy.stats import norm
+    # the mixture rebuilt from the file's entries alone: every draw of every structure, each
+    # of weight w_S / draws, predicting as a GP of its kernel on the file's data
+    scaling = found.model.scaling
+    means, sds, shares = [], [], []
+    for entry in doc["posterior"]["structures"]:
+        kernel = parse_kernel(entry["kernel"])
+        for theta in entry["theta"]:
+            drawn = Model(
+                kernel.with_theta(np.array(theta)), scaling, found.model.x, found.model.y, 0.0
+            )
+            mean, sd = drawn.predict(grid)
+            means.append(mean)
+            sds.append(sd)
+            shares.append(entry["weight"] / len(entry["theta"]))
+    means, sds, shares = np.array(means), np.array(sds), np.array(shares)
+    assert len(models) == len(shares) and shares.sum() == pytest.approx(1.0)
 
-    cdf = weights @ norm.cdf((table["q2.5"][None, :] - means) / sds)
-    np.testing.assert_allclose(cdf, 0.025, atol=1e-9)
-    np.testing.assert_allclose(mixture_quantile(means, sds, 0.025, weights), table["q2.5"])
+    def cdf(q: np.ndarray) -> np.ndarray:
+        return shares @ norm.cdf((q[None, :] - means) / sds)
+
+    np.testing.assert_allclose(table["mean"], shares @ means, rtol=1e-9)
+    for key, p in (("q2.5", 0.025), ("q10", 0.10), ("q50", 0.5), ("q90", 0.9), ("q97.5", 0.975)):
+        np.testing.assert_allclose(cdf(table[key]), p, atol=1e-9)
+    # and by brute force: the share of 200,000 draws of the mixture below each quantile
+    rng = np.random.default_rng(0)
+    pick = rng.choice(len(shares), size=200_000, p=shares / shares.sum())
+    sample = means[pick, 4] + sds[pick, 4] * rng.standard_normal(pick.size)
+    for key, p in (("q2.5", 0.025), ("q97.5", 0.975)):
+        assert np.mean(sample <= table[key][4]) == pytest.approx(p, abs=0.002)
 
 
-def test_a_model_file_with_a_broken_posterior_is_refused_in_one_line(serial):
-    doc = serial.to_dict()
+def _broken(doc: dict, change) -> dict:
     bad = json.loads(json.dumps(doc))
-    bad["posterior"]["structures"][0]["weight"] = 0.0
-    with pytest.raises(InputError, match="summing to one"):
-        check_model_document(bad, "model file m.json")
-    bad = json.loads(json.dumps(doc))
-    bad["posterior"]["structures"][0]["theta"] = [[0.0]]
-    with pytest.raises(InputError, match=r"posterior.structures\[0\].theta"):
-        check_model_document(bad, "model file m.json")
-    bad = json.loads(json.dumps(doc))
-    bad["posterior"]["structures"][0]["theta"][0][0] = 1e6  # exp(1e6): no finite scale
-    with pytest.raises(InputError, match=r"theta\[0\] parameter"):
-        check_model_document(bad, "model file m.json")
+    change(bad["posterior"])
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda p: [e.update(weight=e["weight"] / 2) for e in p["structures"]], "summing to one"),
+        (lambda p: p["structures"].reverse(), "most probable first"),
+        (lambda p: p["structures"][0].update(theta=[[0.0]]), r"structures\[0\].theta"),
+        (lambda p: p["structures"][0]["theta"][0].__setitem__(0, 1e6), r"theta\[0\] parameter"),
+        (lambda p: p.update(prior="uniform"), r"posterior.prior"),
+    ],
+)
+def test_a_model_file_with_a_broken_posterior_is_refused_in_one_line(serial, change, message):
+    with pytest.raises(InputError, match=message) as refused:
+        check_model_document(_broken(serial.to_dict(), change), "model file m.json")
+    assert "\n" not in str(refused.value)
+
+
+def test_a_particle_that_cannot_be_conditioned_is_named_not_a_crash(serial):
+    def degenerate(posterior: dict) -> None:  # every scale e^-300: a singular covariance
+        row = posterior["structures"][0]["theta"][1]
+        row[:] = [-300.0] * len(row)
+
+    found = FittedSearch.from_document(_broken(serial.to_dict(), degenerate), origin="m.json")
+    with pytest.raises(InputError, match=r"model file m.json: posterior.structures\[0\]"):
+        found.posterior_mixture()
 
 
 def test_the_posterior_weighs_one_search():
@@ -231,5 +262,32 @@ def test_the_posterior_weighs_one_search():
         SearchSettings(method="posterior", seeds=2)
     with pytest.raises(InputError, match="unknown method"):
         SearchSettings(method="smc")
+    with pytest.raises(InputError, match="draws"):
+        SearchSettings(method="posterior", draws=MAX_DRAWS + 1)  # more than the chain keeps
     # a greedy search's settings say nothing of the posterior: its files are as before
     assert "method" not in SearchSettings().to_dict()
+
+
+def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp_path):
+    ckpt = tmp_path / "state.json"
+    stopped = []
+
+    class Losing(SerialExecutor):  # as a pool whose worker died twice weighing the first
+        def map(self, fn, *iterables, timeout=None, chunksize=1):
+            items = list(zip(*iterables, strict=True))
+            for i, item in enumerate(items):
+                lost = fn is weigh and not stopped and i == 0
+                yield (
+                    Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed")
+                    if lost
+                    else fn(*item)
+                )
+            if fn is weigh:
+                stopped.append(True)
+
+    first = run_search(X, y, POSTERIOR, executor=Losing(), checkpoint=ckpt)
+    assert sum(s.lost for s in first.posterior.structures) == 1
+    saved = json.loads(ckpt.read_text())
+    assert sum(w["failure"] == LOST for w in saved["weighed"]) == 1
+    resumed = run_search(X, y, POSTERIOR, checkpoint=ckpt, resume=True)
+    assert _doc(resumed) == _doc(serial)  # the lost structure weighed again, as in one run
