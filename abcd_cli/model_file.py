@@ -197,7 +197,10 @@ POSTERIOR = Obj(
     optional={
         "prior": Obj(optional={"structures": Text(), "parameters": Text()}),
         "draws": COUNT,
-        "features": List(Obj(required={"kind": Text(), "probability": Number(min=0, max=1)})),
+        # probabilities are sums of weights: files of 0.1.0 wrote one as 1 + 4e-15
+        "features": List(
+            Obj(required={"kind": Text(), "probability": Number(min=0, max=1 + 1e-9)})
+        ),
     },
 )
 #: How far the weights of the posterior's structures may sum from one (they were rounded).

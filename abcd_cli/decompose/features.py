@@ -106,7 +106,7 @@ def features(
             probability[key] = probability.get(key, 0.0) + weight
     several = len(ranges) > 1  # with one input, it is always the input used
     out = [
-        Feature(kind, dims, p)
+        Feature(kind, dims, min(p, 1.0))  # a sum of shares: one, give or take rounding
         for (kind, dims), p in probability.items()
         if several or kind not in ("input used", "interaction")
     ]
@@ -148,7 +148,7 @@ def _grouped(
             Feature(
                 kind,
                 (d,),
-                float(sum(w[m] for m in {m for _, m in group})),
+                min(float(sum(w[m] for m in {m for _, m in group})), 1.0),
                 _quantile(values, value_weights, 0.5),
                 (_quantile(values, value_weights, 0.025), _quantile(values, value_weights, 0.975)),
             )
