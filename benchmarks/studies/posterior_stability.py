@@ -5,9 +5,11 @@ stability target: over seeds 0, 1 and 2, the features of probability ≥ 0.5 the
 For each extrapolation training file, ``abcd_cli.search(..., method="posterior", seed=k)`` with
 the default settings (one worker process per core). Seed 0's model files are the peers
 benchmark's (``benchmarks/accuracy/outputs/peers/models/``, made by its ``abcd-posterior``
-runs); seeds 1 and 2 are searched here and kept in ``outputs/posterior_models/seedK/`` (a rerun
-skips the files already there). Each model file lists its features with their probabilities
-(``decompose/features.py``). Two seeds state the same features when the features of
+runs); seeds 1 and 2 are searched here and kept in ``outputs/posterior_models/seedK/``. The
+model files (about 300 KB each) stay out of the repository; what the table reads of each, its
+structures' weights and its features with their probabilities (``decompose/features.py``), is
+kept in ``outputs/posterior_features/seedK/SERIES.json``, and a rerun skips the series whose
+summary is there. Two seeds state the same features when the features of
 probability ≥ 0.5 pair up one to one: the same kind on the same inputs, and for a period or a
 change time, values within the tolerances by which the features were grouped (periods within 5%,
 change times within 5% of the data's range).
@@ -33,6 +35,7 @@ from benchmarks.studies import OUTPUTS
 
 SEEDS = (0, 1, 2)
 MODELS = OUTPUTS / "posterior_models"
+SUMMARIES = OUTPUTS / "posterior_features"
 TABLE = OUTPUTS / "posterior_stability.md"
 #: a feature is stated when its probability is at least this
 STATED = 0.5
@@ -45,26 +48,48 @@ def model_path(series: str, seed: int) -> Path:
     return MODELS / f"seed{seed}" / f"{series}.json"
 
 
+def summary_path(series: str, seed: int) -> Path:
+    return SUMMARIES / f"seed{seed}" / f"{series}.json"
+
+
 def search(series: str, seed: int) -> None:
-    """Search the training file with the posterior and seed ``seed``; keep the model file."""
+    """Search the training file with the posterior and seed ``seed`` (unless its model file
+    is there), keep the model file and its summary."""
     path = model_path(series, seed)
-    if path.exists():
+    if not path.exists() and seed != 0:
+        train_path, _ = split_files(series, "extrap")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", abcd_cli.AbcdWarning)
+            found = abcd_cli.search(
+                abcd_cli.load(str(train_path)), method="posterior", seed=seed, jobs=0
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        found.save(path)
+        print(f"{series} seed {seed}: {found.structure}", flush=True)
+    summarise(series, seed)
+
+
+def summarise(series: str, seed: int) -> None:
+    """Write the summary of a model file (its structures' weights and its features), when the
+    model file is there."""
+    path = model_path(series, seed)
+    if not path.exists():
         return
-    train_path, _ = split_files(series, "extrap")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abcd_cli.AbcdWarning)
-        found = abcd_cli.search(
-            abcd_cli.load(str(train_path)), method="posterior", seed=seed, jobs=0
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    found.save(path)
-    print(f"{series} seed {seed}: {found.structure}", flush=True)
+    posterior = json.loads(path.read_text())["posterior"]
+    summary = {
+        "weights": [
+            [s["weight"], s["kernel"]] for s in posterior["structures"] if s["weight"] >= 0.01
+        ],
+        "features": posterior["features"],
+    }
+    out = summary_path(series, seed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=1) + "\n")
 
 
 def stated(path: Path) -> list[dict]:
-    """The features of probability ≥ STATED in a model file."""
-    doc = json.loads(path.read_text())
-    return [f for f in doc["posterior"]["features"] if f["probability"] >= STATED]
+    """The features of probability ≥ STATED in a summary."""
+    return [f for f in json.loads(path.read_text())["features"] if f["probability"] >= STATED]
 
 
 def close(a: dict, b: dict, width: float) -> bool:
@@ -108,7 +133,7 @@ def table() -> str:
     """The stability table of the series whose three model files exist."""
     rows, agree, counted = [], 0, 0
     for series in all_series():
-        paths = [model_path(series, seed) for seed in SEEDS]
+        paths = [summary_path(series, seed) for seed in SEEDS]
         if not all(p.exists() for p in paths):
             continue
         train = load_series(split_files(series, "extrap")[0])
@@ -148,6 +173,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2])
     parser.add_argument("--table-only", action="store_true")
     args = parser.parse_args(argv)
+    for series in all_series():  # seed 0: the peers benchmark's model files
+        summarise(series, 0)
     if not args.table_only:
         for seed in args.seeds:
             for series in args.series or all_series():
