@@ -176,10 +176,10 @@ def main(argv: list[str] | None = None) -> None:
     for series in all_series():  # seed 0: the peers benchmark's model files
         summarise(series, 0)
     if not args.table_only:
-        for seed in args.seeds:
-            for series in args.series or all_series():
+        for series in args.series or all_series():  # series by series: each row complete
+            for seed in args.seeds:
                 search(series, seed)
-                publish(table(), TABLE)
+            publish(table(), TABLE)
     publish(table(), TABLE)
 
 
