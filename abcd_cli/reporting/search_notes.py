@@ -1,6 +1,7 @@
 """The notes on how a search went, in words: the subset its candidates were optimised on, what
-its scores are when the engine bounds them, of several seeds' searches whose model it kept, and
-why it stopped before its depth. They go into the model file (``notes``, ``stopped_early``),
+its scores are when the engine bounds them, of several seeds' searches whose model it kept, the
+posterior's most probable structure beside the lowest BIC, and why it stopped before its
+depth. They go into the model file (``notes``, ``stopped_early``),
 the command line's ``note:`` lines and the report's appendix. The search records the facts
 (``kernel_search.records.SearchResult``).
 """
@@ -16,8 +17,13 @@ WIDE_BIC = 10.0
 
 
 def search_notes(result: SearchResult) -> list[str]:
-    """Every note on ``result``, in this order: subset, interval scores, seeds."""
-    return [*_subset_notes(result), *_interval_notes(result), *_seeds_notes(result)]
+    """Every note on ``result``, in this order: subset, interval scores, seeds, posterior."""
+    return [
+        *_subset_notes(result),
+        *_interval_notes(result),
+        *_seeds_notes(result),
+        *_posterior_notes(result),
+    ]
 
 
 def _subset_notes(result: SearchResult) -> list[str]:
@@ -71,6 +77,30 @@ def _seeds_notes(result: SearchResult) -> list[str]:
         f"the lowest BIC of {len(result.seed_models)} searches, by seed {bics};"
         f" the model and trace are seed {first + chosen}'s"
     ]
+
+
+def _posterior_notes(result: SearchResult) -> list[str]:
+    """With the method "posterior": how many structures were weighed, the model's weight, and
+    the lowest BIC's when that is another structure."""
+    posterior = result.posterior
+    if posterior is None:
+        return []
+    weights = posterior.weights
+    note = (
+        f"the posterior weighed the {len(posterior.structures)} structures of lowest BIC by their"
+        f" evidence; the model is the most probable, of weight {weights[0]:.2f}"
+    )
+    lowest = min(range(len(weights)), key=lambda i: posterior.structures[i].bic)
+    if lowest != 0:
+        text = result.model.scaling.kernel_out(posterior.structures[lowest].kernel)
+        note += (
+            f"; the lowest BIC, {text.to_text(params=False, names=result.model.x_names)},"
+            f" has weight {weights[lowest]:.2f}"
+        )
+    failed = sum(bool(s.failure) for s in posterior.structures)
+    if failed:
+        note += f"; {failed} could not be weighed (weight 0)"
+    return [note]
 
 
 def stop_sentence(result: SearchResult) -> str:

@@ -41,3 +41,30 @@ def test_why_a_search_stopped_early(result: SearchResult) -> None:
     assert stop_sentence(failed) == "every candidate of level 4 failed; kept the best so far"
     patient = replace(result, stopped_early=EarlyStop(6, stale=3))
     assert stop_sentence(patient) == "no better model in 3 levels; stopped at level 6"
+
+
+def test_a_posterior_names_its_most_probable_structure_and_the_lowest_bic():
+    from dataclasses import replace
+
+    import numpy as np
+
+    from abcd_cli.kernel_search.greedy import run_search
+    from abcd_cli.kernel_search.posterior import Weighed, ranked
+    from abcd_cli.kernel_search.settings import SearchSettings
+    from abcd_cli.kernels.text import parse_kernel
+
+    x = np.linspace(0.0, 10.0, 40)
+    y = np.sin(x) + 0.1 * np.cos(7 * x)
+    result = run_search(
+        x, y, SearchSettings(depth=1, restarts=1, method="posterior", pool=2, draws=4)
+    )
+    first, second = result.posterior.structures
+    # the second structure given the lower BIC, the first the larger evidence
+    posterior = ranked([replace(first, bic=second.bic + 5.0), second], 32)
+    notes = search_notes(replace(result, posterior=posterior))
+    assert notes[-1].startswith("the posterior weighed the 2 structures of lowest BIC")
+    lowest = result.model.scaling.kernel_out(second.kernel).to_text(params=False)
+    assert f"the lowest BIC, {lowest}, has weight {posterior.weights[1]:.2f}" in notes[-1]
+    lost = Weighed(parse_kernel("WN(sd=1.0)"), 0.0, float("-inf"), np.zeros((0, 1)), failure="x")
+    notes = search_notes(replace(result, posterior=ranked([first, lost], 32)))
+    assert notes[-1].endswith("1 could not be weighed (weight 0)")
