@@ -18,6 +18,7 @@ table. scikit-learn is not a dependency of abcd: this module needs it installed.
 from __future__ import annotations
 
 import warnings
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ from abcd_cli.api import DEFAULTS, AbcdWarning
 from abcd_cli.data.cells import clean_name
 from abcd_cli.data.checks import MIN_POINTS
 from abcd_cli.errors import InputError
-from abcd_cli.found import FoundModel
+from abcd_cli.kernel_search.settings import SearchSettings
 
 
 class AbcdRegressor(RegressorMixin, BaseEstimator):
@@ -143,14 +144,16 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
             )
         except InputError as exc:
             raise ValueError(str(exc)) from exc
-        self.model_: FoundModel = found
+        self.model_ = found
         self.used_columns_ = np.asarray(used, dtype=np.intp)
         self.kernel_ = found.kernel
         self.structure_ = found.structure
         self.bic_ = found.bic
         return self
 
-    def predict(self, X: Any, return_std: bool = False) -> np.ndarray | tuple[np.ndarray, ...]:
+    def predict(
+        self, X: Any, return_std: bool = False
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """The predictive mean of y at each row of X, an (n,) array; with ``return_std``, the
         pair (mean, sd), sd that of a new observation (noise included), as
         :func:`abcd_cli.predict` gives them."""
@@ -167,13 +170,8 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         return mean
 
 
-#: The parameters that are SearchSettings fields (every one of them): what ``fit`` passes on.
-_SETTINGS = (
-    "depth", "restarts", "seed", "seeds", "method", "beam", "beam_levels", "language",
-    "interpretable", "bases", "subset_size", "refine_size", "finalists", "refine", "patience",
-    "prior_mean", "polish", "screen_iter", "max_iter", "refine_iter", "max_order", "engine",
-    "inducing", "buffer", "pool", "draws",
-)  # fmt: skip
+#: The parameters passed on to the search as its settings: every field of SearchSettings.
+_SETTINGS = tuple(f.name for f in fields(SearchSettings))
 
 
 def _input_names(feature_names: np.ndarray | None, d: int) -> list[str]:
@@ -205,8 +203,6 @@ def _used_columns(X: np.ndarray, names: list[str]) -> list[int]:
     left = [repr(names[d]) for d in range(X.shape[1]) if d not in varying]
     if left:
         plural = "s" if len(left) > 1 else ""
-        warnings.warn(
-            f"left out column{plural} {', '.join(left)} with a single value", AbcdWarning,
-            stacklevel=3,
-        )  # fmt: skip
+        message = f"left out column{plural} {', '.join(left)} with a single value"
+        warnings.warn(message, AbcdWarning, stacklevel=3)
     return varying
