@@ -117,7 +117,7 @@ def _columns(keys: Any) -> str | list[str] | None:
 
 
 def search(
-    data: Any,
+    data: Any = None,
     *,
     depth: int = DEFAULTS.depth,
     seed: int = DEFAULTS.seed,
@@ -137,7 +137,8 @@ def search(
     """Search for the kernel that best explains the data by BIC; returns a :class:`FoundModel`.
 
     ``data`` is a :class:`Series` or anything :func:`load` takes (``x``/``y`` choose its
-    columns). Every field of :class:`~abcd_cli.kernel_search.settings.SearchSettings` is a keyword
+    columns; without ``data``, ``x`` and ``y`` are the arrays themselves, as ``load(x=xs,
+    y=ys)``). Every field of :class:`~abcd_cli.kernel_search.settings.SearchSettings` is a keyword
     (``restarts``, ``seeds``, ``beam``, ``language``, ``bases`` as a tuple or ``"SE,RQ"``,
     ``prior_mean``, ...) with the command line's defaults; one seed gives one result, whatever
     the executor.

@@ -319,3 +319,11 @@ def test_importing_the_package_is_light() -> None:
     assert all(getattr(abcd_cli, name) is not None for name in abcd_cli.__all__)
     with pytest.raises(AttributeError, match="no attribute 'serch'"):
         abcd_cli.serch  # noqa: B018
+
+
+def test_search_takes_arrays_as_x_and_y_alone():
+    x = np.linspace(0.0, 4.0, 30)
+    y = np.sin(x)
+    by_keywords = abcd_cli.search(x=x, y=y, depth=0, restarts=1)
+    by_pair = abcd_cli.search((x, y), depth=0, restarts=1)
+    assert by_keywords.kernel == by_pair.kernel and by_keywords.bic == by_pair.bic
