@@ -166,8 +166,10 @@ class FittedSearch:
 
     @property
     def x_kinds(self) -> list[str]:
-        """Each input column's kind (see :attr:`x_kind`)."""
-        return [str(kind) for kind in self.data.get("x_kinds") or [self.x_kind]]
+        """Each input column's kind (see :attr:`x_kind`; a file that does not record them
+        gives every input that one)."""
+        kinds = self.data.get("x_kinds") or [self.x_kind] * len(self.x_names)
+        return [str(kind) for kind in kinds]
 
     @property
     def y_name(self) -> str:

@@ -21,6 +21,8 @@ from abcd_cli.model import Model
 from abcd_cli.schema import load_json
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from abcd_cli.data.series import Series
     from abcd_cli.kernel_search.records import SearchResult
 
@@ -88,6 +90,46 @@ class FoundModel(FittedSearch):
             )
             for c in dec.components
         ]
+
+    def plot(self, extrapolate: float = EXTRAPOLATE) -> Figure:
+        """The report's forecast figure, a matplotlib Figure: the data, the fit and its
+        forecast ``extrapolate`` × the data's range past it with the band (the posterior
+        mixture's after ``method="posterior"``). A series only: a model of several inputs
+        raises InputError."""
+        if self.model.n_dims > 1:
+            raise InputError(
+                f"plot() draws a series; this model has {self.model.n_dims} inputs: use"
+                " plot_components() for its components' figures"
+            )
+        from abcd_cli.reporting.notebook import forecast_plot  # slow, as in ``components``
+
+        return forecast_plot(self.decomposition(extrapolate), self.document)
+
+    def plot_components(
+        self, extrapolate: float = EXTRAPOLATE, *, cumulative: bool = False
+    ) -> list[Figure]:
+        """The report's figure of each component, in report order, as matplotlib Figures: for
+        a series the component alone (drawn ``extrapolate`` × the data's range past it), or
+        with ``cumulative`` the sum of the components up to it against the data; for several
+        inputs those the report draws (not noise, a constant or a component of three inputs
+        or more; ``cumulative`` raises InputError)."""
+        if cumulative and self.model.n_dims > 1:
+            raise InputError("cumulative figures are drawn for a series, not several inputs")
+        from abcd_cli.reporting.notebook import component_plots
+
+        return component_plots(self.decomposition(extrapolate), cumulative)
+
+    def _repr_markdown_(self) -> str:
+        """The notebook's summary: structure, n, BIC and the components table."""
+        from abcd_cli.reporting.notebook import summary_markdown
+
+        return summary_markdown(self)
+
+    def _repr_html_(self) -> str:
+        """The notebook's summary as HTML, with the forecast figure of a series (:meth:`plot`)."""
+        from abcd_cli.reporting.notebook import summary_html
+
+        return summary_html(self, self.plot() if self.model.n_dims == 1 else None)
 
     def predictive_models(
         self, average_seeds: bool, weighting: str, one_search: str

@@ -9,8 +9,11 @@ when it reads more (a note under it says what is drawn, or why nothing is).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
+
+from matplotlib.figure import Figure
 
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
@@ -74,6 +77,20 @@ def series_figures(
     dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame
 ) -> dict[str, dict[str, str]]:
     """A series' component alone, and the sum of the components up to it against the data."""
+    alone, so_far = series_drawings(dec, c, frame)
+    return {
+        "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
+        "figure_cumulative": frame.embed(
+            so_far, f"Sum of the first {c.index} components against the data"
+        ),
+    }
+
+
+def series_drawings(
+    dec: Decomposition, c: ComponentFacts, frame: Frame
+) -> tuple[Callable[[], Figure], Callable[[], Figure]]:
+    """What draws a series' component's two figures: the component alone, and the sum of the
+    components up to it against the data."""
     assert dec.series is not None
     curves = dec.series
     alone = partial(
@@ -97,12 +114,7 @@ def series_figures(
         frame.y_label,
         f"Sum of components 1-{c.index}" if c.index > 1 else "Component 1",
     )
-    return {
-        "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
-        "figure_cumulative": frame.embed(
-            so_far, f"Sum of the first {c.index} components against the data"
-        ),
-    }
+    return alone, so_far
 
 
 def inputs_figure(
@@ -111,9 +123,20 @@ def inputs_figure(
     """A component of a model of several inputs: its figure and the note under it; no figure
     ({}) with a note saying why for a component of three inputs or more, and none at all for
     noise or a constant."""
+    draw, note = inputs_drawing(dec, c)
+    if draw is None:
+        return {}, note
+    return frame.embed(draw, f"Component {c.index}: {phrase}"), note
+
+
+def inputs_drawing(
+    dec: Decomposition, c: ComponentFacts
+) -> tuple[Callable[[], Figure] | None, str]:
+    """What draws a component of a model of several inputs (None when it is not drawn) and
+    the note under its figure (see :func:`inputs_figure`)."""
     title = f"Component {c.index}"
     if c.is_noise or not c.dims:
-        return {}, ""
+        return None, ""
     if len(c.dims) == 1:
         d = c.dims[0]
         draw = partial(
@@ -127,7 +150,7 @@ def inputs_figure(
         )
         if d == dec.time_dim:
             note += " Grey shading marks the extrapolated range."
-        return frame.embed(draw, f"Component {c.index}: {phrase}"), note
+        return draw, note
     if c.surface is not None:
         a, b = c.dims
         s = c.surface
@@ -139,5 +162,5 @@ def inputs_figure(
             f"The colours give the component's posterior mean over {dec.names[a]} and"
             f" {dec.names[b]} (red above zero, blue below); dots mark the data."
         )
-        return frame.embed(draw, f"Component {c.index}: {phrase}"), note
-    return {}, f"Component {c.index} reads {number_word(len(c.dims))} inputs and is not drawn."
+        return draw, note
+    return None, f"Component {c.index} reads {number_word(len(c.dims))} inputs and is not drawn."

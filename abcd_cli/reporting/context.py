@@ -14,10 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from abcd_cli.decompose.averaged import averaged_forecast, posterior_forecast
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting.component_sections import component_sections
-from abcd_cli.reporting.forecast import forecast_section
+from abcd_cli.reporting.forecast import forecast_section, mixed_forecasts
 from abcd_cli.reporting.json_view import json_view
 from abcd_cli.reporting.sections import (
     appendix_section,
@@ -44,8 +43,7 @@ def build_context(
     variance table (``variance``); its ``forecast`` is None when no input is time."""
     frame = frame_of(dec, figures)
     components = component_sections(dec, frame)
-    averaged = averaged_forecast(search, dec.series.x_grid) if dec.series else None
-    posterior = posterior_forecast(dec.model, search, dec.series.x_grid) if dec.series else None
+    averaged, posterior = mixed_forecasts(dec, search)
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",

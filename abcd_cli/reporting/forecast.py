@@ -6,11 +6,18 @@ needs."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from abcd_cli.decompose.averaged import AveragedForecast, PosteriorForecast
+from matplotlib.figure import Figure
+
+from abcd_cli.decompose.averaged import (
+    AveragedForecast,
+    PosteriorForecast,
+    averaged_forecast,
+    posterior_forecast,
+)
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.component_text import column
@@ -37,11 +44,43 @@ def forecast_section(
     sentences = [f"Component {c['index']}: {c['extrapolation']}" for c in components]
     if dec.series is None:
         return {"text": inputs_forecast_text(dec), "component_sentences": sentences}
+    text = forecast_text(dec, posterior)
+    return {
+        "text": text + ("" if averaged is None else averaged_sentence(averaged)),
+        "figure": frame.embed(
+            forecast_drawing(dec, frame, averaged, posterior),
+            "Forecast of the full model" if posterior is None else "Forecast of the posterior",
+        ),
+        "component_sentences": sentences,
+    }
+
+
+def mixed_forecasts(
+    dec: Decomposition, search: Mapping[str, Any]
+) -> tuple[AveragedForecast | None, PosteriorForecast | None]:
+    """A series' forecasts mixed from ``search`` (its document) on its grid: the seeds'
+    average and the posterior's mixture, each None without one; (None, None) for a model of
+    several inputs."""
+    if dec.series is None:
+        return None, None
+    grid = dec.series.x_grid
+    return averaged_forecast(search, grid), posterior_forecast(dec.model, search, grid)
+
+
+def forecast_drawing(
+    dec: Decomposition,
+    frame: Frame,
+    averaged: AveragedForecast | None,
+    posterior: PosteriorForecast | None = None,
+) -> Callable[[], Figure]:
+    """What draws a series' forecast figure: the data, the full model's mean ± 2 sd, or the
+    ``posterior``'s mean within its central 95%, and the seeds' ``averaged`` forecast."""
+    assert dec.series is not None
     curves = dec.series
     mean, sd = curves.forecast_mean, curves.forecast_sd
     if posterior is not None:
         mean, sd = posterior.mean, posterior.sd
-    figure = partial(
+    return partial(
         plots.forecast_figure,
         frame.x,
         frame.y,
@@ -53,15 +92,6 @@ def forecast_section(
         averaged=None if averaged is None else (averaged.mean, averaged.low, averaged.high),
         band=None if posterior is None else (posterior.low, posterior.high),
     )
-    text = forecast_text(dec, posterior)
-    return {
-        "text": text + ("" if averaged is None else averaged_sentence(averaged)),
-        "figure": frame.embed(
-            figure,
-            "Forecast of the full model" if posterior is None else "Forecast of the posterior",
-        ),
-        "component_sentences": sentences,
-    }
 
 
 def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None) -> str:
