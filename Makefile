@@ -8,11 +8,11 @@ STAMP := $(VENV)/.installed
 
 # dev: the test and lint tools; dask: the cluster that tests/execution/test_dask.py starts; bench: the
 # peer tools that tests/benchmarks/accuracy/test_peers.py runs and the packages holding the
-# long-series benchmark's real series
+# long-series benchmark's real series; files: the .parquet and .xlsx readers (tests/data/test_files.py)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,dask,bench]'
+	$(BIN)/pip install --quiet -e '.[dev,dask,bench,files]'
 	mkdir -p results
 	# ElectricDevices, which tests/benchmarks/long_series/test_long_series_data.py reads: one 8 MB
 	# wheel (sktime's data file; the package itself pins an older pandas), fetched once into results/

@@ -1,7 +1,8 @@
 """Series from a pandas DataFrame or from arrays, by the same rules as a CSV file.
 
 The frame's cells are written as the text a CSV file would hold (numbers in full precision,
-datetimes as ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, missing values as empty cells) and read by
+datetimes as ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, or ``YYYY-MM-DD`` when every one in the
+column is at midnight, missing values as empty cells) and read by
 :func:`~abcd_cli.data.series.series_from_table`, the CSV reader's own column, value, date and
 sanity rules, so a frame and the CSV written from it give the same
 :class:`~abcd_cli.data.series.Series`: a datetime column becomes
@@ -16,7 +17,7 @@ holds x and becomes the first column; an unnamed plain index is ignored. Rows ar
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -53,7 +54,7 @@ def series_from_frame(
     number, with the CSV reader's defaults (:mod:`abcd_cli.data.inputs`); ``source`` names the
     data in messages and reports.
     """
-    table = _frame_table(frame, source)
+    table = frame_table(frame, source)
     keys = None if x is None else str(x) if isinstance(x, str | int) else [str(k) for k in x]
     return series_from_table(table, keys, None if y is None else str(y))
 
@@ -106,7 +107,7 @@ def _one_dimensional(values: Any, name: str, source: str) -> Any:
     return array
 
 
-def _frame_table(frame: pd.DataFrame | pd.Series, source: str) -> _FrameTable:
+def frame_table(frame: pd.DataFrame | pd.Series, source: str) -> Table:
     """The frame's cells as text, with the index as the first column when it holds x."""
     if isinstance(frame, pd.Series):
         frame = frame.to_frame(name="y" if frame.name is None else frame.name)
@@ -173,18 +174,30 @@ def _cells(column: pd.Series) -> list[str]:
     if pd.api.types.is_datetime64_any_dtype(column.dtype):
         if getattr(column.dt, "tz", None) is not None:
             column = column.dt.tz_convert("UTC").dt.tz_localize(None)
-        return [_cell(v) for v in column]
-    return [_cell(v) for v in column.astype(object)]
+        return cell_texts(column)
+    return cell_texts(column.astype(object))
 
 
-def _cell(value: Any) -> str:
+def cell_texts(values: Iterable[Any]) -> list[str]:
+    """Values as the text a CSV file would hold; datetimes (in UTC) as dates alone when every
+    datetime among them is at midnight."""
+    values = list(values)
+    stamps = [_utc(v) for v in values if isinstance(v, datetime) and not _is_missing(v)]
+    whole_days = bool(stamps) and all(stamp == stamp.normalize() for stamp in stamps)
+    return [_cell(value, whole_days) for value in values]
+
+
+def _utc(value: datetime) -> pd.Timestamp:
+    stamp = pd.Timestamp(value)
+    return stamp if stamp.tzinfo is None else stamp.tz_convert("UTC").tz_localize(None)
+
+
+def _cell(value: Any, whole_days: bool = False) -> str:
     if _is_missing(value):
         return ""
     if isinstance(value, pd.Timestamp | datetime):
-        stamp = pd.Timestamp(value)
-        if stamp.tzinfo is not None:
-            stamp = stamp.tz_convert("UTC").tz_localize(None)
-        return stamp.isoformat(sep=" ")
+        stamp = _utc(value)
+        return stamp.date().isoformat() if whole_days else stamp.isoformat(sep=" ")
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, bool | np.bool_):

@@ -1,4 +1,5 @@
-"""Read a user's CSV file and validate it into a :class:`Series`.
+"""Read a user's CSV file (or Parquet file, or Excel workbook) and validate it into a
+:class:`Series`.
 
 The one entry point is :func:`load_series`. Every problem with the file becomes an
 :class:`~abcd_cli.errors.InputError` whose one-line message names the file and, where it helps,
@@ -57,6 +58,10 @@ Rules, in the order they are applied:
 * **Sanity.** At least :data:`MIN_POINTS` usable rows; neither y nor x constant; magnitudes within
   [1e-150, 1e150]; spreads not lost in rounding (y: 1e-12 of its magnitude, x: 1e-9).
 * **Order.** Rows are sorted by x (stable); repeated x values are kept.
+* **Parquet and Excel** (:mod:`~abcd_cli.data.formats`). A ``.parquet`` or ``.xlsx`` file (told
+  by its first bytes, else its suffix; ``.xls`` is refused) is read by pandas into the cells a
+  CSV file of the same data would hold, and then by every rule above; an ``.xlsx`` file's
+  first sheet is read.
 
 Each rule lives in its own module: :mod:`~abcd_cli.data.table` (reading, delimiter, header),
 :mod:`~abcd_cli.data.columns` (columns), :mod:`~abcd_cli.data.values` (values, dates, kind of x),
@@ -75,9 +80,10 @@ import numpy as np
 from abcd_cli.data.cells import is_missing, show
 from abcd_cli.data.checks import MIN_POINTS, check_magnitude
 from abcd_cli.data.columns import default_x, find_column
+from abcd_cli.data.formats import file_format, format_table
 from abcd_cli.data.inputs import InputKeys
 from abcd_cli.data.series import Series, series_from_table
-from abcd_cli.data.table import Table, capped, read_table
+from abcd_cli.data.table import Table, capped, read_source, text_table
 from abcd_cli.data.values import x_values
 from abcd_cli.errors import InputError
 
@@ -85,13 +91,13 @@ __all__ = ["MIN_POINTS", "Series", "load_inputs", "load_series"]
 
 
 def load_series(path: str | Path, x: InputKeys = None, y: str | None = None) -> Series:
-    """Read the CSV at ``path`` and return a validated :class:`Series`.
+    """Read the CSV (Parquet, xlsx) file at ``path`` and return a validated :class:`Series`.
 
     ``x`` (one column, or several inputs as a list or as ``"a,b,c"``) and ``y`` choose columns
     by name or 1-based number; see the module docstring for the defaults. Raises
     :class:`InputError` with a one-line message for any unusable input.
     """
-    return series_from_table(read_table(path), x, y)
+    return series_from_table(read_data(path), x, y)
 
 
 def load_inputs(
@@ -107,7 +113,7 @@ def load_inputs(
     written, its label (one input: its name in the file; several: the model's name) and its
     kind. A column that is not there, or a missing cell, is an error naming it.
     """
-    table = read_table(path)
+    table = read_data(path)
     if len(names) == 1:
         chosen = [_one_input(table, x)]
         labels = [table.names[chosen[0]]]
@@ -129,6 +135,13 @@ def load_inputs(
         cells.append(column)
         kinds.append(kind)
     return np.column_stack(values), cells, labels, kinds
+
+
+def read_data(path: str | Path) -> Table:
+    """The table of cells of the file at ``path``: CSV text, a Parquet file or a workbook."""
+    source, data = read_source(path)
+    kind = file_format(path, data)
+    return text_table(source, data) if kind is None else format_table(source, data, kind)
 
 
 def _one_input(table: Table, x: str | None) -> int:

@@ -92,11 +92,21 @@ def check_distinct_names(table: Table, chosen: dict[int, str]) -> None:
 
 
 def read_table(path: str | Path) -> Table:
-    """The table of the file at ``path``, with the notes of its decoding first."""
+    """The table of the CSV file at ``path``, with the notes of its decoding first."""
+    return text_table(*read_source(path))
+
+
+def read_source(path: str | Path) -> tuple[str, bytes]:
+    """The name of the file at ``path`` in messages (``-``: standard input) and its bytes."""
     if not str(path).strip():
         raise InputError("no data file given: its name is empty")
     source = "standard input" if str(path) == STANDARD_STREAM else str(path)
-    text, notes = _decode(_read_bytes(Path(path), source), source)
+    return source, _read_bytes(Path(path), source)
+
+
+def text_table(source: str, data: bytes) -> Table:
+    """The table of a delimited text file's bytes, with the notes of its decoding first."""
+    text, notes = _decode(data, source)
     table = _parse_table(text, source)
     table.notes[:0] = notes
     return table
@@ -173,11 +183,16 @@ def _parse_table(text: str, source: str) -> Table:
         raise InputError(f"{source}: the file is empty")
     sample = [line for line in _LINE_BREAK.split(text) if line.strip()][:_SNIFFED_LINES]
     delimiter = _sniff_delimiter(sample)
-    records = _records(text, delimiter, source)
+    return records_table(_records(text, delimiter, source), Table(source, [], [], [], delimiter))
+
+
+def records_table(records: Sequence[tuple[int, list[str]]], table: Table) -> Table:
+    """Fill the empty ``table`` with the records, (line, fields), of a file: the header rule
+    (a first record of numbers and dates is data), the rows, and checks of their widths."""
+    source = table.source
     if not records:
         raise InputError(f"{source}: the file holds no values")
     first_line, header = records[0]
-    table = Table(source, [], [], [], delimiter)
     if all(is_number(cell) or is_plain_date(cell) for cell in header):
         table.names = [f"column {i + 1}" for i in range(len(header))]
         table.unnamed = set(range(len(header)))
