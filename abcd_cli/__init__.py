@@ -10,6 +10,7 @@ The Python API (the ``abcd`` command line is a thin layer over it)::
     found.save("airline.model.json")                   # as `abcd search --json` writes it
     abcd_cli.predict(found, [1961.0, 1961.5])          # DataFrame: mean, sd, quantiles
     abcd_cli.report(found, "airline.pdf")              # .pdf/.html/.json; no path: a dict
+    abcd_cli.update(found, "new.csv")                  # new rows, no new search
 
 The API's names are imported on first use (PEP 562), so ``import abcd_cli`` (and
 ``from abcd_cli import __version__``, which any module may do) imports nothing else; matplotlib
@@ -29,6 +30,7 @@ _API = {
     "search": "abcd_cli.api",
     "predict": "abcd_cli.api",
     "report": "abcd_cli.api",
+    "update": "abcd_cli.api",
     "AbcdWarning": "abcd_cli.api",
     "SearchInterrupted": "abcd_cli.api",
     "FoundModel": "abcd_cli.found",
@@ -53,10 +55,19 @@ __all__ = [
     "read_model",
     "report",
     "search",
+    "update",
 ]
 
 if TYPE_CHECKING:
-    from abcd_cli.api import AbcdWarning, SearchInterrupted, load, predict, report, search
+    from abcd_cli.api import (
+        AbcdWarning,
+        SearchInterrupted,
+        load,
+        predict,
+        report,
+        search,
+        update,
+    )
     from abcd_cli.errors import AbcdError, InputError, RunError
     from abcd_cli.found import Component, FoundModel, read_model
 

@@ -1,10 +1,11 @@
-"""The Python API: load a series, search for its model, predict, report.
+"""The Python API: load a series, search for its model, predict, report, update.
 
 >>> import abcd_cli
 >>> found = abcd_cli.search("airline.csv", depth=4)          # or a DataFrame, or (x, y)
 >>> found.structure, found.bic, found.kernel
 >>> abcd_cli.predict(found, [1961.0, 1961.5])                # a DataFrame: mean, sd, quantiles
 >>> abcd_cli.report(found, "airline.pdf")                    # or .html / .json; no path: a dict
+>>> abcd_cli.update(found, "airline-1961.csv")               # new rows, no new search
 
 The ``abcd`` command line is a thin layer over these functions. Problems with the input raise
 :class:`~abcd_cli.errors.InputError`, failures while running :class:`~abcd_cli.errors.RunError`
@@ -357,6 +358,65 @@ def as_found_model(model: FoundModel | str | Path) -> FoundModel:
     if isinstance(model, str | os.PathLike):
         return read_model(model)
     raise TypeError(f"expected a search result or a model file, not {type(model).__name__}")
+
+
+# ----------------------------------------------------------------------------- update
+
+
+def update(
+    model: FoundModel | str | Path,
+    data: Any,
+    x: Any = None,
+    y: Any = None,
+    *,
+    jobs: int | None = 1,
+    progress: Progress | bool | None = None,
+) -> FoundModel:
+    """The model updated with new observations, without a new search: a :class:`FoundModel`
+    of all the points (:mod:`abcd_cli.model_update`).
+
+    ``model``: a :class:`FoundModel` or the path of a model file. ``data``: the new rows, a CSV
+    path, a DataFrame, a Series from :func:`load` or an ``(x, y)`` pair of arrays, holding the
+    model's input and y columns by name (``x``/``y`` name other columns of a file or frame).
+    A greedy model's structure is refitted on all the points from its values; a posterior's
+    structures are each refitted and weighed again. When the new points fall outside the old
+    model's one-step 95% predictive band clearly more often than 5% (:mod:`abcd_cli.misfit`),
+    an :class:`AbcdWarning` advises a new search. ``jobs``: worker processes for a posterior's
+    or several seeds' structures (1: serial, 0 or None: one per core); ``progress`` as for
+    :func:`search`.
+    """
+    from abcd_cli.model_update import update_document
+    from abcd_cli.observations import read_observations
+
+    found = as_found_model(model)
+    new = read_observations(found, data, x, y)
+    for note in new.notes:
+        warnings.warn(f"{new.source}: {note}", AbcdWarning, stacklevel=2)
+    several = found.posterior is not None or len(found.seed_models) > 1
+    executor = own_executor(jobs if several else 1)
+    interrupted = False
+    try:
+        updated = update_document(found, new, executor, _progress(progress))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
+    if updated.misfit is None:
+        warnings.warn(
+            "the new points could not be checked against the old model (its predictive"
+            " covariance at them did not factorise)",
+            AbcdWarning,
+            stacklevel=2,
+        )
+    elif updated.misfit.poor:
+        warnings.warn(
+            f"the new data no longer fit the model: {updated.misfit.sentence()}; it was"
+            " updated all the same, but a new search may find a better structure",
+            AbcdWarning,
+            stacklevel=2,
+        )
+    return FoundModel.from_document(updated.document)
 
 
 # ----------------------------------------------------------------------------- report

@@ -18,6 +18,7 @@ from abcd_cli.cli.data_cmd import describe_data
 from abcd_cli.cli.errors import EXIT_INTERRUPTED, handle_errors, warnings_to_stderr
 from abcd_cli.cli.predict_cmd import predict
 from abcd_cli.cli.search_cmd import report, search
+from abcd_cli.cli.update_cmd import update
 
 __all__ = ["EXIT_INTERRUPTED", "AbcdGroup", "handle_errors", "main"]
 
@@ -42,5 +43,5 @@ def main(debug: bool) -> None:
     """Find a Gaussian-process model for a time series or a table; explain it in plain English."""
 
 
-for command in (describe_data, search, report, predict, benchmark):
+for command in (describe_data, search, report, predict, update, benchmark):
     main.add_command(command)
