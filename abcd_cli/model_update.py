@@ -34,8 +34,7 @@ from abcd_cli.errors import RunError
 from abcd_cli.fitted import FittedSearch, posterior_features
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior
-from abcd_cli.kernel_search.refit import Refitted, bounds_of, refit
-from abcd_cli.kernel_search.scoring import Scored
+from abcd_cli.kernel_search.refit import Refitted, refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.weighing import weigh_pool
@@ -199,7 +198,7 @@ def _greedy(
             f"the model could not be refitted on the {data.n} points: its refit"
             f" {failed.kept_values}, and it could not be scored at its values"
         )
-    models = [_model(r.scored, data, engine) for r in refitted if r.scored is not None]
+    models = [data.model(r.scored, engine) for r in refitted if r.scored is not None]
     if len(models) == 1:
         return models[0], []
     chosen = found.model.kernel.to_text()
@@ -247,22 +246,7 @@ def _reweighed(
     )
     best = posterior.best.kernel.to_text()
     chosen = next(s for s in pool if s.kernel.to_text() == best)
-    return _model(chosen, data, engine), posterior
-
-
-def _model(scored: Scored, data: SearchData, engine: Engine) -> Model:
-    """The model of a structure refitted on all of ``data``."""
-    return Model(
-        scored.kernel,
-        data.scaling,
-        data.x,
-        data.y,
-        scored.nll,
-        data.constant_mean,
-        engine,
-        nll_bounds=bounds_of(scored),
-        x_names=data.x_names,
-    )
+    return data.model(chosen, engine), posterior
 
 
 def _write_model(

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from abcd_cli.engines.base import Engine, NLLBounds
+from abcd_cli.engines.base import Engine
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.buffer import keep
@@ -67,7 +67,6 @@ from abcd_cli.kernel_search.stages import LevelStages
 from abcd_cli.kernel_search.weighing import weigh_pool
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
-from abcd_cli.model import Model
 
 Progress = Callable[[str], None]
 
@@ -263,7 +262,7 @@ class Search:
             chosen = next(c for c in self.pool if c.kernel.to_text() == text)
         data = self.data
         return SearchResult(
-            self._model(chosen),
+            self.data.model(chosen, self.engine),
             self.trace,
             self.settings,
             self.elapsed,
@@ -271,23 +270,6 @@ class Search:
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
             posterior=posterior,
-        )
-
-    def _model(self, scored: Scored) -> Model:
-        """The model of a structure the search fitted on all the data."""
-        data = self.data
-        # the NLL interval from the BIC interval: BIC = 2·NLL + p·log n, so NLL_low = NLL − width/2
-        bounds = NLLBounds(scored.nll - scored.width / 2.0, scored.nll)
-        return Model(
-            scored.kernel,
-            data.scaling,
-            data.x,
-            data.y,
-            scored.nll,
-            data.constant_mean,
-            self.engine,
-            nll_bounds=bounds,
-            x_names=data.x_names,
         )
 
     def _weigh(self) -> StructurePosterior:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from abcd_cli.engines.base import FAILED_NLL, Engine, NLLBounds
+from abcd_cli.engines.base import FAILED_NLL, Engine
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, entropy, fit_candidate
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.search_data import SearchData
@@ -89,9 +89,3 @@ def _scored(task: FitTask, result: Candidate, data: SearchData) -> Refitted:
     if not bounds.high < FAILED_NLL:  # NaN too
         return Refitted(None, reason)
     return Refitted(data.scorer.scored(task.kernel, bounds.high, n, bounds), reason)
-
-
-def bounds_of(scored: Scored) -> NLLBounds:
-    """The user-unit NLL bounds of a score: BIC = 2·NLL + p·log n, so the NLL's lower end is
-    NLL − width/2."""
-    return NLLBounds(scored.nll - scored.width / 2.0, scored.nll)

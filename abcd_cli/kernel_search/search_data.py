@@ -17,12 +17,13 @@ from abcd_cli.arrays import as_2d
 from abcd_cli.data.inputs import periodic_inputs
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import InputSummaries
-from abcd_cli.engines.base import Engine
+from abcd_cli.engines.base import Engine, NLLBounds
 from abcd_cli.kernel_search.candidate import FitTask, entropy
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
-from abcd_cli.kernel_search.scoring import Scorer
+from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_units
 from abcd_cli.kernels import Kernel
+from abcd_cli.model import Model
 
 
 def subset_rows(n: int, size: int) -> np.ndarray:
@@ -145,6 +146,21 @@ class SearchData:
             others,
             self.constant_mean,
             DEFAULT_ENGINE if on == "subset" else engine,
+        )
+
+    def model(self, scored: Scored, engine: Engine) -> Model:
+        """The model of a structure fitted on all the data (its NLL interval from its BIC
+        interval: BIC = 2·NLL + p·log n, so the NLL's lower end is NLL − width/2)."""
+        return Model(
+            scored.kernel,
+            self.scaling,
+            self.x,
+            self.y,
+            scored.nll,
+            self.constant_mean,
+            engine,
+            nll_bounds=NLLBounds(scored.nll - scored.width / 2.0, scored.nll),
+            x_names=self.x_names,
         )
 
     def text(self, kernel: Kernel, params: bool = True, digits: int | None = None) -> str:
