@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from abcd_cli.found import SEED_WEIGHTS
+
+#: Output names whose suffix promises another format than the CSV text predict writes.
+NOT_CSV = (".xlsx", ".xlsm", ".xls", ".parquet", ".json")
 
 
 @click.command(short_help="Predict y at new x from a saved model.")
@@ -52,6 +57,11 @@ def predict(
     from abcd_cli.prediction import predictive_table, to_csv
 
     check_destinations({"MODEL.json": model_file, "X.csv": inputs}, {"-o": output})
+    if Path(output).suffix.lower() in NOT_CSV:
+        raise InputError(
+            f"-o {output}: abcd predict writes a CSV table; name the output .csv (or - for"
+            " standard output)"
+        )
     if seed_weights and not average_seeds:
         raise InputError("--seed-weights only applies with --average-seeds")
     found = read_model(model_file)

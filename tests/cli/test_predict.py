@@ -300,3 +300,13 @@ def test_search_with_the_posterior_then_predict_and_report_with_its_mixture(tmp_
         result = CliRunner().invoke(main, [*args, *extra, "--json", str(tmp_path / "b.json")])
         assert result.exit_code == 2 and said in result.output
         assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["forecast.xlsx", "forecast.parquet", "FORECAST.JSON"])
+def test_predict_refuses_an_output_named_as_another_format(model_file, tmp_path, name):
+    new = tmp_path / "x.csv"
+    new.write_text("date\n2008.1\n")
+    out = tmp_path / name
+    result = CliRunner().invoke(main, ["predict", str(model_file), str(new), "-o", str(out)])
+    assert result.exit_code == 2 and "writes a CSV table; name the output .csv" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()
