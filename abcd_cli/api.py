@@ -385,6 +385,7 @@ def update(
     or several seeds' structures (1: serial, 0 or None: one per core); ``progress`` as for
     :func:`search`.
     """
+    from abcd_cli.misfit import misfit_warning
     from abcd_cli.model_update import update_document
     from abcd_cli.observations import read_observations
 
@@ -402,20 +403,9 @@ def update(
         raise
     finally:
         executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
-    if updated.misfit is None:
-        warnings.warn(
-            "the new points could not be checked against the old model (its predictive"
-            " covariance at them did not factorise)",
-            AbcdWarning,
-            stacklevel=2,
-        )
-    elif updated.misfit.poor:
-        warnings.warn(
-            f"the new data no longer fit the model: {updated.misfit.sentence()}; it was"
-            " updated all the same, but a new search may find a better structure",
-            AbcdWarning,
-            stacklevel=2,
-        )
+    warning = misfit_warning(updated.misfit)
+    if warning is not None:
+        warnings.warn(warning, AbcdWarning, stacklevel=2)
     return FoundModel.from_document(updated.document)
 
 

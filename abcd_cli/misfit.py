@@ -86,6 +86,22 @@ class Misfit:
         }
 
 
+def misfit_warning(misfit: Misfit | None) -> str | None:
+    """What an update warns of: new points that could not be checked (``misfit`` None), or
+    that no longer fit the model; None when they fit."""
+    if misfit is None:
+        return (
+            "the new points could not be checked against the old model (its predictive"
+            " covariance at them did not factorise)"
+        )
+    if misfit.poor:
+        return (
+            f"the new data no longer fit the model: {misfit.sentence()}; it was updated all"
+            " the same, but a new search may find a better structure"
+        )
+    return None
+
+
 def check_new_points(
     models: Sequence[Model], weights: np.ndarray, X: np.ndarray, y: np.ndarray
 ) -> Misfit:
