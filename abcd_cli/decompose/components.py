@@ -2,7 +2,9 @@
 user's units.
 
 Components are the terms of the kernel's sum-of-products form (thesis §4.1), an additive
-kernel written out (``input_terms``), white noise merged into one; each knows the inputs it
+kernel written out (``input_terms``), white noise merged into one, and terms of one kind (one
+cycle, smooth terms of a similar scale, polynomial trends) gathered into one (``merging``);
+terms switched off over the whole data are kept apart. Each knows the inputs it
 reads (``ComponentFacts.dims``). Their posterior mean and variance given the data follow thesis
 eq. 2.5-2.7, from the model's engine (``Model.posterior``). Their order comes from ``ordering``
 (cross-validated MAE over the ``folds``), the posterior predictive checks from ``checks``, the
@@ -29,6 +31,7 @@ from abcd_cli.decompose.checks import model_checks
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck, Surface
 from abcd_cli.decompose.folds import folds_for
 from abcd_cli.decompose.input_terms import expand_additive, term_inputs
+from abcd_cli.decompose.merging import gather
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.variance import VarianceTable, mean_shares, variance_table
@@ -85,6 +88,7 @@ class Decomposition:
     extrapolate: float  # how far past the data the time input is drawn, in its ranges
     series: SeriesCurves | None  # with one input only
     variance: VarianceTable | None  # with several inputs only
+    dropped: tuple[Kernel, ...] = ()  # terms switched off over the whole data (user units)
 
     @property
     def axis(self) -> Axis:
@@ -124,6 +128,16 @@ def input_terms(kernel: Kernel) -> list[Kernel]:
     return signal + ([total(noise)] if noise else [])
 
 
+def component_terms(kernel: Kernel, X: np.ndarray) -> tuple[list[Kernel], list[Kernel]]:
+    """The components of a model (``input_terms`` with the signal terms of one kind gathered
+    into one, ``merging.gather``; ``X``: the data's inputs, internal units) and, apart, its
+    terms switched off over the whole data."""
+    terms = input_terms(kernel)
+    noise = [t for t in terms if t.has_noise_factor()]
+    signal, off = gather([t for t in terms if not t.has_noise_factor()], X)
+    return signal + noise, off
+
+
 def decompose(
     model: Model,
     axes: tuple[Axis, ...],
@@ -137,7 +151,7 @@ def decompose(
         raise ValueError(f"{len(axes)} axes for a model of {model.n_dims} inputs")
     sc, post = model.scaling, model.posterior
     time_dim = time_input(axes)
-    terms = input_terms(model.kernel)
+    terms, off = component_terms(model.kernel, sc.x_in(model.X))
     series = model.n_dims == 1
     order, cv_path, baseline = order_by_cv(terms, post, folds=folds_for(model.X, time_dim, seed))
     terms = [terms[i] for i in order]
@@ -195,6 +209,7 @@ def decompose(
         extrapolate=extrapolate,
         series=_series_curves(model, terms, grids[0]) if series else None,
         variance=None if series else variance_table(model, components, terms, axes),
+        dropped=tuple(sc.kernel_out(t) for t in off),
     )
 
 

@@ -5,6 +5,8 @@ to one. It is stated by features that models may share although their structures
 report and the model file are to state them; today the studies in benchmarks/studies do):
 - ``periodic``: a periodic factor on an input, of period p;
 - ``linear trend``: a term whose only factor that varies is one linear kernel (gated or not);
+  ``polynomial trend``: one whose factors that vary are two or more linear kernels;
+- ``smooth``: a term on some inputs with a smooth factor and no periodic one (not noise);
 - ``change``: a change in the structure at x = t (where a changepoint or a window's edge is);
 - ``changing noise``: noise whose size changes (a noise term with a factor that is neither
   noise nor a constant: a trend, a gate, ...);
@@ -74,9 +76,13 @@ def model_features(kernel: Kernel) -> tuple[set[tuple], list[tuple[str, int, flo
                 keys.add(("changing noise", ()))
             continue
         varying = [b for b in bases if _role(b) not in STEADY]
-        if len(varying) == 1 and _role(varying[0]) == "linear":
-            keys.add(("linear trend", (varying[0].dim,)))
         dims = term_inputs(term)
+        roles = {_role(b) for b in varying}
+        if roles == {"linear"}:
+            kind = "linear trend" if len(varying) == 1 else "polynomial trend"
+            keys.add((kind, dims))
+        elif "smooth" in roles and "periodic" not in roles:
+            keys.add(("smooth", dims))
         keys.update(("input used", (d,)) for d in dims)
         keys.update(("interaction", (a, b)) for i, a in enumerate(dims) for b in dims[i + 1 :])
     return keys, valued
@@ -97,17 +103,27 @@ def features(
 ) -> list[Feature]:
     """The features of models ``kernels`` (user units) with ``weights``, each input's range of
     the data given by ``ranges``; most probable first."""
+    return [f for f, _ in held_features(kernels, weights, ranges)]
+
+
+def held_features(
+    kernels: Sequence[Kernel],
+    weights: Sequence[float],
+    ranges: Sequence[tuple[float, float]],
+) -> list[tuple[Feature, frozenset[int]]]:
+    """``features``, each with the positions of the models holding it."""
     w = np.asarray(weights, dtype=float)
     w = w / w.sum()
     per_model = [model_features(k) for k in kernels]
-    probability: dict[tuple, float] = {}
-    for (keys, _), weight in zip(per_model, w, strict=True):
+    holders: dict[tuple, set[int]] = {}
+    for m, (keys, _) in enumerate(per_model):
         for key in keys:
-            probability[key] = probability.get(key, 0.0) + weight
+            holders.setdefault(key, set()).add(m)
     several = len(ranges) > 1  # with one input, it is always the input used
     out = [
-        Feature(kind, dims, min(p, 1.0))  # a sum of shares: one, give or take rounding
-        for (kind, dims), p in probability.items()
+        # a sum of shares: one, give or take rounding
+        (Feature(kind, dims, min(float(w[list(held)].sum()), 1.0)), frozenset(held))
+        for (kind, dims), held in holders.items()
         if several or kind not in ("input used", "interaction")
     ]
     found = [
@@ -116,7 +132,9 @@ def features(
     for kind, d in sorted({(kind, d) for kind, d, _, _ in found}):
         own = sorted((value, m) for k, dd, value, m in found if (k, dd) == (kind, d))
         out += _grouped(kind, d, own, w, ranges[d])
-    return sorted(out, key=lambda f: (-f.probability, f.kind, f.inputs, f.value or 0.0))
+    return sorted(
+        out, key=lambda fh: (-fh[0].probability, fh[0].kind, fh[0].inputs, fh[0].value or 0.0)
+    )
 
 
 def _grouped(
@@ -125,8 +143,9 @@ def _grouped(
     own: list[tuple[float, int]],
     w: np.ndarray,
     span: tuple[float, float],
-) -> list[Feature]:
-    """The values ``own`` (value, model), sorted, split into groups of close neighbours."""
+) -> list[tuple[Feature, frozenset[int]]]:
+    """The values ``own`` (value, model), sorted, split into groups of close neighbours, each
+    with the models holding it."""
     width = max(span[1] - span[0], 1e-300)
 
     def close(a: float, b: float) -> bool:
@@ -144,13 +163,13 @@ def _grouped(
     for group in groups:
         values = np.array([v for v, _ in group])
         value_weights = np.array([w[m] for _, m in group])
-        out.append(
-            Feature(
-                kind,
-                (d,),
-                min(float(sum(w[m] for m in {m for _, m in group})), 1.0),
-                _quantile(values, value_weights, 0.5),
-                (_quantile(values, value_weights, 0.025), _quantile(values, value_weights, 0.975)),
-            )
+        held = frozenset(m for _, m in group)
+        feature = Feature(
+            kind,
+            (d,),
+            min(float(sum(w[m] for m in held)), 1.0),
+            _quantile(values, value_weights, 0.5),
+            (_quantile(values, value_weights, 0.025), _quantile(values, value_weights, 0.975)),
         )
+        out.append((feature, held))
     return out

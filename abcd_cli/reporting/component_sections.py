@@ -15,10 +15,17 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from abcd_cli.decompose.certainty import Finding, PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting import inputs_figures
+from abcd_cli.reporting.certainty import (
+    LIKELY,
+    component_finding,
+    component_tag,
+    probability_text,
+)
 from abcd_cli.reporting.component_text import (
     column,
     extrapolation_sentence,
@@ -30,13 +37,38 @@ from abcd_cli.reporting.sections import Frame, axis_label
 from abcd_cli.reporting.wording import number_word
 
 
-def component_sections(dec: Decomposition, frame: Frame) -> list[dict[str, Any]]:
-    """One section per component, in the report's order."""
+def component_sections(
+    dec: Decomposition, frame: Frame, facts: PosteriorFacts | None = None
+) -> list[dict[str, Any]]:
+    """One section per component, in the report's order; with a posterior over structures
+    (``facts``), each tagged with the probability of what it shows."""
     sections, previous_r2 = [], 0.0
     for c in dec.components:
-        sections.append(component_section(dec, c, previous_r2, frame))
+        section = component_section(dec, c, previous_r2, frame)
+        if facts is not None:
+            section |= certainty_of(component_finding(c, facts))
+        sections.append(section)
         previous_r2 = c.cum_r2
     return sections
+
+
+def certainty_of(finding: Finding | None) -> dict[str, Any]:
+    """A component's probability, its range under the evidence's error, its tag, and the
+    sentence that opens the paragraph of an uncertain one (probability below ``LIKELY``)."""
+    if finding is None:
+        return {"probability": None, "tag": ""}
+    out: dict[str, Any] = {
+        "probability": finding.probability,
+        "probability_range": [finding.low, finding.high],
+        "tag": component_tag(finding),
+    }
+    if finding.probability < LIKELY:
+        out["paragraph_note"] = (
+            "The data do not settle this component: structures holding it carry only"
+            f" {probability_text(finding.probability)} of the posterior's weight, so it is"
+            " shown as one possibility among others."
+        )
+    return out
 
 
 def component_section(

@@ -14,7 +14,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from abcd_cli.decompose.certainty import posterior_facts
 from abcd_cli.decompose.components import Decomposition
+from abcd_cli.reporting.certainty import posterior_section
 from abcd_cli.reporting.component_sections import component_sections
 from abcd_cli.reporting.forecast import forecast_section, mixed_forecasts
 from abcd_cli.reporting.json_view import json_view
@@ -42,14 +44,15 @@ def build_context(
     entries stay empty): what the JSON report needs. A model of several inputs adds the
     variance table (``variance``); its ``forecast`` is None when no input is time."""
     frame = frame_of(dec, figures)
-    components = component_sections(dec, frame)
+    facts = posterior_facts(dec.model, search)
+    components = component_sections(dec, frame, facts)
     averaged, posterior = mixed_forecasts(dec, search)
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "data": data_section(dec, n_dropped, frame),
-        "summary": summary_section(dec),
+        "summary": summary_section(dec, facts),
         "table": table_section(dec, components),
         "components": components,
         "forecast": forecast_section(dec, components, averaged, frame, posterior),
@@ -58,5 +61,7 @@ def build_context(
     }
     if dec.variance is not None:
         context["variance"] = variance_section(dec)
+    if facts is not None:
+        context["posterior"] = posterior_section(facts, dec)
     context["json"] = json_view(context, dec, search, averaged, posterior)
     return context

@@ -9,6 +9,7 @@ import numpy as np
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting.factors import (
     Factors,
+    Interval,
     factors_of,
     is_gradual,
     noise_terms,
@@ -16,6 +17,7 @@ from abcd_cli.reporting.factors import (
     product_lengthscale,
     switch_precision,
 )
+from abcd_cli.reporting.gathered import gathered, gathered_continuation
 from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb
 from abcd_cli.reporting.trends import (
     data_range,
@@ -82,6 +84,12 @@ def describe_extrapolation(
                 "over the data"
             )
         return _noise_continuation("")
+    together = gathered(facts.kernel, x_data) if parts is None else None
+    if together is not None:
+        last = together.on[-1] if together.on else None
+        if last is not None and math.isfinite(last.high):
+            return _switched_off_from(last, axis, x_data)
+        return gathered_continuation(together, facts, axis)
     if parts is None:
         return "Beyond the data it follows its covariance function; no simple summary is given."
     if parts.gates and is_gradual(parts.gates, x_data):
@@ -94,11 +102,14 @@ def describe_extrapolation(
             return "It is switched off everywhere, so it adds nothing beyond the data."
         last = on[-1]
         if math.isfinite(last.high):
-            when = format_position(
-                last.high, axis, switch_precision(last.high_steep, data_spacing(x_data))
-            )
-            return (
-                f"The model assumes it stays switched off from {when} onwards, so it adds "
-                "nothing to forecasts beyond that point."
-            )
+            return _switched_off_from(last, axis, x_data)
     return _continuation(parts, axis, x_data)
+
+
+def _switched_off_from(last: Interval, axis: Axis, x_data: np.ndarray | None) -> str:
+    """The sentence for a component whose last interval ends at ``last.high``."""
+    when = format_position(last.high, axis, switch_precision(last.high_steep, data_spacing(x_data)))
+    return (
+        f"The model assumes it stays switched off from {when} onwards, so it adds "
+        "nothing to forecasts beyond that point."
+    )

@@ -187,6 +187,25 @@ def on_in_data(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[I
     return inside or on
 
 
+def stated_intervals(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[Interval]:
+    """``on_in_data`` as the report states it: an end lying beyond the data (a window that
+    closes after the last x, or opened before the first) is left open, since the data cannot
+    tell it: 'from 1898 onwards', not 'between 1898 and 1989' of data ending in 1970."""
+    on = on_in_data(gates, x_data)
+    if x_data is None or len(x_data) == 0:
+        return on
+    first, last = float(np.min(x_data)), float(np.max(x_data))
+    return [
+        Interval(
+            -math.inf if i.low <= first else i.low,
+            math.inf if i.high >= last else i.high,
+            i.low_steep,
+            i.high_steep,
+        )
+        for i in on
+    ]
+
+
 #: A switch wider (2 × steepness) than this share of the data's span, or than the interval
 #: it bounds, changes the component gradually rather than switching it: a window of four
 #: weeks whose sides take a year is a slow rise and fall, not a window.

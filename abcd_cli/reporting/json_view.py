@@ -68,6 +68,8 @@ def json_view(
                     "q97.5": posterior.high.tolist(),
                 }
             )
+    if "posterior" in context:
+        view["posterior"] = context["posterior"]
     if "variance" in context:
         data["inputs"] = context["data"]["inputs"]
         view["variance"] = context["variance"]

@@ -12,14 +12,16 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
 from abcd_cli.reporting.factors import (
     Factors,
+    Interval,
     factors_of,
     gate_profile,
     is_gradual,
     noise_terms,
-    on_in_data,
     product_lengthscale,
+    stated_intervals,
     switch_precision,
 )
+from abcd_cli.reporting.gathered import Gathered, gathered, gathered_sentence
 from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.phrases import degree_adverb, noun_phrase
 from abcd_cli.reporting.trends import (
@@ -177,7 +179,11 @@ def _trend_sentences(
 def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
     """When the change factors switch the component on and off within the data, in time
     order."""
-    on = on_in_data(parts.gates, x_data)
+    return _interval_sentences(stated_intervals(parts.gates, x_data), axis, x_data)
+
+
+def _interval_sentences(on: list[Interval], axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """When a component switches on and off within the data, given where it is on."""
     if not on:
         return ["Its change factors leave it switched off everywhere."]
     spacing = data_spacing(x_data)
@@ -238,6 +244,23 @@ def _detail_sentences(
         out += _gradual_sentences(parts, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
+    return out
+
+
+def _gathered_sentences(
+    g: Gathered, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """A gathered component: what it gathers and its amplitude, the leading term's shape,
+    the trend of its mean (smooth and polynomial), where it switches."""
+    out = [gathered_sentence(g, axis, x_data)]
+    if g.head == "periodic":
+        out += _periodic_sentences(g.lead, axis)
+    elif g.head == "smooth":
+        out += _shape_sentences(g.lead, axis)
+    if g.head in ("smooth", "linear"):
+        out += _trend_sentences(g.lead, facts, axis, x_data)
+    if not g.always_on:
+        out += _interval_sentences(g.on, axis, x_data)
     return out
 
 
@@ -344,10 +367,13 @@ def component_paragraph(
         facts.kernel, axis, x_data=x_data, direction=direction, input_name=input_name
     )
     sentences = [opening(facts.index, phrase)]
+    together = gathered(facts.kernel, x_data) if parts is None else None
     if parts is not None:
         sentences += _detail_sentences(parts, facts, axis, x_data)
     elif noise_terms(facts.kernel):
         sentences.append(_noise_sentence(facts, axis, x_data, None))
+    elif together is not None:
+        sentences += _gathered_sentences(together, facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)
 

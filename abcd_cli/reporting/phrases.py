@@ -15,13 +15,15 @@ from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels import BaseKernel, Kernel
 from abcd_cli.reporting.factors import (
     Factors,
+    Interval,
     factors_of,
     gate_profile,
     is_gradual,
     noise_terms,
-    on_in_data,
+    stated_intervals,
     switch_precision,
 )
+from abcd_cli.reporting.gathered import Gathered, amplitude_modifier, gathered
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
@@ -111,8 +113,12 @@ def _join_modifiers(post: Sequence[str]) -> str:
 
 def _applies_clause(gates: Sequence[BaseKernel], axis: Axis, x_data: np.ndarray | None) -> str:
     """'until 1643', 'from 1716 onwards', 'between 1645 and 1715', 'before 1645 and after 1715'
-    (of the data: an interval wholly outside it is not mentioned)."""
-    on = on_in_data(gates, x_data)
+    (of the data: an interval wholly outside it is not mentioned, nor an end beyond it)."""
+    return on_clause(stated_intervals(gates, x_data), axis, x_data)
+
+
+def on_clause(on: Sequence[Interval], axis: Axis, x_data: np.ndarray | None) -> str:
+    """The clause for where a component applies, given as intervals (``_applies_clause``)."""
     spacing = data_spacing(x_data)
     if not on:
         return "is switched off everywhere"
@@ -171,6 +177,39 @@ def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
     return "uncorrelated noise with varying standard deviation"
 
 
+def _gathered_phrase(
+    g: Gathered,
+    axis: Axis,
+    x_data: np.ndarray | None,
+    direction: str | None,
+    input_name: str | None,
+) -> str:
+    """The phrase of a gathered component: its leading term's head ('a periodic function with
+    a period of 1.0 year', a polynomial of the terms' largest degree), how the amplitude of
+    the sum changes, and where the terms together apply."""
+    if g.head == "linear":
+        degree = g.degree
+        if degree == 1 and direction in ("increasing", "decreasing"):
+            noun, post = f"a linearly {direction} function", []
+        else:
+            noun, post = DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
+    else:
+        noun, post = _head_phrase(g.lead, axis, direction)
+        modifier = amplitude_modifier(g)
+        if modifier.startswith("with "):
+            post.append(modifier)
+    if input_name is not None:
+        noun = of_input(noun, input_name)
+    phrase = " ".join([noun, _join_modifiers(post)]).strip()
+    modifier = amplitude_modifier(g)
+    if modifier.startswith("whose "):
+        phrase += f" {modifier}"
+    clause = on_clause(g.on, axis, x_data)
+    if clause:
+        phrase += f" {'and' if modifier.startswith('whose ') else 'which'} {clause}"
+    return phrase
+
+
 def noun_phrase(
     kernel: Kernel,
     axis: Axis,
@@ -192,6 +231,9 @@ def noun_phrase(
     if parts is None:
         if noise_terms(kernel):
             return _noise_sum_phrase(kernel, x_data)
+        together = gathered(kernel, x_data)
+        if together is not None:
+            return _gathered_phrase(together, axis, x_data, direction, input_name)
         return f"a function with covariance {kernel.structure}"
     noun, post = _head_phrase(parts, axis, direction)
     if input_name is not None and parts.head not in ("noise", "constant"):

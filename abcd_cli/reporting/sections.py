@@ -20,10 +20,17 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from abcd_cli import __version__
+from abcd_cli.decompose.certainty import PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.reporting import describe, inputs_figures
 from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.certainty import (
+    certainty_summary,
+    component_finding,
+    component_tag,
+    findings_json,
+)
 from abcd_cli.reporting.component_text import column, component_phrase
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
@@ -168,10 +175,32 @@ def level_sentence(level: tuple[float, float], axis: Axis) -> str:
 # -- summary and its table ---------------------------------------------------------------------
 
 
-def summary_section(dec: Decomposition) -> dict[str, str | list[str]]:
-    """The executive summary's sentences and one bullet per component."""
+#: What a greedy report says of the method that made it.
+GREEDY_METHOD = (
+    "These are the components of the one structure of lowest BIC that the greedy search found"
+    " (--method greedy), so the report gives no probabilities; --method posterior weighs the"
+    " search's best structures and says how sure each finding is."
+)
+
+
+def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> dict[str, Any]:
+    """The executive summary's sentences and one bullet per component; with a posterior over
+    structures (``facts``), its findings with their probabilities first, and each bullet
+    tagged with the probability of what its component shows."""
     phrases = [component_phrase(dec, c) for c in dec.components]
-    return describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
+    summary: dict[str, Any] = describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
+    if facts is None:
+        return summary | {"method": GREEDY_METHOD}
+    n = len(dec.components)
+    summary["intro"] = (
+        f"The most probable structure has {number_word(n)} additive"
+        f" component{'' if n == 1 else 's'}."
+    )
+    tags = [component_tag(component_finding(c, facts)) for c in dec.components]
+    summary["bullets"] = [
+        b[:-1] + f" ({tag})." if tag else b for b, tag in zip(summary["bullets"], tags, strict=True)
+    ]
+    return summary | certainty_summary(facts, dec) | {"findings": findings_json(facts, dec)}
 
 
 def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[str, Any]:

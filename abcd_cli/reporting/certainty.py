@@ -1,0 +1,260 @@
+"""How sure the report is, in words: the posterior's findings with their probabilities, the tag
+of each component, and the page on the posterior over structures (``--method posterior``).
+
+A finding of probability at least ``FACT`` is stated as what the data show; from ``LIKELY`` to
+``FACT`` as likely; from ``FLOOR`` to ``LIKELY`` as possible but uncertain; below ``FLOOR`` it is
+left out of the summary (the page on the posterior lists every finding). A period or a change
+time is given with its central 95% interval over the posterior, in the data's units.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from abcd_cli.data.time_units import counted, in_largest_unit
+from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
+from abcd_cli.decompose.components import Decomposition
+from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.trends import data_spacing
+from abcd_cli.reporting.wording import (
+    capitalise,
+    format_position,
+    format_span,
+    join_words,
+    number_word,
+)
+
+#: A finding at least this probable is stated as a fact.
+FACT = 0.9
+#: A finding at least this probable (and below FACT) is stated as likely.
+LIKELY = 0.5
+#: A finding less probable than this is left out of the summary.
+FLOOR = 0.1
+#: Structures shown on the page on the posterior: at most this many, of weight ≥ SHOWN_WEIGHT.
+SHOWN_STRUCTURES = 10
+SHOWN_WEIGHT = 0.001
+
+
+def wording(probability: float) -> str | None:
+    """ "fact", "likely", "uncertain", or None below ``FLOOR``."""
+    if probability >= FACT:
+        return "fact"
+    if probability >= LIKELY:
+        return "likely"
+    if probability >= FLOOR:
+        return "uncertain"
+    return None
+
+
+def probability_text(p: float) -> str:
+    """A probability with two decimals, never rounded to a certainty it is not: '0.98',
+    '> 0.99', '< 0.01'."""
+    if p >= 0.995 and p < 1.0 - 1e-9:
+        return "> 0.99"
+    if 0.0 < p < 0.005:
+        return "< 0.01"
+    return format_number(p, decimals=2)
+
+
+def _distinct(values: tuple[float, ...], show) -> list[str]:  # type: ignore[no-untyped-def]
+    """The values written with the fewest significant figures (2 to 5) that keep the distinct
+    ones apart."""
+    for digits in (2, 3, 4, 5):
+        shown = [show(v, digits) for v in values]
+        if len(set(shown)) == len(set(values)):
+            return shown
+    return shown
+
+
+def _period_interval(f: Finding, dec: Decomposition) -> str:
+    """'between 0.998 and 1.003 years': both ends in the unit the upper end fills."""
+    axis = dec.axes[f.feature.inputs[0]]
+    low, high = f.feature.interval  # type: ignore[misc]
+    value = float(f.feature.value)  # type: ignore[arg-type]
+    if axis.unit is None:
+        a, _, b = _distinct((low, value, high), lambda v, d: format_number(v, d))
+        return f"between {a} and {b} units of {axis.x_name}"
+    count, name = in_largest_unit(high, axis.unit)
+    scale = high / count
+    a, _, b = _distinct((low / scale, value / scale, count), lambda v, d: format_number(v, d))
+    return f"between {a} and {counted(b, name)}"
+
+
+def finding_phrase(f: Finding, dec: Decomposition) -> str:
+    """The finding as a noun phrase: 'a cycle with a period of 1.0 year', 'a change around
+    1899', 'a linear trend', 'an interaction between a and b'."""
+    feature = f.feature
+    names = [dec.names[d] for d in feature.inputs]
+    of = f" of {join_words(names)}" if dec.series is None and names else ""
+    if feature.kind == "periodic":
+        axis = dec.axes[feature.inputs[0]]
+        return f"a cycle{of} with a period of {format_span(feature.value, axis)}"  # type: ignore[arg-type]
+    if feature.kind == "change":
+        axis = dec.axes[feature.inputs[0]]
+        where = format_position(feature.value, axis, _change_precision(f, dec))  # type: ignore[arg-type]
+        return f"a change{' in ' + names[0] if of else ''} around {where}"
+    if feature.kind == "linear trend":
+        return f"a linear trend{of}"
+    if feature.kind == "polynomial trend":
+        return f"a curved (polynomial) trend{of}"
+    if feature.kind == "smooth":
+        return f"a smooth function{of}" if of else "a smooth, non-periodic component"
+    if feature.kind == "changing noise":
+        return "noise whose size changes"
+    if feature.kind == "input used":
+        return f"an effect of {names[0]}"
+    if feature.kind == "interaction":
+        return f"an interaction between {join_words(names)}"
+    return f"{feature.kind}{of}"
+
+
+def _change_precision(f: Finding, dec: Decomposition) -> float | None:
+    """How finely to write a change time: its interval's width, never finer than the data's
+    spacing along its input (user units)."""
+    low, high = f.feature.interval  # type: ignore[misc]
+    x = dec.model.X[:, f.feature.inputs[0]]
+    spacing = data_spacing(x) or 0.0
+    return max(high - low, spacing) or None
+
+
+def finding_detail(f: Finding, dec: Decomposition) -> str:
+    """'probability 0.98; period between 0.998 and 1.003 years', 'probability 0.87; between
+    1895 and 1903'."""
+    text = f"probability {probability_text(f.probability)}"
+    feature = f.feature
+    if feature.interval is None:
+        return text
+    if feature.kind == "periodic":
+        return f"{text}; period {_period_interval(f, dec)}"
+    axis = dec.axes[feature.inputs[0]]
+    precision = _change_precision(f, dec)
+    low, high = (format_position(v, axis, precision) for v in feature.interval)
+    if low == high:
+        return text
+    return f"{text}; between {low} and {high}"
+
+
+def stated(facts: PosteriorFacts) -> list[Finding]:
+    """The findings the summary states: probability at least ``FLOOR``."""
+    return [f for f in facts.findings if wording(f.probability) is not None]
+
+
+def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
+    """The summary's account of the posterior: an opening, the facts as bullets, the likely
+    and the uncertain findings as two sentences."""
+    weighed = sum(1 for s in facts.structures if s.weight > 0)
+    top = facts.structures[0]
+    tiers: dict[str, list[str]] = {"fact": [], "likely": [], "uncertain": []}
+    for f in stated(facts):
+        tiers[wording(f.probability)].append(  # type: ignore[index]
+            f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
+        )
+    intro = (
+        f"The search weighed {number_word(weighed)} structures by how well each explains the"
+        " data (the posterior over structures), so every finding below comes with its"
+        " probability. "
+    )
+    if tiers["fact"]:
+        intro += f"The data show, with probability {format_number(FACT, decimals=1)} or more:"
+    else:
+        intro += f"No finding reaches probability {format_number(FACT, decimals=1)}."
+    likely = f"Likely, but not certain: {join_words(tiers['likely'])}." if tiers["likely"] else ""
+    uncertain = (
+        f"Possible, but uncertain: {join_words(tiers['uncertain'])}." if tiers["uncertain"] else ""
+    )
+    structure = (
+        f"The components below are those of the most probable structure (weight"
+        f" {probability_text(top.weight)}); each is tagged with the probability of what it"
+        f" shows. Findings below {format_number(FLOOR, decimals=1)} are left out here; the page"
+        " on the posterior lists them all."
+    )
+    return {
+        "certainty": intro,
+        "facts": [capitalise(t) + "." for t in tiers["fact"]],
+        "likely": likely,
+        "uncertain": uncertain,
+        "structure": structure,
+    }
+
+
+def component_finding(c: ComponentFacts, facts: PosteriorFacts) -> Finding | None:
+    """The posterior's finding that component ``c`` shows (``decompose/certainty.py``)."""
+    return component_feature(c.kernel, c.is_noise, facts.findings)
+
+
+def component_tag(f: Finding | None) -> str:
+    """What a component's heading and bullet add: 'probability 0.98', 'uncertain: probability
+    0.35'; '' when the posterior gives it no probability."""
+    if f is None:
+        return ""
+    if f.probability < LIKELY:
+        return f"uncertain: probability {probability_text(f.probability)}"
+    return f"probability {probability_text(f.probability)}"
+
+
+def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, Any]]:
+    """Every finding for machines: kind, inputs by name, value and interval (user units), its
+    probability and range under the evidence's error, how the summary words it, its words."""
+    out = []
+    for f in facts.findings:
+        feature = f.feature
+        out.append(
+            {
+                "kind": feature.kind,
+                "inputs": [dec.names[d] for d in feature.inputs],
+                "value": feature.value,
+                "interval": list(feature.interval) if feature.interval else None,
+                "probability": f.probability,
+                "probability_range": [f.low, f.high],
+                "wording": wording(f.probability) or "omitted",
+                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})",
+            }
+        )
+    return out
+
+
+def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
+    """The page on the posterior: what it is, the most probable structures with their weights,
+    every finding with its probability and how far that moves if each structure's evidence is
+    off by the stated error, and the prior."""
+    shown = [s for s in facts.structures if s.weight >= SHOWN_WEIGHT][:SHOWN_STRUCTURES]
+    failed = sum(1 for s in facts.structures if s.failure)
+    names = dec.names
+    text = [
+        f"The search kept the {number_word(len(facts.structures))} structures of lowest BIC and"
+        " weighed each by its evidence, p(y | structure), from a Laplace approximation at its"
+        f" fitted parameters, with {number_word(facts.draws)} draws of its parameters from a"
+        " Markov chain. A structure's weight is its evidence over the sum of all of theirs;"
+        f" the prior over structures is {facts.prior}.",
+        "A finding's probability is the summed weight of the draws whose structure holds it."
+        " The Laplace evidence may be off by about a nat against more exact estimates; the"
+        " range beside each probability is where it would lie if every structure's evidence"
+        " were off by up to one nat in the direction that moves it most.",
+    ]
+    if failed:
+        text.append(
+            f"{capitalise(number_word(failed))} structure{'s' if failed > 1 else ''} could not"
+            " be weighed and carr{} no weight.".format("y" if failed > 1 else "ies")
+        )
+    structures = [
+        {
+            "rank": k + 1,
+            "weight": s.weight,
+            "bic": s.bic,
+            "log_evidence": s.log_evidence if math.isfinite(s.log_evidence) else None,
+            "kernel": s.kernel.to_text(params=False, names=names if len(names) > 1 else ()),
+        }
+        for k, s in enumerate(shown)
+    ]
+    findings = [
+        {
+            "finding": capitalise(finding_phrase(f, dec)),
+            "probability": probability_text(f.probability),
+            "range": f"{probability_text(f.low)}–{probability_text(f.high)}",
+            "interval": finding_detail(f, dec).partition("; ")[2],
+        }
+        for f in facts.findings
+    ]
+    return {"text": text, "structures": structures, "findings": findings}

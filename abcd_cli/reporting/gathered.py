@@ -1,0 +1,146 @@
+"""The words for a component gathered from several terms of one kind (``decompose/merging.py``):
+one cycle whose amplitude changes, one smooth function, one polynomial trend.
+
+Such a component's kernel is a sum of products of one head (periodic, smooth or linear). It is
+worded by its leading term, the one of largest prior variance over the data, for what the terms
+share (the period, the kind of smooth function, the trend's degree), and by the sum for what
+they do together: its amplitude, the prior standard deviation √k(x, x) of the sum across the
+data, and where it applies, the union of the terms' intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.kernels import Kernel, Sum
+from abcd_cli.reporting.factors import Factors, Interval, factors_of, stated_intervals
+from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, coarse_precision, data_range
+from abcd_cli.reporting.wording import format_amount, format_position, format_span, number_word
+
+#: Heads of terms that can be gathered.
+GATHERED_HEADS = ("periodic", "smooth", "linear")
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """A gathered component: its terms' factors, the leading term's, the amplitude's trend over
+    the data ("increasing", "decreasing", "flat" or "not monotonic") and where it applies in
+    the data (the union of the terms' intervals; one unbounded interval when always)."""
+
+    terms: list[Factors]
+    lead: Factors
+    amplitude: np.ndarray  # √k(x, x) of the sum on ``xs``
+    xs: np.ndarray  # 201 points across the data
+    trend: str
+    on: list[Interval]
+
+    @property
+    def head(self) -> str:
+        return self.lead.head
+
+    @property
+    def degree(self) -> int:
+        """A polynomial trend's degree: the most linear factors of a term."""
+        return max(len(t.lin) for t in self.terms)
+
+    @property
+    def always_on(self) -> bool:
+        return len(self.on) == 1 and math.isinf(self.on[0].low) and math.isinf(self.on[0].high)
+
+
+def _union(intervals: list[Interval]) -> list[Interval]:
+    """Overlapping or touching intervals joined, sorted."""
+    out: list[Interval] = []
+    for i in sorted(intervals, key=lambda i: i.low):
+        if out and i.low <= out[-1].high:
+            last = out[-1]
+            if i.high > last.high:
+                out[-1] = Interval(last.low, i.high, last.low_steep, i.high_steep)
+        else:
+            out.append(i)
+    return out
+
+
+def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
+    """The gathered component ``kernel`` (a sum of products of one head among
+    ``GATHERED_HEADS``) across the data ``x_data``; None for any other kernel or without
+    data."""
+    span = data_range(x_data)
+    if not isinstance(kernel, Sum) or span is None:
+        return None
+    terms = [factors_of(t, x_data) for t in kernel.operands]
+    if any(t is None for t in terms):
+        return None
+    parts: list[Factors] = terms  # type: ignore[assignment]
+    heads = {t.head for t in parts}
+    if len(heads) != 1 or heads & set(GATHERED_HEADS) != heads:
+        return None
+    xs = np.linspace(span[0], span[1], 201)
+    variances = [np.maximum(t.diag(xs), 0.0) for t in kernel.operands]
+    lead = parts[int(np.argmax([v.mean() for v in variances]))]
+    amplitude = np.sqrt(np.sum(variances, axis=0))
+    on: list[Interval] = []
+    for t in parts:
+        on += stated_intervals(t.gates, x_data) if t.gates else [Interval(-math.inf, math.inf)]
+    return Gathered(
+        parts, lead, amplitude, xs, classify_trend(amplitude, DIP_TOLERANCE), _union(on)
+    )
+
+
+def amplitude_modifier(g: Gathered) -> str:
+    """'with increasing amplitude', 'whose amplitude changes across the data' or '' (a steady
+    amplitude, or a polynomial trend, whose amplitude is its shape)."""
+    if g.head == "linear" or g.trend == "flat":
+        return ""
+    if g.trend in ("increasing", "decreasing"):
+        return f"with {g.trend} amplitude"
+    return "whose amplitude changes across the data"
+
+
+def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str:
+    """What the terms are, and what the sum's amplitude does across the data (in y's units)."""
+    n = number_word(len(g.terms))
+    what = {
+        "periodic": f"{n} terms of the model with this period",
+        "smooth": f"{n} smooth terms of the model with lengthscales within a factor of two",
+        "linear": f"{n} polynomial terms of the model",
+    }[g.head]
+    text = f"It gathers {what}, described here as one."
+    if g.head == "linear":
+        return text
+    first, last = format_amount(g.amplitude[0], axis), format_amount(g.amplitude[-1], axis)
+    low, high = format_amount(g.amplitude.min(), axis), format_amount(g.amplitude.max(), axis)
+    if g.trend == "increasing":
+        return f"{text} Its amplitude grows across the data, from about {first} to about {last}."
+    if g.trend == "decreasing":
+        return f"{text} Its amplitude shrinks across the data, from about {first} to {last}."
+    if g.trend == "flat":
+        return f"{text} Its amplitude stays about {high} across the data."
+    peak = format_position(float(g.xs[int(np.argmax(g.amplitude))]), axis, coarse_precision(x_data))
+    return (
+        f"{text} Its amplitude changes across the data, between about {low} and {high},"
+        f" largest around {peak}."
+    )
+
+
+def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str:
+    """What the gathered component is assumed to do beyond the data while it is on."""
+    if g.head == "periodic":
+        period = format_span(g.lead.periodic[0].param("period"), axis)
+        text = f"Beyond the data it is assumed to keep repeating every {period}"
+        if any(t.lin for t in g.terms) and g.trend in ("increasing", "decreasing"):
+            text += f", its amplitude still {'growing' if g.trend == 'increasing' else 'shrinking'}"
+        return text + "."
+    if g.head == "smooth":
+        longest = max(
+            float(sum(k.param("lengthscale") ** -2 for k in t.smooth) ** -0.5) for t in g.terms
+        )
+        return (
+            "Beyond the data its mean returns to zero (its prior mean) within about"
+            f" {format_span(longest, axis)}, and its uncertainty grows back to the prior level."
+        )
+    return "Beyond the data the trend is assumed to continue along the same curve."

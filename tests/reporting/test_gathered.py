@@ -1,0 +1,47 @@
+"""A component gathered from terms of one kind is worded as one (reporting/gathered.py through
+phrases.noun_phrase, paragraphs.component_paragraph, extrapolation.describe_extrapolation), and
+an end of a window beyond the data is not stated."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.reporting.phrases import noun_phrase
+
+AXIS = Axis("year", "year", "y")
+X = np.linspace(1900.0, 1970.0, 200)
+PER = "Per(lengthscale=1, period={}, sd=1)"
+
+
+def test_one_cycle_with_growing_amplitude_reads_as_one_periodic_function() -> None:
+    lin = "Lin(sd=0.1, location=1890)"
+    kernel = parse_kernel(f"{PER.format(1.0)} * {lin} + {PER.format(1.01)} * {lin} * {lin}")
+    phrase = noun_phrase(kernel, AXIS, x_data=X)
+    assert phrase == "a periodic function with a period of 1.0 year and increasing amplitude"
+
+
+def test_a_cycle_split_over_windows_reads_as_one_with_where_it_applies() -> None:
+    early = f"{PER.format(11.0)} * Before(location=1920, steepness=0.5)"
+    late = f"{PER.format(11.2)} * After(location=1940, steepness=0.5)"
+    phrase = noun_phrase(parse_kernel(f"{early} + {late}"), AXIS, x_data=X)
+    assert phrase.startswith("a periodic function with a period of 11.2 years")  # the larger
+    assert "whose amplitude changes across the data" in phrase
+    assert phrase.endswith("applies before 1920 and after 1940")
+
+
+def test_polynomial_terms_read_as_the_largest_degree() -> None:
+    lin = "Lin(sd=1, location=1890)"
+    phrase = noun_phrase(parse_kernel(f"{lin} + {lin} * {lin}"), AXIS, x_data=X)
+    assert phrase == "a quadratic function"
+
+
+def test_a_window_closing_after_the_data_end_is_stated_as_open() -> None:
+    kernel = parse_kernel(
+        "SE(lengthscale=5, sd=1) * After(location=1920, steepness=0.5)"
+        " * Before(location=1989, steepness=0.5)"
+    )
+    phrase = noun_phrase(kernel, AXIS, x_data=X)
+    assert phrase.endswith("applies from 1920 onwards"), phrase
+    assert "1989" not in phrase
