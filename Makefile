@@ -4,11 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo benchmark snapshots bench-gp bench-search bench-accuracy bench-peers bench-long clean
+.PHONY: install test lint demo notebook benchmark snapshots bench-gp bench-search bench-accuracy bench-peers bench-long clean
 
-# dev: the test and lint tools; dask: the cluster that tests/execution/test_dask.py starts; bench: the
-# peer tools that tests/benchmarks/accuracy/test_peers.py runs and the packages holding the
-# long-series benchmark's real series; files: the .parquet and .xlsx readers (tests/data/test_files.py)
+# dev: the test and lint tools, and the Jupyter kernel and runner of tests/test_docs_notebook.py;
+# dask: the cluster that tests/execution/test_dask.py starts; bench: the peer tools that
+# tests/benchmarks/accuracy/test_peers.py runs and the packages holding the long-series
+# benchmark's real series; files: the .parquet and .xlsx readers (tests/data/test_files.py)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -35,6 +36,10 @@ lint: $(STAMP)
 # A real result from a bundled dataset: the model search on the airline series.
 demo: $(STAMP)
 	$(BIN)/abcd report datasets/01-airline.csv -o results/01-airline.pdf
+
+# Run docs/notebook.ipynb and write it back with its outputs (after changing it or what abcd shows).
+notebook: $(STAMP)
+	$(BIN)/python -m tests.test_docs_notebook
 
 # Reports for the 13 series into results/benchmark/ (SERIES=01-airline for one; ARGS="--seed 1"
 # for any search option of abcd benchmark); resumable.

@@ -29,7 +29,7 @@ _API = {
     "load": "abcd_cli.api",
     "search": "abcd_cli.api",
     "predict": "abcd_cli.api",
-    "report": "abcd_cli.api",
+    "report": "abcd_cli.reports",
     "update": "abcd_cli.api",
     "AbcdWarning": "abcd_cli.api",
     "SearchInterrupted": "abcd_cli.api",
@@ -64,12 +64,12 @@ if TYPE_CHECKING:
         SearchInterrupted,
         load,
         predict,
-        report,
         search,
         update,
     )
     from abcd_cli.errors import AbcdError, InputError, RunError
     from abcd_cli.found import Component, FoundModel, read_model
+    from abcd_cli.reports import report
 
 
 def __getattr__(name: str) -> Any:

@@ -18,14 +18,14 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abcd_cli.errors import InputError, RunError
-from abcd_cli.found import EXTRAPOLATE, FoundModel, read_model
+from abcd_cli.found import FoundModel, read_model
 from abcd_cli.kernel_search.settings import SearchSettings
 
 if TYPE_CHECKING:  # pandas and the CSV reader are imported when data are loaded
@@ -160,18 +160,20 @@ def search(
     ``inducing`` inputs; None: a number chosen by the series' length) or ``"auto"`` (exact for
     short series, skc for long ones; see :mod:`abcd_cli.kernel_search.engine_choice`).
 
-    ``progress``: a function called with one line per level
-    (True: print them on stderr); ``on_event``: one called with every
-    :class:`~abcd_cli.kernel_search.events.SearchEvent` (each fit, each level's end), for a
-    display of one's own. ``checkpoint``: a file where the state is saved after every
-    level (one per seed with ``seeds`` > 1); ``resume=True`` continues from it. The files stay
-    after the search (see :meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
-    :class:`SearchInterrupted` naming them.
+    ``progress``: a function called with one line per level (True: print them on stderr; in a
+    Jupyter notebook, the command line's live progress in one output updated in place:
+    :mod:`abcd_cli.notebook_progress`); ``on_event``: one called with every ``SearchEvent`` (each
+    fit, each level's end), for a display of one's own. ``checkpoint``: a file where the state
+    is saved after every level (one per seed with ``seeds`` > 1); ``resume=True`` continues from
+    it. The files stay (:meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
+    :class:`SearchInterrupted`.
     """
     from abcd_cli.destinations import check_destinations
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths
     from abcd_cli.kernel_search.greedy import run_search
+    from abcd_cli.notebook_progress import notebook_reporters
 
+    progress, on_event = notebook_reporters(progress, on_event)
     options = search_settings(
         dict(settings, depth=depth, seed=seed, engine=engine, inducing=inducing)
     )
@@ -407,94 +409,3 @@ def update(
     if warning is not None:
         warnings.warn(warning, AbcdWarning, stacklevel=2)
     return FoundModel.from_document(updated.document)
-
-
-# ----------------------------------------------------------------------------- report
-
-
-def report(
-    model: FoundModel | str | Path,
-    path: str | Path | None = None,
-    format: str | None = None,
-    *,
-    title: str | None = None,
-    extrapolate: float = EXTRAPOLATE,
-    seed: int | None = None,
-) -> Path | dict[str, Any]:
-    """The automatic report: each additive component in plain English, their statistics, a
-    forecast ``extrapolate`` × the data's range past it, model checks.
-
-    With ``path``: written atomically as PDF, HTML or JSON (by ``format``, else the suffix);
-    returns the path. Without: the report's content as a dict (the JSON report). ``seed``
-    drives the model checks' simulations (default: the search's seed).
-    """
-    found = as_found_model(model)
-    if path is None:
-        if format not in (None, "json"):
-            raise InputError("a report without a path is a dict; give a path for pdf or html")
-        import json
-
-        from abcd_cli.reporting.render import render_json
-
-        context = report_context(found, title, extrapolate, seed, figures=False)
-        return json.loads(render_json(context))
-    from abcd_cli.destinations import check_destinations
-
-    fmt = report_format(str(path), format, option="format=")
-    check_destinations({"model": _file_of(model)}, {"path": path})
-    write_reports(found, {fmt: path}, title=title, extrapolate=extrapolate, seed=seed)
-    return Path(path)
-
-
-def write_reports(
-    found: FoundModel,
-    outputs: Mapping[str, str | Path],
-    *,
-    title: str | None = None,
-    extrapolate: float = EXTRAPOLATE,
-    seed: int | None = None,
-    source: str | None = None,
-) -> None:
-    """Decompose the model once and write its report in each format ({format: path})."""
-    from abcd_cli.reporting.render import write_report
-
-    figures = any(fmt != "json" for fmt in outputs)  # the JSON report holds no figure
-    context = report_context(found, title, extrapolate, seed, source, figures)
-    for fmt, path in outputs.items():
-        write_report(context, path, fmt)
-
-
-def report_context(
-    found: FoundModel,
-    title: str | None = None,
-    extrapolate: float = EXTRAPOLATE,
-    seed: int | None = None,
-    source: str | None = None,
-    figures: bool = True,
-) -> dict[str, Any]:
-    """The report's plain context (figures drawn unless ``figures`` is False), titled
-    "Analysis of <source>" unless ``title`` is given; ``source`` defaults to the data's."""
-    from abcd_cli.reporting.context import build_context
-
-    source = source or found.source
-    title = title or f"Analysis of {Path(source).stem}"
-    dec = found.decomposition(extrapolate, seed)
-    n_dropped = int(found.data.get("n_dropped", 0))
-    return build_context(dec, title, source, found.document, n_dropped, figures)
-
-
-def report_format(output: str, fmt: str | None, option: str = "--format") -> str:
-    """``fmt`` if given, else the format named by the suffix of ``output``."""
-    if fmt:
-        if fmt not in REPORT_FORMATS:
-            raise InputError(f"unknown report format {fmt!r}: choose pdf, html or json")
-        return fmt
-    suffix = Path(output).suffix.lower().lstrip(".")
-    if suffix in ("htm",):
-        return "html"
-    if suffix not in REPORT_FORMATS:
-        raise InputError(
-            f"cannot tell the report format from {output!r}: use a .pdf, .html or .json name"
-            f" or {option}"
-        )
-    return suffix

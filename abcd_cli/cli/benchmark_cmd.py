@@ -132,7 +132,7 @@ def _one_series(path: Path, out: Path, executor: Any, opts: dict[str, Any]) -> N
 def _finish(path: Path, out: Path, found: Any) -> None:
     """Write one series' reports (seed and source are the search's own), drop its
     checkpoints, and say what was found."""
-    from abcd_cli.api import write_reports
+    from abcd_cli.reports import write_reports
 
     write_reports(found, _outputs(out, path))
     found.discard_checkpoints()

@@ -6,36 +6,18 @@ On a terminal, one live line per level, rewritten in place as fits arrive::
 
 and, when the level ends, its plain line (which ends with how many candidates its BIC intervals
 pruned). Elsewhere (a file, a pipe) only the plain lines: one per finished level and per resumption.
+Both lines are worded in ``kernel_search.events``; a Jupyter notebook shows the same text through
+``abcd_cli.notebook_progress``.
 """
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from abcd_cli.kernel_search.events import STAGES, Events, SearchEvent, format_interval, plain_line
+from abcd_cli.kernel_search.events import Events, SearchEvent, live_text, plain_line
 
 #: Erase the terminal line the cursor is on and go back to its start.
 CLEAR = "\r\x1b[2K"
-
-
-def clock(seconds: float) -> str:
-    """42s, 3m07s, 1h02m."""
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{s % 3600 // 60:02d}m"
-
-
-def live_text(event: SearchEvent) -> str:
-    """The live line for a "stage" or "fit" event."""
-    stage = STAGES.get(event.stage, event.stage)
-    where = "posterior" if event.stage == "weigh" else f"level {event.level}/{event.depth}"
-    text = f"{event.prefix}{where}: {stage} {event.done}/{event.total}  {clock(event.seconds)}"
-    if event.best is not None:
-        text += f"  best BIC {format_interval(*event.best)}"
-    return text
 
 
 class LiveLine:

@@ -7,12 +7,13 @@ from typing import Any
 
 import click
 
-from abcd_cli.api import REPORT_FORMATS, report_format, write_reports
+from abcd_cli.api import REPORT_FORMATS
 from abcd_cli.cli.options import search_options
 from abcd_cli.cli.running import prepare_search, run_search_command
 from abcd_cli.files import is_standard_stream, shown
 from abcd_cli.found import EXTRAPOLATE, MAX_EXTRAPOLATE
 from abcd_cli.kernel_search.greedy import summary_line
+from abcd_cli.reports import report_format, write_reports
 
 
 @click.command(short_help="Find the kernel structure that best explains a series.")

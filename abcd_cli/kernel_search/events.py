@@ -1,9 +1,11 @@
 """What a running search tells its watcher: one ``SearchEvent`` at each stage of a level, after
 each fit, at the end of each level (with its record) and when it resumes from a checkpoint.
 
-The events are facts; their plain lines are worded here (``plain_line``: one per finished
-level and per resumption), which ``as_lines`` hands to the Python API's ``progress`` callback
-and a display (``abcd_cli/cli/progress.py``) prints.
+The events are facts; their lines are worded here: ``plain_line``, one per finished level and
+per resumption, which ``as_lines`` hands to the Python API's ``progress`` callback, and
+``live_text``, the line a live display rewrites as fits arrive. The displays that show them are
+the command line's (``abcd_cli/cli/progress.py``: a terminal, or plain lines elsewhere) and a
+Jupyter notebook's (``abcd_cli/notebook_progress.py``).
 """
 
 from __future__ import annotations
@@ -95,6 +97,27 @@ def as_lines(say: Callable[[str], None]) -> Events:
             say(line)
 
     return handle
+
+
+def clock(seconds: float) -> str:
+    """42s, 3m07s, 1h02m."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def live_text(event: SearchEvent) -> str:
+    """The live line for a "stage" or "fit" event: the level, the stage and its fits done, the
+    time since the level began and the best BIC so far."""
+    stage = STAGES.get(event.stage, event.stage)
+    where = "posterior" if event.stage == "weigh" else f"level {event.level}/{event.depth}"
+    text = f"{event.prefix}{where}: {stage} {event.done}/{event.total}  {clock(event.seconds)}"
+    if event.best is not None:
+        text += f"  best BIC {format_interval(*event.best)}"
+    return text
 
 
 def format_interval(low: float, high: float) -> str:

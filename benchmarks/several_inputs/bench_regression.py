@@ -287,6 +287,9 @@ def main(argv: list[str] | None = None) -> None:
             "",
             *against_ard(rows, args),
             "",
+            "The same comparison with abcd as a scikit-learn estimator (`AbcdRegressor` beside"
+            " the ARD GP in `cross_val_score`): [estimator.md](estimator.md).",
+            "",
         ]
     )
     publish(text, args.out)

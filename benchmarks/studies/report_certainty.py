@@ -123,7 +123,9 @@ def table() -> str:
         agree += ok
         counted += 1
         rows.append(
-            f"| {series} | {'yes' if ok else 'no'} | " + " | ".join(shown(f) for f in by_seed) + " |"
+            f"| {series} | {'yes' if ok else 'no'} | "
+            + " | ".join(shown(f) for f in by_seed)
+            + " |"
         )
     command = python_command("benchmarks.studies.report_certainty", ["--table-only"])
     return (

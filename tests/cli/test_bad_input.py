@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 import abcd_cli
-import abcd_cli.api
 import abcd_cli.batch
 import abcd_cli.cli.running
+import abcd_cli.reports
 from abcd_cli.cli.main import main
 from abcd_cli.data.dates import decimal_year
 from abcd_cli.data.reader import load_series
@@ -140,7 +140,7 @@ class _SerialMap:
 
 def _json_only(monkeypatch) -> None:
     """Reports as JSON only (the PDF takes seconds); the other two files are left empty."""
-    real = abcd_cli.api.write_reports
+    real = abcd_cli.reports.write_reports
 
     def write_reports(found, paths, **kwargs):  # noqa: ANN001, ANN202
         for fmt, path in paths.items():
@@ -148,7 +148,7 @@ def _json_only(monkeypatch) -> None:
                 Path(path).write_text("")
         return real(found, {"json": paths["json"]}, **kwargs)
 
-    monkeypatch.setattr(abcd_cli.api, "write_reports", write_reports)
+    monkeypatch.setattr(abcd_cli.reports, "write_reports", write_reports)
 
 
 def test_benchmark_distributing_series_runs_every_series(tmp_path, monkeypatch) -> None:
@@ -190,7 +190,7 @@ def test_benchmark_a_failure_while_writing_is_that_series_failure(tmp_path, monk
     def write_reports(found, paths, **kwargs):  # noqa: ANN001, ANN202
         raise RunError("cannot write the report: disk full")
 
-    monkeypatch.setattr(abcd_cli.api, "write_reports", write_reports)
+    monkeypatch.setattr(abcd_cli.reports, "write_reports", write_reports)
     result = run("benchmark", str(folder), "-o", str(tmp_path / "out"), *TINY)
     error_line(result, 1, "2 of 2 series failed: a, c")
     assert result.stderr.count("failed: cannot write the report: disk full") == 2

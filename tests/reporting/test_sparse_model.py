@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from abcd_cli.api import predict, write_reports
+from abcd_cli.api import predict
 from abcd_cli.cli.main import main
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.decompose.checks import CHECK_POSITIONS, model_checks
@@ -30,6 +30,7 @@ from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.thinning import THIN_ABOVE, thin
+from abcd_cli.reports import write_reports
 from tests.reporting.test_report import fixed_model
 
 KERNEL = "SE(lengthscale=3.0, sd=1.0) + Per(lengthscale=1.0, period=2.5, sd=1.0) + WN(sd=0.3)"

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import abcd_cli
-from abcd_cli.api import write_reports
 from abcd_cli.data.dates import DAYS_PER_YEAR
 from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.reports import write_reports
 from benchmarks.long_series import bench_long, data, measure, runs, tables, trace
 from benchmarks.long_series.truth import Change, Period, Truth, check
 

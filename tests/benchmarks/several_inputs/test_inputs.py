@@ -78,6 +78,7 @@ def test_the_regression_benchmark_runs_every_method_and_resumes_from_its_csv(
     text = out.read_text()
     assert "-m benchmarks.several_inputs.bench_regression --splits 1 --depth 1" in text
     assert "subsampled to 60" in text and "machine:" in text
+    assert text.endswith("in `cross_val_score`): [estimator.md](estimator.md).\n")
     for title in regression_methods.TITLES.values():
         assert f"| grunfeld | {title} |" in text
     kept = bench_regression.read_rows(rows)
