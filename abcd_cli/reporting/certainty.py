@@ -3,14 +3,17 @@ of each component, and the page on the posterior over structures (``--method pos
 
 A finding of probability at least ``FACT`` is stated as what the data show; from ``LIKELY`` to
 ``FACT`` as likely; from ``FLOOR`` to ``LIKELY`` as possible but uncertain; below ``FLOOR`` it is
-left out of the summary (the page on the posterior lists every finding). A period or a change
-time is given with its central 95% interval over the posterior, in the data's units.
+left out of the summary (the page on the posterior lists every finding). A cycle that the data
+hold fewer than ``MIN_CYCLES`` times is stated as likely at most, with the count. A period or a
+change time is given with its central 95% interval over the posterior, in the data's units.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+import numpy as np
 
 from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
@@ -32,6 +35,10 @@ FACT = 0.9
 LIKELY = 0.5
 #: A finding less probable than this is left out of the summary.
 FLOOR = 0.1
+#: A cycle that the data hold fewer times than this is stated as likely at most, however
+#: probable: the posterior's structures come from one search and agree where the data are
+#: silent, and with so few repeats its repetition is what the data cannot show.
+MIN_CYCLES = 3.0
 #: Structures shown on the page on the posterior: at most this many, of weight ≥ SHOWN_WEIGHT.
 SHOWN_STRUCTURES = 10
 SHOWN_WEIGHT = 0.001
@@ -46,6 +53,25 @@ def wording(probability: float) -> str | None:
     if probability >= FLOOR:
         return "uncertain"
     return None
+
+
+def cycles_seen(f: Finding, dec: Decomposition) -> float | None:
+    """How many of a periodic finding's periods the data span along its input; None for
+    other findings."""
+    if f.feature.kind != "periodic" or not f.feature.value:
+        return None
+    column = dec.model.X[:, f.feature.inputs[0]]
+    return float(np.ptp(column)) / f.feature.value
+
+
+def tier(f: Finding, dec: Decomposition) -> str | None:
+    """How the summary words a finding: ``wording`` of its probability, a fact about a cycle
+    seen fewer than ``MIN_CYCLES`` times lowered to likely."""
+    told = wording(f.probability)
+    cycles = cycles_seen(f, dec)
+    if told == "fact" and cycles is not None and cycles < MIN_CYCLES:
+        return "likely"
+    return told
 
 
 def probability_text(p: float) -> str:
@@ -127,7 +153,14 @@ def finding_detail(f: Finding, dec: Decomposition) -> str:
     if feature.interval is None:
         return text
     if feature.kind == "periodic":
-        return f"{text}; period {_period_interval(f, dec)}"
+        text += f"; period {_period_interval(f, dec)}"
+        cycles = cycles_seen(f, dec)
+        if cycles is not None and cycles < MIN_CYCLES:
+            text += (
+                f"; the data hold only {format_number(cycles, 2)} cycles, too few to be sure"
+                " it repeats"
+            )
+        return text
     axis = dec.axes[feature.inputs[0]]
     precision = _change_precision(f, dec)
     low, high = (format_position(v, axis, precision) for v in feature.interval)
@@ -138,7 +171,7 @@ def finding_detail(f: Finding, dec: Decomposition) -> str:
 
 def stated(facts: PosteriorFacts) -> list[Finding]:
     """The findings the summary states: probability at least ``FLOOR``."""
-    return [f for f in facts.findings if wording(f.probability) is not None]
+    return [f for f in facts.findings if wording(f.probability) is not None]  # the floor
 
 
 def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
@@ -148,7 +181,7 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     top = facts.structures[0]
     tiers: dict[str, list[str]] = {"fact": [], "likely": [], "uncertain": []}
     for f in stated(facts):
-        tiers[wording(f.probability)].append(  # type: ignore[index]
+        tiers[tier(f, dec)].append(  # type: ignore[index]
             f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
         )
     intro = (
@@ -208,7 +241,7 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
                 "interval": list(feature.interval) if feature.interval else None,
                 "probability": f.probability,
                 "probability_range": [f.low, f.high],
-                "wording": wording(f.probability) or "omitted",
+                "wording": tier(f, dec) or "omitted",
                 "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})",
             }
         )

@@ -33,6 +33,7 @@ from abcd_cli.reporting.component_text import (
     paragraph,
     section_phrase,
 )
+from abcd_cli.reporting.effects import effect_json, effects_of
 from abcd_cli.reporting.sections import Frame, axis_label
 from abcd_cli.reporting.wording import number_word
 
@@ -44,9 +45,11 @@ def component_sections(
     (``facts``), each tagged with the probability of what it shows."""
     sections, previous_r2 = [], 0.0
     for c in dec.components:
-        section = component_section(dec, c, previous_r2, frame)
+        finding = component_finding(c, facts) if facts is not None else None
+        uncertain = finding is not None and finding.probability < LIKELY
+        section = component_section(dec, c, previous_r2, frame, uncertain)
         if facts is not None:
-            section |= certainty_of(component_finding(c, facts))
+            section |= certainty_of(finding)
         sections.append(section)
         previous_r2 = c.cum_r2
     return sections
@@ -72,10 +75,11 @@ def certainty_of(finding: Finding | None) -> dict[str, Any]:
 
 
 def component_section(
-    dec: Decomposition, c: ComponentFacts, previous_r2: float, frame: Frame
+    dec: Decomposition, c: ComponentFacts, previous_r2: float, frame: Frame, uncertain: bool = False
 ) -> dict[str, Any]:
     """Component ``c``'s section; ``previous_r2`` is the share of variance the components
-    before it explain."""
+    before it explain; an ``uncertain`` one (a posterior's, of probability below ``LIKELY``)
+    says so in its figure's title."""
     phrase = section_phrase(dec, c)
     section = {
         "index": c.index,
@@ -94,9 +98,11 @@ def component_section(
         },
     }
     if dec.series is not None:
-        return section | series_figures(dec, c, phrase, frame)
+        return section | series_figures(dec, c, phrase, frame, uncertain)
     figure, note = inputs_figure(dec, c, phrase, frame)
+    effect = effects_of(dec)[c.index - 1]
     return section | {
+        "effect": None if effect is None else effect_json(effect, dec.names),
         "inputs": input_names(dec, c.dims),
         "order": c.order,
         "share": c.share,
@@ -106,10 +112,11 @@ def component_section(
 
 
 def series_figures(
-    dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame
+    dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame, uncertain: bool = False
 ) -> dict[str, dict[str, str]]:
-    """A series' component alone, and the sum of the components up to it against the data."""
-    alone, so_far = series_drawings(dec, c, frame)
+    """A series' component alone (titled as uncertain when it is), and the sum of the
+    components up to it against the data."""
+    alone, so_far = series_drawings(dec, c, frame, uncertain)
     return {
         "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
         "figure_cumulative": frame.embed(
@@ -119,7 +126,7 @@ def series_figures(
 
 
 def series_drawings(
-    dec: Decomposition, c: ComponentFacts, frame: Frame
+    dec: Decomposition, c: ComponentFacts, frame: Frame, uncertain: bool = False
 ) -> tuple[Callable[[], Figure], Callable[[], Figure]]:
     """What draws a series' component's two figures: the component alone, and the sum of the
     components up to it against the data."""
@@ -133,7 +140,7 @@ def series_drawings(
         (float(frame.x.min()), float(frame.x.max())),
         frame.x_label,
         frame.y_label,
-        f"Component {c.index}",
+        f"Component {c.index}" + (" (uncertain)" if uncertain else ""),
     )
     so_far = partial(
         plots.cumulative_figure,

@@ -37,6 +37,8 @@ DATA_COLOUR = "#3a3a3a"
 DENSE_DATA_COLOUR = "#8f8f8f"  # the data of a long series, drawn beneath the model's curves
 ACCENT = "#1f5d99"
 AVERAGE_COLOUR = "#b35806"  # the several searches' averaged forecast
+# the posterior's structures past the data, most probable first (none blue or orange)
+STRUCTURE_COLOURS = ("#5e3c99", "#1b7837", "#c51b7d", "#4d4d4d", "#01665e")
 BAND_ALPHA = 0.22
 CHECK_BAND = "#9aa5b1"
 EXTRAPOLATION_SHADE = "#000000"
@@ -249,11 +251,18 @@ def forecast_figure(
     y_label: str,
     averaged: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
     band: tuple[ArrayLike, ArrayLike] | None = None,
+    structures: Sequence[tuple[str, ArrayLike]] | None = None,
 ) -> Figure:
     """The full model's posterior mean ± 2 sd over the grid with the data, full width, or,
     with ``band`` (2.5% and 97.5% quantiles on the grid), the mean within that central 95%;
     with ``averaged`` (mean, 2.5% and 97.5% quantiles on the grid), the several searches'
-    averaged forecast as a dashed line between dotted bounds."""
+    averaged forecast as a dashed line between dotted bounds; with ``structures`` (a label
+    and a mean on the grid each, most probable first), those means as thin lines past the
+    data.
+
+    Lines rather than a fan of quantile bands: where structures disagree the mixture may have
+    several humps, which nested bands (50%, 80%, 95%) hide within one widening shape, while
+    a line per structure shows each future and, by its label, how much weight it holds."""
     x, y = _arrays(("x", x), ("y", y))
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     fig, ax = new_axes(FULL_WIDTH, FULL_HEIGHT + 0.2)
@@ -284,12 +293,35 @@ def forecast_figure(
                 linestyle=style,
                 label=label,
             )
+    if structures and x.size:
+        _structure_lines(ax, x_grid, float(np.max(x)), structures)
     draw_points(ax, x, y, size=2.4)
     if x.size:
         shade_extrapolation(ax, x_grid, float(np.max(x)), label=True)
     set_labels(ax, x_label, y_label)
     _legend(ax, "upper left")
     return fig
+
+
+def _structure_lines(
+    ax: Axes, x_grid: np.ndarray, data_end: float, structures: Sequence[tuple[str, ArrayLike]]
+) -> None:
+    """Each structure's mean as a thin line from the last grid point within the data to the
+    grid's end, in its own colour, labelled."""
+    order = np.argsort(x_grid, kind="stable")
+    grid = x_grid[order]
+    start = max(int(np.searchsorted(grid, data_end, side="right")) - 1, 0)
+    for k, (label, mean) in enumerate(structures):
+        (line,) = _arrays((f"structure {label}", mean))
+        if line.size != grid.size:
+            raise ValueError(f"structure {label}: {line.size} values for {grid.size} grid points")
+        ax.plot(
+            grid[start:],
+            line[order][start:],
+            color=STRUCTURE_COLOURS[k % len(STRUCTURE_COLOURS)],
+            linewidth=0.9,
+            label=label,
+        )
 
 
 def check_figure(

@@ -1,8 +1,8 @@
 """The report's extrapolation section: past the data along the time input. For a series, the
-full model's forecast, or the posterior's after ``--method posterior``, and, after a search
-with several seeds, their averaged forecast (both computed by
-:mod:`abcd_cli.decompose.averaged`); for several inputs, what is drawn there and what a forecast
-needs."""
+full model's forecast, or the posterior's after ``--method posterior`` (with whether its
+structures agree past the data), and, after a search with several seeds, their averaged
+forecast (both computed by :mod:`abcd_cli.decompose.averaged`); for several inputs, what is
+drawn there and what a forecast needs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from abcd_cli.decompose.averaged import (
+    DISAGREEMENT_SHARE,
     AveragedForecast,
     PosteriorForecast,
     averaged_forecast,
@@ -21,10 +22,17 @@ from abcd_cli.decompose.averaged import (
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.component_text import column
-from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.sections import Frame
-from abcd_cli.reporting.trends import ends_precision
-from abcd_cli.reporting.wording import format_position, format_span
+from abcd_cli.reporting.trends import data_spacing, ends_precision
+from abcd_cli.reporting.wording import (
+    format_amount,
+    format_position,
+    format_span,
+    join_words,
+    number_word,
+    percent,
+)
 
 
 def forecast_section(
@@ -74,7 +82,9 @@ def forecast_drawing(
     posterior: PosteriorForecast | None = None,
 ) -> Callable[[], Figure]:
     """What draws a series' forecast figure: the data, the full model's mean ± 2 sd, or the
-    ``posterior``'s mean within its central 95%, and the seeds' ``averaged`` forecast."""
+    ``posterior``'s mean within its central 95% and, when its structures disagree past the
+    data, the most probable structures' own means there, and the seeds' ``averaged``
+    forecast."""
     assert dec.series is not None
     curves = dec.series
     mean, sd = curves.forecast_mean, curves.forecast_sd
@@ -91,12 +101,23 @@ def forecast_drawing(
         frame.y_label,
         averaged=None if averaged is None else (averaged.mean, averaged.low, averaged.high),
         band=None if posterior is None else (posterior.low, posterior.high),
+        structures=structure_lines(posterior),
     )
+
+
+def structure_lines(posterior: PosteriorForecast | None) -> list[tuple[str, Any]] | None:
+    """The structures' means the forecast figure draws past the data, each labelled by its
+    weight ("weight 0.41"): those of the posterior's record when its structures disagree,
+    else None (agreeing, they would lie on the mixture's mean and only hide it)."""
+    if posterior is None or not posterior.disagree:
+        return None
+    return [(f"weight {format_number(s.weight, decimals=2)}", s.mean) for s in posterior.structures]
 
 
 def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None) -> str:
     """How far a series' forecast reaches past the data, and what its band shows: the full
-    model's two standard deviations, or the central 95% of the ``posterior``'s mixture."""
+    model's two standard deviations, or the central 95% of the ``posterior``'s mixture, what
+    that mixture averages over and whether its structures agree past the data."""
     assert dec.series is not None
     x = column(dec, 0)
     end, last = float(dec.series.x_grid[-1]), float(x.max())
@@ -111,12 +132,78 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
             " new observation, noise included."
         )
     return (
-        f"The forecast {reach}. It mixes the forecasts of the {posterior.structure_count}"
-        " structures of lowest BIC the search fitted, each weighted by its evidence and with its"
-        " parameters drawn from their posterior; the band holds the central 95% of a new"
-        " observation, noise included. The components above describe the most probable"
-        f" structure, of weight {format_number(posterior.top_weight, decimals=2)}."
+        f"The forecast {reach}. It averages over structures and their parameters: it mixes the"
+        f" forecasts of the {posterior.structure_count} structures of lowest BIC the search"
+        f" fitted, each weighted by its evidence, {parameters_clause(posterior.draws)}; the"
+        " band holds the central 95% of a new observation, noise included. The components"
+        " above describe the most probable structure, of weight"
+        f" {format_number(posterior.top_weight, decimals=2)}." + agreement_text(dec, posterior)
     )
+
+
+def parameters_clause(draws: int) -> str:
+    """How each structure's parameters enter the mixture: drawn from their posterior, or at
+    their fitted values when no structure has more than one particle (no chain ran)."""
+    if draws > 1:
+        return (
+            f"and within each structure those of {draws} draws of its parameters from their"
+            " posterior"
+        )
+    return "each at its fitted parameters"
+
+
+def agreement_text(dec: Decomposition, posterior: PosteriorForecast) -> str:
+    """Whether the posterior's structures agree past the data: a sentence when they do (the
+    spread of their means below their own, the threshold of one half in words); when their
+    means' share of the variance reaches the threshold, from where, how large it grows, the
+    most probable structures' means where they differ most (lowest first, with their
+    weights), and what the figure draws. "" when the grid stops at the data."""
+    if posterior.peak_index is None:
+        return ""
+    if not posterior.disagree:
+        # true for a threshold up to one half: share < 1/2 ⇔ Σ w_s (m_s − m̄)² < Σ w_s v_s
+        return (
+            " Past the data the structures agree: their means spread less than each"
+            " structure's own forecast does."
+        )
+    share = percent(posterior.peak_share)
+    assert dec.series is not None and posterior.parting is not None
+    precision = horizon_precision(column(dec, 0), float(dec.series.x_grid[-1]))
+    parting = format_position(posterior.parting, dec.axis, precision)
+    peak = format_position(posterior.peak_x, dec.axis, precision)
+    values = [
+        f"about {format_amount(value, dec.axis)} (weight {format_number(s.weight, decimals=2)}"
+        + (", the structure described above)" if s.rank == 0 else ")")
+        for s, value in posterior.at_peak()
+    ]
+    if len(values) == 1:
+        means = f"the most probable structure's mean is {values[0]}"
+    else:
+        means = (
+            f"the means of the {number_word(len(values))} most probable structures are, lowest"
+            f" first, {join_words(values)}"
+        )
+    others = posterior.others_weight
+    if others >= 0.005:  # shown with two decimals, less is 0.00
+        means += f"; the others hold {format_number(others, decimals=2)} of the weight together"
+    drawn = (
+        "The thin line past the data in the figure follows it"
+        if len(values) == 1
+        else "The thin lines past the data in the figure follow them, labelled by weight"
+    )
+    return (
+        f" The structures disagree about the future: from {parting} on, the spread of their"
+        f" means makes up {format_percent(DISAGREEMENT_SHARE, decimals=0)} or more of the band's"
+        f" variance, {share} around {peak}. There"
+        f" {means}. {drawn}."
+    )
+
+
+def horizon_precision(x: Any, end: float) -> float | None:
+    """The detail of positions within the forecast's horizon (from the last observation to
+    ``end``): a quarter of it, never finer than the data's spacing."""
+    horizon = end - float(max(x))
+    return max(data_spacing(x) or 0.0, 0.25 * horizon) or None
 
 
 def inputs_forecast_text(dec: Decomposition) -> str:

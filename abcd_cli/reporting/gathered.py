@@ -17,7 +17,13 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Kernel, Sum
-from abcd_cli.reporting.factors import Factors, Interval, factors_of, stated_intervals
+from abcd_cli.reporting.factors import (
+    Factors,
+    Interval,
+    factors_of,
+    product_lengthscale,
+    stated_intervals,
+)
 from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, coarse_precision, data_range
 from abcd_cli.reporting.wording import format_amount, format_position, format_span, number_word
 
@@ -127,18 +133,27 @@ def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str
     )
 
 
+def _lengthscale(term: Factors) -> float:
+    """A term's smooth factors' lengthscale, (Σ ℓ_k⁻²)^(-1/2)."""
+    return product_lengthscale(term.smooth)
+
+
 def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str:
     """What the gathered component is assumed to do beyond the data while it is on."""
     if g.head == "periodic":
         period = format_span(g.lead.periodic[0].param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
+        if all(t.smooth for t in g.terms):  # every term drifts: the repetition fades
+            longest = max(_lengthscale(t) for t in g.terms)
+            text += (
+                f", its exact shape becoming less certain beyond about"
+                f" {format_span(longest, axis)} from the data"
+            )
         if any(t.lin for t in g.terms) and g.trend in ("increasing", "decreasing"):
             text += f", its amplitude still {'growing' if g.trend == 'increasing' else 'shrinking'}"
         return text + "."
     if g.head == "smooth":
-        longest = max(
-            float(sum(k.param("lengthscale") ** -2 for k in t.smooth) ** -0.5) for t in g.terms
-        )
+        longest = max(_lengthscale(t) for t in g.terms)
         return (
             "Beyond the data its mean returns to zero (its prior mean) within about"
             f" {format_span(longest, axis)}, and its uncertainty grows back to the prior level."

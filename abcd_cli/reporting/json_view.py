@@ -23,7 +23,10 @@ def json_view(
     """The sections' text and numbers, and the model file (without its data). A series'
     forecast carries its grid, mean and sd (and the seeds' averaged forecast); after
     ``--method posterior`` those are the posterior's, with its q2.5 and q97.5, and the
-    decomposed structure's own mean and sd are its ``most_probable``. A model of several
+    decomposed structure's own mean and sd are its ``most_probable``; ``agreement`` says
+    whether the structures agree past the data (their means and weights, the share of the
+    band's variance their spread makes up). The findings are in ``summary.findings``, the page
+    on the posterior in ``posterior``. A model of several
     inputs adds its inputs (``data.inputs``) and the variance table (``variance``)."""
     model_json = dict(search)
     model_json.pop("data", None)
@@ -66,6 +69,7 @@ def json_view(
                     "sd": posterior.sd.tolist(),
                     "q2.5": posterior.low.tolist(),
                     "q97.5": posterior.high.tolist(),
+                    "agreement": posterior.agreement_dict(),
                 }
             )
     if "posterior" in context:

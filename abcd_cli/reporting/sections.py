@@ -32,6 +32,7 @@ from abcd_cli.reporting.certainty import (
     findings_json,
 )
 from abcd_cli.reporting.component_text import column, component_phrase
+from abcd_cli.reporting.effects import summary_bullets
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
 from abcd_cli.reporting.wording import (
@@ -188,7 +189,12 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
     structures (``facts``), its findings with their probabilities first, and each bullet
     tagged with the probability of what its component shows."""
     phrases = [component_phrase(dec, c) for c in dec.components]
+    if facts is not None:
+        tags = [component_tag(component_finding(c, facts)) for c in dec.components]
+        phrases = [f"{p} ({tag})" if tag else p for p, tag in zip(phrases, tags, strict=True)]
     summary: dict[str, Any] = describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
+    if dec.series is None:  # what each component does along its inputs; small ones folded
+        summary["bullets"] = summary_bullets(dec, phrases)
     if facts is None:
         return summary | {"method": GREEDY_METHOD}
     n = len(dec.components)
@@ -196,10 +202,6 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
         f"The most probable structure has {number_word(n)} additive"
         f" component{'' if n == 1 else 's'}."
     )
-    tags = [component_tag(component_finding(c, facts)) for c in dec.components]
-    summary["bullets"] = [
-        b[:-1] + f" ({tag})." if tag else b for b, tag in zip(summary["bullets"], tags, strict=True)
-    ]
     return summary | certainty_summary(facts, dec) | {"findings": findings_json(facts, dec)}
 
 

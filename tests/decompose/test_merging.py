@@ -53,3 +53,25 @@ def test_a_term_switched_off_over_the_whole_data_is_kept_apart() -> None:
     components, off = _structures(text)
     assert off == ["Before * SE"]
     assert len(components) == 2 and components[-1] == "WN"
+
+
+def test_the_decomposition_judges_switches_on_the_data_in_its_own_units() -> None:
+    """A change inside years 1950-2000 keeps both sides (the gates are read where the data
+    lie, not at the internal units' few numbers around zero)."""
+    from abcd_cli.data.scaling import Scaling
+    from abcd_cli.decompose.components import decompose
+    from abcd_cli.decompose.facts import Axis
+    from abcd_cli.model import Model
+
+    x = np.linspace(1950.0, 2000.0, 60)
+    y = np.where(x < 1975, 0.0, 3.0) + np.sin(x)
+    sc = Scaling.from_data(x, y)
+    text = "CP(SE(lengthscale=5, sd=1), Lin(sd=0.1, location=1960), location=1975, steepness=1)"
+    kernel = sc.kernel_in(parse_kernel(text + " + WN(sd=0.5)"))
+    dec = decompose(Model(kernel, sc, x, y, 0.0), (Axis("year", "year", "y"),), seed=0)
+    assert sorted(c.kernel.structure for c in dec.components) == [
+        "After * Lin",
+        "Before * SE",
+        "WN",
+    ]
+    assert dec.dropped == ()

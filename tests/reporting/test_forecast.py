@@ -1,0 +1,138 @@
+"""The forecast section after ``--method posterior``: what the band averages over, whether the
+structures agree past the data (in words, and in the figure by their means), on posteriors
+built by hand (``tests/decompose/test_averaged.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.lines import Line2D
+
+from abcd_cli.decompose.averaged import (
+    DISAGREEMENT_SHARE,
+    PosteriorForecast,
+    posterior_forecast,
+)
+from abcd_cli.decompose.components import Decomposition, decompose
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.forecast import forecast_drawing, forecast_section, forecast_text
+from abcd_cli.reporting.numbers import format_number, format_percent
+from abcd_cli.reporting.sections import frame_of
+from abcd_cli.reporting.wording import format_amount, percent
+from tests.decompose.test_averaged import DRAWS, FLAT, TREND, WIGGLY_TREND, posterior_model
+
+AXIS = (Axis("year", "date", "sales"),)
+
+
+def _decomposed(structures: list[tuple[str, float]]) -> tuple[Decomposition, PosteriorForecast]:
+    """The first structure decomposed (four years past the data), and the posterior's
+    forecast on its grid."""
+    model, doc = posterior_model(structures)
+    dec = decompose(model, AXIS, extrapolate=0.35, seed=0)
+    assert dec.series is not None
+    forecast = posterior_forecast(dec.model, doc, dec.series.x_grid)
+    assert forecast is not None
+    return dec, forecast
+
+
+@pytest.fixture(scope="module")
+def parting() -> tuple[Decomposition, PosteriorForecast]:
+    return _decomposed([(TREND, 0.6), (FLAT, 0.37), (WIGGLY_TREND, 0.03)])
+
+
+@pytest.fixture(scope="module")
+def agreeing() -> tuple[Decomposition, PosteriorForecast]:
+    return _decomposed([(TREND, 0.55), (WIGGLY_TREND, 0.45)])
+
+
+def _structure_lines(fig) -> dict[str, Line2D]:
+    ax = fig.axes[0]
+    return {line.get_label(): line for line in ax.lines if line.get_label().startswith("weight")}
+
+
+def test_the_band_is_said_to_average_structures_and_their_parameters(agreeing) -> None:
+    dec, forecast = agreeing
+    text = forecast_text(dec, forecast)
+    assert "It averages over structures and their parameters" in text
+    assert "mixes the forecasts of the 2 structures" in text
+    assert f"those of {DRAWS} draws of its parameters from their posterior" in text
+
+
+def test_agreeing_structures_are_said_to_agree_in_one_sentence(agreeing) -> None:
+    dec, forecast = agreeing
+    text = forecast_text(dec, forecast)
+    assert not forecast.disagree
+    assert text.endswith(
+        " Past the data the structures agree: their means spread less than each structure's"
+        " own forecast does."
+    )
+    assert "disagree" not in text and "thin line" not in text
+    # what the sentence says: past the data, the means' spread is below the structures' own
+    past = dec.series.x_grid > forecast.data_end
+    between = forecast.share[past] * forecast.sd[past] ** 2
+    assert np.all(between < forecast.sd[past] ** 2 - between)
+
+
+def test_disagreeing_structures_are_said_to_part_from_where_and_how_far(parting) -> None:
+    dec, forecast = parting
+    assert forecast.disagree and forecast.parting is not None
+    text = forecast_text(dec, forecast)
+    threshold = format_percent(DISAGREEMENT_SHARE, decimals=0)
+    said = "The structures disagree about the future: from 2012 on, the spread of their means"
+    assert f"{said} makes up {threshold} or more of the band's variance" in text
+    assert "Past the data the structures agree" not in text
+    assert f"{percent(forecast.peak_share)} around {round(forecast.peak_x)}" in text
+    (low, low_value), (high, high_value) = forecast.at_peak()
+    # lowest first, in y's units, each with its weight; the decomposed one named
+    lowest = f"about {format_amount(low_value, dec.axis)} (weight 0.37)"
+    highest = f"about {format_amount(high_value, dec.axis)} (weight 0.60, the structure described"
+    assert text.index(lowest) < text.index(highest)
+    assert high_value - low_value > 5  # the trend's mean well above the smooth one's
+    assert "the others hold 0.03 of the weight together" in text
+    assert "The thin lines past the data in the figure follow them, labelled by weight" in text
+
+
+def test_the_figure_draws_the_structures_means_past_the_data_only_when_they_disagree(
+    parting, agreeing
+) -> None:
+    dec, forecast = parting
+    lines = _structure_lines(forecast_drawing(dec, frame_of(dec), None, forecast)())
+    assert list(lines) == [
+        f"weight {format_number(s.weight, decimals=2)}" for s in forecast.structures
+    ]
+    assert dec.series is not None
+    grid, data_end = dec.series.x_grid, float(dec.model.x.max())
+    for shown in forecast.structures:
+        x, y = (np.asarray(v) for v in lines[f"weight {shown.weight:.2f}"].get_data())
+        assert x[0] <= data_end < x[1] and x[-1] == grid[-1]  # from the data's end on
+        np.testing.assert_allclose(y, shown.mean[grid >= x[0]])
+    labels = [t.get_text() for t in lines["weight 0.60"].axes.get_legend().get_texts()]
+    assert "weight 0.60" in labels and "weight 0.37" in labels
+
+    dec, forecast = agreeing
+    assert _structure_lines(forecast_drawing(dec, frame_of(dec), None, forecast)()) == {}
+
+
+def test_the_section_embeds_a_figure_with_the_structures_colours(parting, agreeing) -> None:
+    for (dec, forecast), drawn in ((parting, True), (agreeing, False)):
+        section = forecast_section(dec, [], None, frame_of(dec), forecast)
+        assert section is not None
+        svg = section["figure"]["content"]
+        assert (plots.STRUCTURE_COLOURS[0] in svg) is drawn
+        assert (plots.STRUCTURE_COLOURS[1] in svg) is drawn
+
+
+def test_the_figure_refuses_a_structures_mean_off_the_grid() -> None:
+    grid = np.linspace(0.0, 2.0, 11)
+    with pytest.raises(ValueError, match="structure weight 0.50"):
+        plots.forecast_figure(
+            [0.0, 1.0],
+            [1.0, 2.0],
+            grid,
+            np.zeros(11),
+            np.ones(11),
+            "t",
+            "y",
+            structures=[("weight 0.50", np.zeros(5))],
+        )
