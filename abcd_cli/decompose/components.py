@@ -17,7 +17,8 @@ and that input is time: the model is a series. One reading two inputs is drawn a
 
 What only a series has: the sums of the first k components and the full model's forecast along
 its input (``SeriesCurves``), and the checks that read the residuals in the order of its rows.
-What only a table of several inputs has: the variance table (``variance.variance_table``).
+What only a table of several inputs has: the variance table (``variance.variance_table``) and
+what each component does along its inputs (``effects``: partial dependence).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 
 from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.decompose.checks import model_checks
+from abcd_cli.decompose.effects import Effect, component_effects
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck, Surface
 from abcd_cli.decompose.folds import folds_for
 from abcd_cli.decompose.input_terms import expand_additive, term_inputs
@@ -89,6 +91,7 @@ class Decomposition:
     series: SeriesCurves | None  # with one input only
     variance: VarianceTable | None  # with several inputs only
     dropped: tuple[Kernel, ...] = ()  # terms switched off over the whole data (user units)
+    effects: tuple[Effect | None, ...] = ()  # one per component; with several inputs only
 
     @property
     def axis(self) -> Axis:
@@ -210,6 +213,7 @@ def decompose(
         series=_series_curves(model, terms, grids[0]) if series else None,
         variance=None if series else variance_table(model, components, terms, axes),
         dropped=tuple(sc.kernel_out(t) for t in off),
+        effects=() if series else component_effects(model, components),
     )
 
 

@@ -217,14 +217,19 @@ def component_finding(c: ComponentFacts, facts: PosteriorFacts) -> Finding | Non
     return component_feature(c.kernel, c.is_noise, facts.findings)
 
 
-def component_tag(f: Finding | None) -> str:
+def component_tag(f: Finding | None, dec: Decomposition) -> str:
     """What a component's heading and bullet add: 'probability 0.98', 'uncertain: probability
-    0.35'; '' when the posterior gives it no probability."""
+    0.35', 'probability 1.00, but the data hold only 2.8 cycles'; '' when the posterior gives
+    it no probability."""
     if f is None:
         return ""
     if f.probability < LIKELY:
         return f"uncertain: probability {probability_text(f.probability)}"
-    return f"probability {probability_text(f.probability)}"
+    tag = f"probability {probability_text(f.probability)}"
+    cycles = cycles_seen(f, dec)
+    if cycles is not None and cycles < MIN_CYCLES:
+        tag += f", but the data hold only {format_number(cycles, 2)} cycles"
+    return tag
 
 
 def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, Any]]:

@@ -33,7 +33,7 @@ from abcd_cli.reporting.component_text import (
     paragraph,
     section_phrase,
 )
-from abcd_cli.reporting.effects import effect_json, effects_of
+from abcd_cli.reporting.effects import effect_json
 from abcd_cli.reporting.sections import Frame, axis_label
 from abcd_cli.reporting.wording import number_word
 
@@ -49,13 +49,13 @@ def component_sections(
         uncertain = finding is not None and finding.probability < LIKELY
         section = component_section(dec, c, previous_r2, frame, uncertain)
         if facts is not None:
-            section |= certainty_of(finding)
+            section |= certainty_of(finding, dec)
         sections.append(section)
         previous_r2 = c.cum_r2
     return sections
 
 
-def certainty_of(finding: Finding | None) -> dict[str, Any]:
+def certainty_of(finding: Finding | None, dec: Decomposition) -> dict[str, Any]:
     """A component's probability, its range under the evidence's error, its tag, and the
     sentence that opens the paragraph of an uncertain one (probability below ``LIKELY``)."""
     if finding is None:
@@ -63,7 +63,7 @@ def certainty_of(finding: Finding | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "probability": finding.probability,
         "probability_range": [finding.low, finding.high],
-        "tag": component_tag(finding),
+        "tag": component_tag(finding, dec),
     }
     if finding.probability < LIKELY:
         out["paragraph_note"] = (
@@ -100,7 +100,7 @@ def component_section(
     if dec.series is not None:
         return section | series_figures(dec, c, phrase, frame, uncertain)
     figure, note = inputs_figure(dec, c, phrase, frame)
-    effect = effects_of(dec)[c.index - 1]
+    effect = dec.effects[c.index - 1]
     return section | {
         "effect": None if effect is None else effect_json(effect, dec.names),
         "inputs": input_names(dec, c.dims),

@@ -20,7 +20,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, product
 from abcd_cli.kernels.base import copy_with, reads_x
-from abcd_cli.reporting.effects import effect_sentences, effects_of
+from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.paragraphs import component_paragraph, opening, statistics_sentences
 from abcd_cli.reporting.phrases import noun_phrase
@@ -80,7 +80,7 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
             input_name=dec.names[d],
         )
         return naming(phrase, dec.names[d])
-    effect = effects_of(dec)[c.index - 1]
+    effect = dec.effects[c.index - 1]
     dims = c.dims if effect is None else effect.inputs_by_share  # the one carrying most first
     names = input_names(dec, dims)
     if len(c.dims) == 2:
@@ -170,7 +170,7 @@ def _joint_sentences(dec: Decomposition, c: ComponentFacts) -> list[str]:
             f" {'either' if len(factors) == 2 else 'any one'} depends on the"
             f" other{'' if len(factors) == 2 else 's'}."
         )
-    effect = effects_of(dec)[c.index - 1]
+    effect = dec.effects[c.index - 1]
     if effect is not None:
         out += effect_sentences(effect, dec.axes)
     elif mean.size:

@@ -190,7 +190,7 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
     tagged with the probability of what its component shows."""
     phrases = [component_phrase(dec, c) for c in dec.components]
     if facts is not None:
-        tags = [component_tag(component_finding(c, facts)) for c in dec.components]
+        tags = [component_tag(component_finding(c, facts), dec) for c in dec.components]
         phrases = [f"{p} ({tag})" if tag else p for p, tag in zip(phrases, tags, strict=True)]
     summary: dict[str, Any] = describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
     if dec.series is None:  # what each component does along its inputs; small ones folded

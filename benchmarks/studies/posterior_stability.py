@@ -7,7 +7,8 @@ the default settings (one worker process per core). Seed 0's model files are the
 benchmark's (``benchmarks/accuracy/outputs/peers/models/``, made by its ``abcd-posterior``
 runs); seeds 1 and 2 are searched here and kept in ``outputs/posterior_models/seedK/``. The
 model files (about 300 KB each) stay out of the repository; what the table reads of each, its
-structures' weights and its features with their probabilities (``decompose/features.py``), is
+structures' weights and its features with their probabilities (``decompose/features.py``,
+recomputed from the model file by the code of now), is
 kept in ``outputs/posterior_features/seedK/SERIES.json``, and a rerun skips the series whose
 summary is there. Two seeds state the same features when the features of
 probability ≥ 0.5 pair up one to one: the same kind on the same inputs, and for a period or a
@@ -28,6 +29,8 @@ from pathlib import Path
 import abcd_cli
 from abcd_cli.data.reader import load_series
 from abcd_cli.decompose.features import CHANGE_TOLERANCE, PERIOD_TOLERANCE
+from abcd_cli.fitted import posterior_features
+from abcd_cli.model import posterior_of
 from benchmarks.accuracy.peers.abcd_peer import MODELS as SEED0
 from benchmarks.accuracy.runs import all_series, split_files
 from benchmarks.common import machine_line, publish, python_command
@@ -75,12 +78,14 @@ def summarise(series: str, seed: int) -> None:
     path = model_path(series, seed)
     if not path.exists():
         return
-    posterior = json.loads(path.read_text())["posterior"]
+    found = abcd_cli.read_model(path)
+    posterior = found.document["posterior"]
     summary = {
         "weights": [
             [s["weight"], s["kernel"]] for s in posterior["structures"] if s["weight"] >= 0.01
         ],
-        "features": posterior["features"],
+        # from the code of now, not the file's: every seed's features by the same rules
+        "features": posterior_features(found.model, posterior_of(found.document), found.x_names),
     }
     out = summary_path(series, seed)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -96,8 +101,8 @@ def close(a: dict, b: dict, width: float) -> bool:
     """The same feature: kind and inputs, and values within the grouping's tolerance."""
     if (a["kind"], a["inputs"]) != (b["kind"], b["inputs"]):
         return False
-    if "value" not in a:
-        return True
+    if a.get("value") is None or b.get("value") is None:
+        return a.get("value") is None and b.get("value") is None
     if a["kind"] == "periodic":
         return abs(math.log(a["value"] / b["value"])) <= PERIOD_TOLERANCE
     return abs(a["value"] - b["value"]) <= CHANGE_TOLERANCE * width

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import warnings
 from pathlib import Path
 
 import abcd_cli
-from abcd_cli.decompose.features import CHANGE_TOLERANCE, PERIOD_TOLERANCE
 from benchmarks.common import DATASETS, machine_line, publish, python_command
 from benchmarks.studies import OUTPUTS
+from benchmarks.studies.posterior_stability import same
 
 SERIES = ("01-airline", "08-radio", "07-call-centre")
 SEEDS = (0, 1, 2)
@@ -73,30 +72,6 @@ def record_findings(series: str, seed: int) -> None:
 def facts(path: Path) -> list[dict]:
     """The findings the summary words as facts."""
     return [f for f in json.loads(path.read_text()) if f["wording"] == "fact"]
-
-
-def close(a: dict, b: dict, width: float) -> bool:
-    """The same finding: kind and inputs, and values within the features' grouping tolerance."""
-    if (a["kind"], a["inputs"]) != (b["kind"], b["inputs"]):
-        return False
-    if a.get("value") is None or b.get("value") is None:
-        return a.get("value") is None and b.get("value") is None
-    if a["kind"] == "periodic":
-        return abs(math.log(a["value"] / b["value"])) <= PERIOD_TOLERANCE
-    return abs(a["value"] - b["value"]) <= CHANGE_TOLERANCE * width
-
-
-def same(a: list[dict], b: list[dict], width: float) -> bool:
-    """Whether the findings ``a`` and ``b`` pair up one to one."""
-    if len(a) != len(b):
-        return False
-    left = list(b)
-    for f in a:
-        match = next((g for g in left if close(f, g, width)), None)
-        if match is None:
-            return False
-        left.remove(match)
-    return True
 
 
 def shown(findings: list[dict]) -> str:
