@@ -15,6 +15,7 @@ from abcd_cli.reporting.factors import (
     noise_terms,
     on_intervals,
     product_lengthscale,
+    sharp_gates,
     switch_precision,
 )
 from abcd_cli.reporting.gathered import gathered, gathered_continuation
@@ -97,7 +98,7 @@ def describe_extrapolation(
             " Its change factors keep scaling it gradually beyond the data, as over it."
         )
     if parts.gates:
-        on = on_intervals(parts.gates)
+        on = on_intervals(sharp_gates(parts.gates, x_data))
         if not on:
             return "It is switched off everywhere, so it adds nothing beyond the data."
         last = on[-1]

@@ -175,11 +175,33 @@ def on_intervals(gates: Sequence[BaseKernel]) -> list[Interval]:
     return on
 
 
+def sharp_gates(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[BaseKernel]:
+    """The change factors that switch rather than scale: each finite switch of theirs no wider
+    (2 × steepness) than ``GRADUAL_SHARE`` of the data's span nor than the interval it bounds.
+    All of them without data. A gate softer than that (a changepoint whose switch takes as long
+    as the data) scales the component gradually; intersected with a sharp one it would leave
+    an empty interval and call a live component switched off."""
+    if x_data is None or len(x_data) < 2:
+        return list(gates)
+    span = float(np.ptp(x_data))
+    return [
+        gate
+        for gate in gates
+        if all(
+            2.0 * steep <= min(GRADUAL_SHARE * span, i.high - i.low)
+            for i in _gate_intervals(gate)
+            for end, steep in ((i.low, i.low_steep), (i.high, i.high_steep))
+            if math.isfinite(end)
+        )
+    ]
+
+
 def on_in_data(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[Interval]:
-    """``on_intervals`` without those wholly outside the data: ending, switch included (one
-    steepness), before its first x or beginning after its last (a window's side that lies
-    beyond the data's start). All of them without data, or when none would be left."""
-    on = on_intervals(gates)
+    """``on_intervals`` of the ``sharp_gates`` without those wholly outside the data: ending,
+    switch included (one steepness), before its first x or beginning after its last (a
+    window's side that lies beyond the data's start). All of them without data, or when none
+    would be left."""
+    on = on_intervals(sharp_gates(gates, x_data))
     if x_data is None or len(x_data) == 0:
         return on
     first, last = float(np.min(x_data)), float(np.max(x_data))
@@ -213,10 +235,17 @@ GRADUAL_SHARE = 0.25
 
 
 def is_gradual(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> bool:
-    """Whether some switch of the intervals within the data (``on_in_data``) is wider than
-    ``GRADUAL_SHARE`` of the data's span or than its own interval (False without data)."""
+    """Whether the change factors scale the component gradually rather than switch it: some
+    are not ``sharp_gates`` and the sharp ones do not switch it within the data, or some
+    switch of the intervals within the data (``on_in_data``) is wider than ``GRADUAL_SHARE``
+    of the data's span or than its own interval (False without data)."""
     if x_data is None or len(x_data) < 2:
         return False
+    sharp = sharp_gates(gates, x_data)
+    if len(sharp) < len(gates):
+        ends = [e for i in stated_intervals(gates, x_data) for e in (i.low, i.high)]
+        if not any(math.isfinite(e) for e in ends):
+            return True
     span = float(np.ptp(x_data))
     for i in on_in_data(gates, x_data):
         for end, steep in ((i.low, i.low_steep), (i.high, i.high_steep)):

@@ -45,3 +45,16 @@ def test_a_window_closing_after_the_data_end_is_stated_as_open() -> None:
     phrase = noun_phrase(kernel, AXIS, x_data=X)
     assert phrase.endswith("applies from 1920 onwards"), phrase
     assert "1989" not in phrase
+
+
+def test_a_switch_as_slow_as_the_data_scales_and_does_not_switch_the_component_off() -> None:
+    """A soft changepoint (its switch as long as the data) beside a sharp one: the sharp one
+    says where the component applies; their exact intervals do not overlap, which once read
+    'switched off everywhere' of a component explaining 60% of the data."""
+    x = np.linspace(1962.0, 1977.0, 180)
+    kernel = parse_kernel(
+        "After(location=1976, steepness=14) * Before(location=1974.1, steepness=0.008)"
+        " * SE(lengthscale=1.5, sd=1)"
+    )
+    phrase = noun_phrase(kernel, AXIS, x_data=x)
+    assert phrase.startswith("a smooth function which applies until") and "1974" in phrase
