@@ -18,12 +18,13 @@ import numpy as np
 
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.kernels import Additive, BaseKernel, Kernel, product
+from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
+from abcd_cli.reporting.factors import is_gradual, stated_intervals
 from abcd_cli.reporting.paragraphs import component_paragraph, opening, statistics_sentences
-from abcd_cli.reporting.phrases import noun_phrase
+from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
 from abcd_cli.reporting.trends import mean_trend
 from abcd_cli.reporting.wording import format_amount, join_words, number_word
 
@@ -80,12 +81,50 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
             input_name=dec.names[d],
         )
         return naming(phrase, dec.names[d])
+    switched = switched_phrase(dec, c, direction)
+    if switched:
+        return switched
     effect = dec.effects[c.index - 1]
     dims = c.dims if effect is None else effect.inputs_by_share  # the one carrying most first
     names = input_names(dec, dims)
     if len(c.dims) == 2:
         return f"an interaction between {names[0]} and {names[1]}"
     return f"a joint function of {join_words(names)}"
+
+
+def switched_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = True) -> str:
+    """A component that is a function of one input switched on and off, or scaled gradually,
+    along another (a changepoint's side: 'a smooth function of weight which applies until 1978
+    (in year)', '... which fades across the data (in year)'); '' for any other. The gates'
+    input is named after the clause."""
+    if not isinstance(c.kernel, (BaseKernel, Product)):
+        return ""
+    reading = [b for b in c.kernel.bases() if reads_x(b)]
+    gate_dims = {b.dim for b in reading if getattr(b, "role", "") == "gate"}
+    gate_dims -= {b.dim for b in reading if getattr(b, "role", "") != "gate"}
+    main = [d for d in c.dims if d not in gate_dims]
+    if len(gate_dims) != 1 or len(main) != 1:
+        return ""
+    (g,) = gate_dims
+    (d,) = main
+    x = column(dec, d)
+    function = product([b for b in c.kernel.bases() if not reads_x(b) or b.dim == d])
+    phrase = noun_phrase(
+        on_first_input(function),
+        dec.axes[d],
+        x_data=x,
+        direction=mean_trend(c, x) if direction else None,
+        input_name=dec.names[d],
+    )
+    gates = [on_first_input(b) for b in reading if b.dim == g]
+    xg = column(dec, g)
+    if is_gradual(gates, xg):
+        clause = gradual_clause(gates, dec.axes[g], xg)
+    else:
+        clause = on_clause(stated_intervals(gates, xg), dec.axes[g], xg)
+    if not clause:
+        return ""
+    return f"{naming(phrase, dec.names[d])} which {clause} (in {dec.names[g]})"
 
 
 def section_phrase(dec: Decomposition, c: ComponentFacts) -> str:

@@ -146,7 +146,7 @@ def on_clause(on: Sequence[Interval], axis: Axis, x_data: np.ndarray | None) -> 
     return "applies " + join_words(pieces)
 
 
-def _gradual_clause(gates: Sequence[BaseKernel], axis: Axis, x_data: np.ndarray) -> str:
+def gradual_clause(gates: Sequence[BaseKernel], axis: Axis, x_data: np.ndarray) -> str:
     """'grows stronger across the data', 'fades across the data', 'is strongest around
     August 2010', 'is weakest around ...': change factors that scale it gradually."""
     xs, amplitude = gate_profile(gates, x_data)
@@ -245,7 +245,7 @@ def noun_phrase(
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     if parts.gates:
         if is_gradual(parts.gates, x_data):
-            clause = _gradual_clause(parts.gates, axis, x_data)
+            clause = gradual_clause(parts.gates, axis, x_data)
         else:
             clause = _applies_clause(parts.gates, axis, x_data)
         if clause:

@@ -1,0 +1,223 @@
+"""The log likelihood of a state-space form by a Kalman filter, in O(N·nnz(A)·d) time.
+
+For sorted inputs x₁ ≤ ... ≤ x_N, the state s moves between them by s_i = A_i s_{i−1} + q_i,
+q_i ~ N(0, Q_i) (``discretise``), starting from N(0, P∞), and each value is observed as
+y_i = w_iᵀ s_i + ε_i, ε_i ~ N(0, r_i) (``forms``: w_i the observation row, r_i the white-noise
+variance). The filter's one-step predictions give the exact Gaussian likelihood
+(prediction-error decomposition; Särkkä 2013, "Bayesian filtering and smoothing", §4.3):
+    m⁻ = A m,  P⁻ = A P Aᵀ + Q,  S_i = wᵀ P⁻ w + r_i,  e_i = y_i − wᵀ m⁻,
+    k = P⁻ w / S_i,  m = m⁻ + k e_i,  P = P⁻ − k kᵀ S_i,
+    −log p(y) = ½ Σ (e_i²/S_i + log S_i) + (N/2) log 2π.
+A repeated input (Δ = 0) skips the prediction: the same state is observed again with its own
+noise, as the dense Gram matrix has it. Unsorted inputs are sorted first (the likelihood does not
+depend on the order of the points).
+
+With ``constant_mean`` (y ~ N(β1, K), flat prior on β, as in ``engines/exact.py``) the filter
+runs on y and on the vector of ones at once (the gains do not depend on the data), which gives
+yᵀK⁻¹y, 1ᵀK⁻¹y and a = 1ᵀK⁻¹1 from the same innovations; then
+    −log p(y) = ½ (yᵀK⁻¹y − (1ᵀK⁻¹y)²/a) + ½ log det K + ½ log a + ((N − 1)/2) log 2π.
+
+The loop over points is compiled by numba. A search evaluates thousands of structures, each many
+times: numba compiles once per function *signature* (the arrays' types and ranks), and the state
+size d, the number of observed states and of distinct gaps are run-time array shapes, so every
+structure and every parameter value runs the same machine code; ``cache=True`` keeps it on disk,
+so a new process (a search's worker) loads it instead of compiling (the times of both are in
+the study ``benchmarks/studies/statespace_likelihood.py``). A JAX filter would compile per
+structure (its shapes are part of the trace), which in a search that meets thousands of
+structures costs more than the evaluations.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from abcd_cli.engines.base import FAILED_NLL, LOG_2PI
+from abcd_cli.engines.statespace.discretise import Steps, sparse_transitions, steps
+from abcd_cli.engines.statespace.forms import Orders, StateSpaceForm, state_space_form
+from abcd_cli.kernels import Kernel
+
+#: Most bytes the transition tables (A and Q, dense before compression) of one chunk of points
+#: may take; irregular inputs with many distinct gaps are filtered chunk by chunk.
+TABLE_BYTES = 64 * 2**20
+
+
+@njit(cache=True, nogil=True)
+def _filter(
+    Y: np.ndarray,
+    cols: np.ndarray,
+    H: np.ndarray,
+    r: np.ndarray,
+    step: np.ndarray,
+    a_ptr: np.ndarray,
+    a_idx: np.ndarray,
+    a_val: np.ndarray,
+    q_ptr: np.ndarray,
+    q_idx: np.ndarray,
+    q_val: np.ndarray,
+    m: np.ndarray,
+    P: np.ndarray,
+    acc: np.ndarray,
+) -> int:
+    """Filter the points of Y (N, c) in order, updating m (d, c), P (d, d) and acc in place:
+    acc[0] += Σ log S_i, acc[1 + a·c + b] += Σ e_a e_b / S_i. Row i of the observation is
+    H[i] (H[0] when H has one row) on the states ``cols``; ``step[i]`` indexes the
+    transition tables (−1: no move). Returns 0, or i + 1 when S_i ≤ 0 or is not finite."""
+    n, c = Y.shape
+    d = P.shape[0]
+    nh = cols.shape[0]
+    T = np.empty((d, d))
+    mt = np.empty((d, c))
+    v = np.empty(d)
+    e = np.empty(c)
+    for i in range(n):
+        u = step[i]
+        if u >= 0:
+            # T = A P, row by row over A's sparse rows.
+            for row in range(d):
+                for k in range(d):
+                    T[row, k] = 0.0
+                for p in range(a_ptr[row], a_ptr[row + 1]):
+                    a = a_val[u, p]
+                    src = a_idx[p]
+                    for k in range(d):
+                        T[row, k] += a * P[src, k]
+                for j in range(c):
+                    s = 0.0
+                    for p in range(a_ptr[row], a_ptr[row + 1]):
+                        s += a_val[u, p] * m[a_idx[p], j]
+                    mt[row, j] = s
+            # P = T Aᵀ on the upper triangle, mirrored, then + Q.
+            for row in range(d):
+                for col in range(row, d):
+                    s = 0.0
+                    for p in range(a_ptr[col], a_ptr[col + 1]):
+                        s += T[row, a_idx[p]] * a_val[u, p]
+                    P[row, col] = s
+                    P[col, row] = s
+            for row in range(d):
+                for p in range(q_ptr[row], q_ptr[row + 1]):
+                    P[row, q_idx[p]] += q_val[u, p]
+                for j in range(c):
+                    m[row, j] = mt[row, j]
+        h = H[i] if H.shape[0] > 1 else H[0]
+        for k in range(d):
+            s = 0.0
+            for j in range(nh):
+                s += P[k, cols[j]] * h[j]
+            v[k] = s
+        S = r[i]
+        for j in range(nh):
+            S += h[j] * v[cols[j]]
+        if not (0.0 < S < np.inf):
+            return i + 1
+        for j in range(c):
+            s = Y[i, j]
+            for jj in range(nh):
+                s -= h[jj] * m[cols[jj], j]
+            e[j] = s
+        acc[0] += math.log(S)
+        for a in range(c):
+            for b in range(c):
+                acc[1 + a * c + b] += e[a] * e[b] / S
+        for k in range(d):
+            g = v[k] / S
+            for j in range(c):
+                m[k, j] += g * e[j]
+            for kk in range(d):
+                P[k, kk] -= g * v[kk]
+    return 0
+
+
+def _innovations(form: StateSpaceForm, x: np.ndarray, Y: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """[Σ log S_i, the c×c matrix Σ e eᵀ/S_i flattened] of the filter over (x, Y) (unsorted
+    allowed); NaN in the first entry when the filter breaks down."""
+    c = Y.shape[1]
+    acc = np.zeros(1 + c * c)
+    dynamics = form.dynamics
+    if dynamics is None:  # white noise alone: independent points
+        if not np.all(r > 0.0):
+            acc[0] = math.nan
+            return acc
+        acc[0] = float(np.sum(np.log(r)))
+        acc[1:] = np.einsum("ia,ib,i->ab", Y, Y, 1.0 / r).ravel()
+        return acc
+    st: Steps = steps(x)
+    o = st.order
+    cols, H = form.observation(x)
+    Ys, rs = np.ascontiguousarray(Y[o]), np.ascontiguousarray(r[o])
+    if H.shape[0] > 1:
+        H = np.ascontiguousarray(H[o])
+    d = dynamics.size
+    m = np.zeros((d, c))
+    P = np.array(dynamics.stationary(), dtype=float, order="C", copy=True)  # updated in place
+    chunk = max(1, int(TABLE_BYTES // (16 * d * d)))
+    n = x.size
+    start = 0
+    while start < n:
+        # Points whose gaps fit one table: every point when the distinct gaps are few.
+        if st.deltas.size <= chunk:
+            end, used = n, np.arange(st.deltas.size)
+            local = st.step[start:end]
+        else:
+            end = min(n, start + chunk)
+            sub = st.step[start:end]
+            used = np.unique(sub[sub >= 0])
+            local = np.where(sub >= 0, np.searchsorted(used, sub), -1)
+        t = sparse_transitions(dynamics, st.deltas[used])
+        h_rows = H[start:end] if H.shape[0] > 1 else H
+        status = _filter(
+            Ys[start:end], cols, h_rows, rs[start:end], np.ascontiguousarray(local),
+            t.a_ptr, t.a_idx, t.a_val, t.q_ptr, t.q_idx, t.q_val, m, P, acc,
+        )  # fmt: skip
+        if status:
+            acc[0] = math.nan
+            return acc
+        start = end
+    return acc
+
+
+def form_negative_log_likelihood(
+    form: StateSpaceForm, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+) -> float:
+    """−log p(y | X) under the form (``FAILED_NLL`` when the filter breaks down)."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 2:
+        if X.shape[1] != 1:
+            raise ValueError("the state-space form reads one input column")
+        X = X[:, 0]
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    r = form.noise(X[:, None])
+    if constant_mean:
+        centre = float(np.mean(y)) if n else 0.0
+        Y = np.column_stack([y - centre, np.ones(n)])
+    else:
+        Y = y[:, None]
+    with np.errstate(all="ignore"):
+        acc = _innovations(form, X, Y, r)
+        logdet = acc[0]
+        if constant_mean:
+            yy, y1, a = acc[1], acc[2], acc[4]
+            if not a > 0:
+                return FAILED_NLL
+            nll = 0.5 * (yy - y1 * y1 / a) + 0.5 * logdet + 0.5 * math.log(a)
+            nll += 0.5 * (n - 1) * LOG_2PI
+        else:
+            nll = 0.5 * (acc[1] + logdet) + 0.5 * n * LOG_2PI
+    return float(nll) if math.isfinite(nll) else FAILED_NLL
+
+
+def negative_log_likelihood(
+    kernel: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    constant_mean: bool = False,
+    orders: Orders | None = None,
+) -> float:
+    """−log p(y | X, kernel) by the Kalman filter, as ``engines.exact.negative_log_likelihood``
+    gives it densely (``FAILED_NLL`` when the filter breaks down); ``NoStateSpaceForm`` when
+    the kernel has no form."""
+    return form_negative_log_likelihood(state_space_form(kernel, orders), X, y, constant_mean)
