@@ -420,3 +420,20 @@ def test_no_time_input_no_extrapolation_section() -> None:
         c for c in context["components"] if not c["inputs"] and "noise" not in c["phrase"]
     )
     assert constant["phrase"] == "a constant" and "Its level is about" in constant["paragraph"]
+
+
+def test_the_sides_of_a_change_along_one_input_are_named_by_it() -> None:
+    """A changepoint in year between two smooth functions of weight: each side is a function
+    of weight that applies before or after the change, not 'an interaction'."""
+    names = ("weight", "year")
+    model = fixed_model(
+        "CP[year](SE[weight](lengthscale=900, sd=3), SE[weight](lengthscale=900, sd=1),"
+        " location=76, steepness=0.1) + WN(sd=0.5)",
+        names,
+    )
+    dec = decompose(model, axes_of(names), seed=0)
+    phrases = sorted(component_phrase(dec, c) for c in dec.components if not c.is_noise)
+    assert phrases == [
+        "a smooth function of weight which applies from year = 76 onwards (in year)",
+        "a smooth function of weight which applies until year = 76 (in year)",
+    ]
