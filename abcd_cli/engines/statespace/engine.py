@@ -2,11 +2,12 @@
 whichever exact method is cheaper for its kernel, the Kalman filter or the dense Cholesky.
 
 The filter's cost grows as N·(nnz(A)·d + d²) with the state's size d, the Cholesky's as N³
-whatever the kernel: a sum of a few smooth and periodic terms (d ≈ 20-60) filters 2,000 points
-ten times faster than the Cholesky, while a product of a periodic kernel with an SE (d in the
-hundreds) filters a hundred times slower (``benchmarks/engines/outputs/statespace_engine.md``).
+whatever the kernel: a sum of a few smooth and periodic terms (d = 24-64) filters 2,000 points
+1.6-6 times faster than the Cholesky and 4,000 points 5-20 times faster, while a product of a
+periodic kernel with an SE (d = 440) filters 500 points 900 times slower
+(``benchmarks/engines/outputs/statespace_engine.md``).
 So every evaluation estimates both from measured constants (``KALMAN_SECONDS``,
-``exact.N3_PER_SECOND``) and takes the cheaper; a kernel without a form here (several inputs, a
+``CHOLESKY_N3_PER_SECOND``) and takes the cheaper; a kernel without a form here (several inputs, a
 periodic kernel of too many harmonics) or a series of too many distinct gaps for the gradient's
 tables goes to the Cholesky too. Both are the exact likelihood, the filter within its stated
 approximation of SE, Per and RQ (``forms.Orders``; under 0.01 nats at N = 500 for SE and Per).
@@ -32,9 +33,13 @@ from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel
 
 #: Seconds of one point of the filter's likelihood and gradient per unit of nnz(A)·d + d²
-#: (measured 3.3-4.4·10⁻⁹ for d = 22-308 at N = 500 and 2,000: the study
+#: (measured 3.3-4.4·10⁻⁹ for d = 22-440 at N = 500-4,000, one BLAS thread:
 #: ``benchmarks/engines/bench_statespace.py``).
 KALMAN_SECONDS = 4e-9
+#: The Cholesky's likelihood and gradient in N³ per second, one BLAS thread as a search's worker
+#: has (measured 0.8-2·10¹⁰ at N = 500-4,000 in the same study; the exact engine's own, more
+#: cautious ``N3_PER_SECOND`` sizes what it refuses).
+CHOLESKY_N3_PER_SECOND = 1.2e10
 
 
 def kalman_seconds(form: StateSpaceForm, n: int) -> float:
@@ -44,6 +49,11 @@ def kalman_seconds(form: StateSpaceForm, n: int) -> float:
         return 0.0
     d = form.size
     return KALMAN_SECONDS * n * (dynamics.nonzeros() * d + d * d)
+
+
+def cholesky_seconds(n: int) -> float:
+    """The Cholesky's estimated time for one likelihood and gradient on ``n`` points."""
+    return float(n) ** 3 / CHOLESKY_N3_PER_SECOND
 
 
 def _one_input(X: np.ndarray) -> bool:
@@ -67,8 +77,7 @@ class StateSpaceEngine(Engine):
             form = state_space_form(kernel)
         except NoStateSpaceForm:
             return None
-        dense = exact.ExactEngine().cost(n, kernel).seconds
-        return form if kalman_seconds(form, n) < dense else None
+        return form if kalman_seconds(form, n) < cholesky_seconds(n) else None
 
     def objective(
         self,

@@ -42,14 +42,20 @@ from numba import njit
 
 from abcd_cli.engines.base import FAILED_NLL, LOG_2PI
 from abcd_cli.engines.statespace.discretise import Steps, steps
-from abcd_cli.engines.statespace.forms import NoStateSpaceForm, Orders, state_space_form
+from abcd_cli.engines.statespace.forms import (
+    NoStateSpaceForm,
+    Orders,
+    StateSpaceForm,
+    state_space_form,
+)
 from abcd_cli.engines.statespace.kalman import NOTHING_KEPT, _filter
 from abcd_cli.kernels import Kernel
 
 #: Most bytes the states kept for one segment's reverse pass may take.
 STATE_BYTES = 64 * 2**20
-#: Most bytes the transition tables of every distinct gap may take (with their adjoints); a
-#: series of more distinct gaps (irregular inputs) has no gradient here (``NoStateSpaceForm``).
+#: Most bytes the transition tables of every distinct gap may take (A and Q, dense as they are
+#: made); a series of more distinct gaps (irregular inputs) has no gradient here
+#: (``NoStateSpaceForm``: the engine takes the Cholesky).
 GRADIENT_TABLE_BYTES = 128 * 2**20
 #: The central difference's step for the small matrices, relative to max(1, |θ_j|).
 STEP = 1e-6
@@ -288,16 +294,10 @@ def _pattern(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _parts(
-    kernel: Kernel,
-    harmonics: tuple[int, ...],
-    orders: Orders,
-    x: np.ndarray,
-    st: Steps,
-    patterns: _Patterns | None,
+    form: StateSpaceForm, x: np.ndarray, st: Steps, patterns: _Patterns | None
 ) -> tuple[_Parts, _Patterns, np.ndarray]:
-    """The form of ``kernel`` (with these harmonics) on the sorted x: its parts on
-    ``patterns`` (None: on its own, returned) and the observed states ``cols``."""
-    form = state_space_form(kernel, orders, harmonics)
+    """The form's parts on the sorted x, its tables on ``patterns`` (None: on their own,
+    returned), and the observed states ``cols``."""
     dynamics = form.dynamics
     assert dynamics is not None
     A, Q = dynamics.transitions(st.deltas)
@@ -354,13 +354,10 @@ def nll_and_grad(
         return _noise_only(theta, kernel, x, y, constant_mean, orders)
     st = steps(x)
     d = form.size
+    if 16 * st.deltas.size * d * d > GRADIENT_TABLE_BYTES:  # A and Q of every gap, dense
+        raise NoStateSpaceForm(f"{st.deltas.size} distinct gaps: the gradient's tables too large")
     with np.errstate(all="ignore"):
-        parts, patterns, cols = _parts(k, form.harmonics, orders, x, st, None)
-        table = 8 * 2 * st.deltas.size * (patterns.a_idx.size + patterns.q_idx.size)
-        if table > GRADIENT_TABLE_BYTES:
-            raise NoStateSpaceForm(
-                f"{st.deltas.size} distinct gaps make the gradient's tables too large"
-            )
+        parts, patterns, cols = _parts(form, x, st, None)
         o = st.order
         if constant_mean:
             centre = float(np.mean(y)) if n else 0.0
@@ -411,8 +408,8 @@ def nll_and_grad(
             for sign in (1.0, -1.0):
                 t = theta.copy()
                 t[j] += sign * h
-                moved = kernel.with_theta(t)
-                ends.append(_parts(moved, form.harmonics, orders, x, st, patterns)[0])
+                moved = state_space_form(kernel.with_theta(t), orders, form.harmonics)
+                ends.append(_parts(moved, x, st, patterns)[0])
             hi, lo = ends
             grad[j] = (
                 np.sum(Abar * (hi.a_val - lo.a_val))
