@@ -48,7 +48,7 @@ from abcd_cli.engines.statespace.forms import (
     StateSpaceForm,
     state_space_form,
 )
-from abcd_cli.engines.statespace.kalman import NOTHING_KEPT, _filter
+from abcd_cli.engines.statespace.kalman import NOTHING_KEPT, _filter, _innovation, _predict
 from abcd_cli.kernels import Kernel
 
 #: Most bytes the states kept for one segment's reverse pass may take.
@@ -99,6 +99,7 @@ def _reverse(
         acc, Ps, ms,
     )  # fmt: skip
     T = np.empty((d, d))
+    mt = np.empty((d, c))
     Pm = np.empty((d, d))
     mm = np.empty((d, c))
     v = np.empty(d)
@@ -112,50 +113,13 @@ def _reverse(
         P = Ps[i]
         m = ms[i]
         if u >= 0:
-            for row in range(d):
-                for k in range(d):
-                    T[row, k] = 0.0
-                for p in range(a_ptr[row], a_ptr[row + 1]):
-                    a = a_val[u, p]
-                    src = a_idx[p]
-                    for k in range(d):
-                        T[row, k] += a * P[src, k]
-                for j in range(c):
-                    s = 0.0
-                    for p in range(a_ptr[row], a_ptr[row + 1]):
-                        s += a_val[u, p] * m[a_idx[p], j]
-                    mm[row, j] = s
-            for row in range(d):
-                for col in range(row, d):
-                    s = 0.0
-                    for p in range(a_ptr[col], a_ptr[col + 1]):
-                        s += T[row, a_idx[p]] * a_val[u, p]
-                    Pm[row, col] = s
-                    Pm[col, row] = s
-            for row in range(d):
-                for p in range(q_ptr[row], q_ptr[row + 1]):
-                    Pm[row, q_idx[p]] += q_val[u, p]
+            _predict(u, a_ptr, a_idx, a_val, q_ptr, q_idx, q_val, P, m, T, mt, Pm, mm)
         else:
-            for row in range(d):
-                for k in range(d):
-                    Pm[row, k] = P[row, k]
-                for j in range(c):
-                    mm[row, j] = m[row, j]
+            Pm[:, :] = P
+            mm[:, :] = m
         hrow = i if H.shape[0] > 1 else 0
         h = H[hrow]
-        for k in range(d):
-            s = 0.0
-            for j in range(nh):
-                s += Pm[k, cols[j]] * h[j]
-            v[k] = s
-        S = r[i]
-        for j in range(nh):
-            S += h[j] * v[cols[j]]
-        for j in range(c):
-            s = Y[i, j]
-            for jj in range(nh):
-                s -= h[jj] * mm[cols[jj], j]
-            e[j] = s
+        S = _innovation(Pm, mm, cols, h, r[i], Y[i], v, e)
         phi = 0.0
         for a in range(c):
             for b in range(c):

@@ -47,6 +47,85 @@ NOTHING_KEPT = (np.zeros((0, 0, 0)), np.zeros((0, 0, 0)))
 
 
 @njit(cache=True, nogil=True)
+def _predict(
+    u: int,
+    a_ptr: np.ndarray,
+    a_idx: np.ndarray,
+    a_val: np.ndarray,
+    q_ptr: np.ndarray,
+    q_idx: np.ndarray,
+    q_val: np.ndarray,
+    P: np.ndarray,
+    m: np.ndarray,
+    T: np.ndarray,
+    mt: np.ndarray,
+    P_out: np.ndarray,
+    m_out: np.ndarray,
+) -> None:
+    """One move by gap u: T = A P (kept), P_out = T Aᵀ + Q, m_out = A m, over A's and Q's
+    sparse rows (P_out may be P and m_out m: the move is made in place)."""
+    d = P.shape[0]
+    c = m.shape[1]
+    for row in range(d):
+        for k in range(d):
+            T[row, k] = 0.0
+        for p in range(a_ptr[row], a_ptr[row + 1]):
+            a = a_val[u, p]
+            src = a_idx[p]
+            for k in range(d):
+                T[row, k] += a * P[src, k]
+        for j in range(c):
+            s = 0.0
+            for p in range(a_ptr[row], a_ptr[row + 1]):
+                s += a_val[u, p] * m[a_idx[p], j]
+            mt[row, j] = s
+    # T Aᵀ on the upper triangle, mirrored, then + Q.
+    for row in range(d):
+        for col in range(row, d):
+            s = 0.0
+            for p in range(a_ptr[col], a_ptr[col + 1]):
+                s += T[row, a_idx[p]] * a_val[u, p]
+            P_out[row, col] = s
+            P_out[col, row] = s
+    for row in range(d):
+        for p in range(q_ptr[row], q_ptr[row + 1]):
+            P_out[row, q_idx[p]] += q_val[u, p]
+        for j in range(c):
+            m_out[row, j] = mt[row, j]
+
+
+@njit(cache=True, nogil=True)
+def _innovation(
+    P: np.ndarray,
+    m: np.ndarray,
+    cols: np.ndarray,
+    h: np.ndarray,
+    r: float,
+    y: np.ndarray,
+    v: np.ndarray,
+    e: np.ndarray,
+) -> float:
+    """The observation of one point from the predicted (m, P): v = P w, e = y − wᵀm, and the
+    innovation's variance S = wᵀv + r returned (w: h on the states ``cols``)."""
+    d = P.shape[0]
+    nh = cols.shape[0]
+    for k in range(d):
+        s = 0.0
+        for j in range(nh):
+            s += P[k, cols[j]] * h[j]
+        v[k] = s
+    S = r
+    for j in range(nh):
+        S += h[j] * v[cols[j]]
+    for j in range(m.shape[1]):
+        s = y[j]
+        for jj in range(nh):
+            s -= h[jj] * m[cols[jj], j]
+        e[j] = s
+    return S
+
+
+@njit(cache=True, nogil=True)
 def _filter(
     Y: np.ndarray,
     cols: np.ndarray,
@@ -74,7 +153,6 @@ def _filter(
     n, c = Y.shape
     keep = Ps.shape[0] > 0
     d = P.shape[0]
-    nh = cols.shape[0]
     T = np.empty((d, d))
     mt = np.empty((d, c))
     v = np.empty(d)
@@ -85,49 +163,11 @@ def _filter(
             ms[i] = m
         u = step[i]
         if u >= 0:
-            # T = A P, row by row over A's sparse rows.
-            for row in range(d):
-                for k in range(d):
-                    T[row, k] = 0.0
-                for p in range(a_ptr[row], a_ptr[row + 1]):
-                    a = a_val[u, p]
-                    src = a_idx[p]
-                    for k in range(d):
-                        T[row, k] += a * P[src, k]
-                for j in range(c):
-                    s = 0.0
-                    for p in range(a_ptr[row], a_ptr[row + 1]):
-                        s += a_val[u, p] * m[a_idx[p], j]
-                    mt[row, j] = s
-            # P = T Aᵀ on the upper triangle, mirrored, then + Q.
-            for row in range(d):
-                for col in range(row, d):
-                    s = 0.0
-                    for p in range(a_ptr[col], a_ptr[col + 1]):
-                        s += T[row, a_idx[p]] * a_val[u, p]
-                    P[row, col] = s
-                    P[col, row] = s
-            for row in range(d):
-                for p in range(q_ptr[row], q_ptr[row + 1]):
-                    P[row, q_idx[p]] += q_val[u, p]
-                for j in range(c):
-                    m[row, j] = mt[row, j]
+            _predict(u, a_ptr, a_idx, a_val, q_ptr, q_idx, q_val, P, m, T, mt, P, m)
         h = H[i] if H.shape[0] > 1 else H[0]
-        for k in range(d):
-            s = 0.0
-            for j in range(nh):
-                s += P[k, cols[j]] * h[j]
-            v[k] = s
-        S = r[i]
-        for j in range(nh):
-            S += h[j] * v[cols[j]]
+        S = _innovation(P, m, cols, h, r[i], Y[i], v, e)
         if not (0.0 < S < np.inf):
             return i + 1
-        for j in range(c):
-            s = Y[i, j]
-            for jj in range(nh):
-                s -= h[jj] * m[cols[jj], j]
-            e[j] = s
         acc[0] += math.log(S)
         for a in range(c):
             for b in range(c):
