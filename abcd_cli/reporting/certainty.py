@@ -84,11 +84,11 @@ def probability_text(p: float) -> str:
     return format_number(p, decimals=2)
 
 
-def _distinct(values: tuple[float, ...], show) -> list[str]:  # type: ignore[no-untyped-def]
+def _distinct(values: tuple[float, ...]) -> list[str]:
     """The values written with the fewest significant figures (2 to 5) that keep the distinct
     ones apart."""
     for digits in (2, 3, 4, 5):
-        shown = [show(v, digits) for v in values]
+        shown = [format_number(v, digits) for v in values]
         if len(set(shown)) == len(set(values)):
             return shown
     return shown
@@ -100,11 +100,11 @@ def _period_interval(f: Finding, dec: Decomposition) -> str:
     low, high = f.feature.interval  # type: ignore[misc]
     value = float(f.feature.value)  # type: ignore[arg-type]
     if axis.unit is None:
-        a, _, b = _distinct((low, value, high), lambda v, d: format_number(v, d))
+        a, _, b = _distinct((low, value, high))
         return f"between {a} and {b} units of {axis.x_name}"
     count, name = in_largest_unit(high, axis.unit)
     scale = high / count
-    a, _, b = _distinct((low / scale, value / scale, count), lambda v, d: format_number(v, d))
+    a, _, b = _distinct((low / scale, value / scale, count))
     return f"between {a} and {counted(b, name)}"
 
 

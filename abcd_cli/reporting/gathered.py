@@ -133,18 +133,13 @@ def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str
     )
 
 
-def _lengthscale(term: Factors) -> float:
-    """A term's smooth factors' lengthscale, (Σ ℓ_k⁻²)^(-1/2)."""
-    return product_lengthscale(term.smooth)
-
-
 def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str:
     """What the gathered component is assumed to do beyond the data while it is on."""
     if g.head == "periodic":
         period = format_span(g.lead.periodic[0].param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
         if all(t.smooth for t in g.terms):  # every term drifts: the repetition fades
-            longest = max(_lengthscale(t) for t in g.terms)
+            longest = max(product_lengthscale(t.smooth) for t in g.terms)
             text += (
                 f", its exact shape becoming less certain beyond about"
                 f" {format_span(longest, axis)} from the data"
@@ -153,7 +148,7 @@ def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str
             text += f", its amplitude still {'growing' if g.trend == 'increasing' else 'shrinking'}"
         return text + "."
     if g.head == "smooth":
-        longest = max(_lengthscale(t) for t in g.terms)
+        longest = max(product_lengthscale(t.smooth) for t in g.terms)
         return (
             "Beyond the data its mean returns to zero (its prior mean) within about"
             f" {format_span(longest, axis)}, and its uncertainty grows back to the prior level."
