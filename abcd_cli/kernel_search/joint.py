@@ -13,8 +13,8 @@ over the structures of all K searches instead:
    their fit of lowest BIC, and every distinct structure is kept, so at most K × ``pool``. The
    union rather than its ``pool`` best: a structure of a little higher BIC may carry more
    evidence, and the alternatives one path lacks are what the union is for; the weighing, the
-   price of each structure kept, costs less than the searches that found them (measured in
-   benchmarks/studies/outputs/joint_pool.md);
+   price of each structure kept, costs less than the searches that found them (10-56 s of
+   runs of 143-973 s: benchmarks/studies/outputs/report_certainty_seeds3.md);
 3. the joint pool is weighed once, as one search's pool is (``weighing.weigh_pool`` on the
    searches' executor, each structure's random numbers from SEED and the structure),
    checkpointed structure by structure in a file of its own (``checkpoint.save_weighing``), so
