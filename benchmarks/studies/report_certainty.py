@@ -41,6 +41,24 @@ FINDINGS = OUTPUTS / "certainty_findings"
 TABLE = OUTPUTS / "report_certainty.md"
 #: a finding worded as a fact must have at least this probability (the issue's bar)
 FACT = 0.9
+#: The kinds of finding the issue's target names (periods, a linear trend, a change); the
+#: report also states smooth parts and changing noise, counted in the first tally only.
+TARGET_KINDS = ("periodic", "linear trend", "change")
+
+
+def of_target_kinds(findings: list[dict]) -> list[dict]:
+    """The findings of the kinds the target names."""
+    return [f for f in findings if f["kind"] in TARGET_KINDS]
+
+
+def agreement_line(agree: int, named: int, counted: int, weak: int, over: str) -> str:
+    """The tallies: the same facts over the three ``over``, of every kind and of the target's
+    kinds, and the facts below the bar."""
+    return (
+        f"The same facts on all three {over}: **{agree} of {counted}** series; of the kinds the"
+        f" target names ({', '.join(TARGET_KINDS)}): **{named} of {counted}**. Facts of"
+        f" probability below {FACT}: **{weak}**."
+    )
 
 
 def run_name(series: str, seed: int, k: int = 1) -> str:
@@ -161,7 +179,7 @@ def table(k: int = 1) -> str:
     """One row per series whose three findings files exist (of runs of ``k`` seeds each)."""
     if k > 1:
         return joint_table(k)
-    rows, agree, counted, weak = [], 0, 0, 0
+    rows, agree, named, counted, weak = [], 0, 0, 0, 0
     for series in SERIES:
         paths = [findings_path(series, seed) for seed in SEEDS]
         if not all(p.exists() for p in paths):
@@ -172,6 +190,8 @@ def table(k: int = 1) -> str:
         weak += sum(f["probability"] < FACT for seed in by_seed for f in seed)
         ok = all(same(by_seed[0], other, width) for other in by_seed[1:])
         agree += ok
+        kinds = [of_target_kinds(f) for f in by_seed]
+        named += all(same(kinds[0], other, width) for other in kinds[1:])
         counted += 1
         rows.append(
             f"| {series} | {'yes' if ok else 'no'} | "
@@ -188,8 +208,7 @@ def table(k: int = 1) -> str:
                 " `abcd search --method posterior` on each whole series. A finding is listed when"
                 " the executive summary words it as a fact; its posterior probability follows it.",
                 "",
-                f"The same facts on all three seeds: **{agree} of {counted}** series. Facts of"
-                f" probability below {FACT}: **{weak}**.",
+                agreement_line(agree, named, counted, weak, "seeds"),
                 "",
                 "| series | same on all three | seed 0 | seed 1 | seed 2 |",
                 "|---|---|---|---|---|",
@@ -214,7 +233,7 @@ def joint_table(k: int) -> str:
     each run cost."""
     firsts = run_seeds(k)
     names = [f"seeds {s}-{s + k - 1}" for s in firsts]
-    rows, all_rows, cost_rows, agree, counted, weak = [], [], [], 0, 0, 0
+    rows, all_rows, cost_rows, agree, named, counted, weak = [], [], [], 0, 0, 0, 0
     for series in SERIES:
         paths = [findings_path(series, seed, k) for seed in firsts]
         if not all(p.exists() for p in paths):
@@ -225,6 +244,8 @@ def joint_table(k: int) -> str:
         weak += sum(f["probability"] < FACT for run in by_run for f in run)
         ok = all(same(by_run[0], other, width) for other in by_run[1:])
         agree += ok
+        kinds = [of_target_kinds(f) for f in by_run]
+        named += all(same(kinds[0], other, width) for other in kinds[1:])
         counted += 1
         rows.append(f"| {series} | {'yes' if ok else 'no'} | " + " | ".join(map(shown, by_run)))
         rows[-1] += " |"
@@ -258,8 +279,7 @@ def joint_table(k: int) -> str:
                 f" structures of its {k} searches' pools jointly. A finding is listed when the"
                 " executive summary words it as a fact; its posterior probability follows it.",
                 "",
-                f"The same facts on all three runs: **{agree} of {counted}** series. Facts of"
-                f" probability below {FACT}: **{weak}**.",
+                agreement_line(agree, named, counted, weak, "runs"),
                 "",
                 f"| series | same on all three | {' | '.join(names)} |",
                 "|---|---|---|---|---|",
