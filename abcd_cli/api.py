@@ -158,7 +158,8 @@ def search(
     all the searches' pools are weighed together (:mod:`abcd_cli.kernel_search.joint`).
 
     ``engine``: ``"exact"`` (the full GP), ``"skc"`` (bounds on the likelihood through
-    ``inducing`` inputs; None: a number chosen by the series' length) or ``"auto"`` (exact for
+    ``inducing`` inputs; None: a number chosen by the series' length), ``"statespace"`` (the
+    exact likelihood of one input by a Kalman filter where cheaper) or ``"auto"`` (exact for
     short series, skc for long ones; see :mod:`abcd_cli.kernel_search.engine_choice`).
 
     ``progress``: a function called with one line per level (True: print them on stderr; in a

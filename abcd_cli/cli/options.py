@@ -254,7 +254,9 @@ def _engine_options() -> list[Any]:
             default=DEFAULTS.engine,
             show_default=True,
             help="'exact': the full Gaussian process; 'skc': bounds through inducing inputs,"
-            f" for long series; 'auto': exact below {AUTO_THRESHOLD} points, skc from there.",
+            " for long series; 'statespace': the exact likelihood of one input by a Kalman"
+            " filter where that is cheaper, for the series 'exact' takes;"
+            f" 'auto': exact below {AUTO_THRESHOLD} points, skc from there.",
         ),
         click.option(
             "--inducing",

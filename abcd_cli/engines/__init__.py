@@ -1,6 +1,7 @@
 """GP engines behind one interface (``abcd_cli.engines.base.Engine``), chosen by name.
 
-``exact`` (dense Cholesky) and ``skc`` (inducing-point bounds, ``engines/sparse.py``); another
+``exact`` (dense Cholesky), ``skc`` (inducing-point bounds, ``engines/sparse.py``) and
+``statespace`` (the Kalman filter or the Cholesky, the cheaper: ``engines/statespace``); another
 engine arrives as a sibling module and one line in ``_ENGINES``: "name": "module:Class",
 imported only when asked for.
 """
@@ -15,6 +16,7 @@ from abcd_cli.engines.base import Engine
 _ENGINES: dict[str, str] = {
     "exact": "abcd_cli.engines.exact:ExactEngine",
     "skc": "abcd_cli.engines.sparse:SparseEngine",
+    "statespace": "abcd_cli.engines.statespace.engine:StateSpaceEngine",
 }
 DEFAULT_ENGINE = "exact"
 

@@ -60,7 +60,7 @@ def exact_accepts(n: int, settings: SearchSettings) -> bool:
 
 
 def engine_name(choice: str, n: int, settings: SearchSettings | None = None) -> str:
-    """The engine ``choice`` ("auto", "exact" or "skc") means for ``n`` points: auto is exact
+    """The engine ``choice`` ("auto" or an engine's name) means for ``n`` points: auto is exact
     below ``AUTO_THRESHOLD`` when the exact engine accepts the series, else skc."""
     if choice != "auto":
         return choice
@@ -71,9 +71,10 @@ def engine_name(choice: str, n: int, settings: SearchSettings | None = None) -> 
 def resolve(settings: SearchSettings, n: int) -> tuple[SearchSettings, Engine]:
     """The settings with the engine and m actually used on ``n`` points (what a checkpoint
     records: ``auto`` that chose skc resumes as ``--engine skc`` with the same m would), and that
-    engine. The exact engine takes no m (``inducing`` None); skc's m is at most n."""
+    engine. The exact and state-space engines take no m (``inducing`` None); skc's m is at
+    most n."""
     name = engine_name(settings.engine, n, settings)
-    if name == "exact":
-        return replace(settings, engine="exact", inducing=None), get_engine("exact")
+    if name in ("exact", "statespace"):
+        return replace(settings, engine=name, inducing=None), get_engine(name)
     m = min(n, settings.inducing or default_inducing(n))
     return replace(settings, engine="skc", inducing=m), get_engine("skc", m=m, seed=settings.seed)

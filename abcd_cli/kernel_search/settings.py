@@ -25,8 +25,9 @@ METHODS = ("greedy", "posterior")
 #: its chain (``weighing.STEPS``).
 MAX_DRAWS = 200
 #: The engines a search may be told to use: "auto" chooses by the series' length
-#: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds.
-ENGINES = ("auto", "exact", "skc")
+#: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds, "statespace"
+#: the exact likelihood by the Kalman filter where that is cheaper (one input).
+ENGINES = ("auto", "exact", "skc", "statespace")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/outputs/NOTES.md: a constant's likelihood fell short by 11 nats at 100
 #: spreads).

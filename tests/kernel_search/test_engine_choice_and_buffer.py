@@ -65,7 +65,7 @@ def one_error_line(result) -> str:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--engine", "fast"], "unknown engine 'fast' (choose from auto, exact, skc)"),
+        (["--engine", "fast"], "unknown engine 'fast' (choose from auto, exact, skc, statespace)"),
         (["--inducing", "many"], "--inducing takes a whole number"),
         (["--inducing", "0"], "inducing inputs must be a whole number of at least 1"),
         (["--inducing", "-5"], "not -5"),

@@ -12,9 +12,12 @@ Modules, one job each:
                   weights (Lin, gates, constants), the white-noise diagonal; ``NoStateSpaceForm``
   ``discretise``  the gaps between sorted inputs and the transitions over them, sparse
   ``kalman``      the log likelihood by a numba-compiled Kalman filter
+  ``gradient``    its gradient in the kernel's parameters by the filter's adjoint
+  ``engine``      the engine ``statespace``: per kernel the filter or the Cholesky, whichever
+                  is cheaper, with the exact engine's posterior
 
-Not yet an engine (``engines/__init__.py`` does not list it): the likelihood alone, measured in
-``benchmarks/studies/statespace_likelihood.py``.
+Measured in ``benchmarks/studies/statespace_likelihood.py`` (the likelihood's accuracy and
+cost) and ``benchmarks/engines/bench_statespace.py`` (the engine's choice).
 """
 
 from abcd_cli.engines.statespace.forms import (

@@ -65,6 +65,11 @@ class Dynamics(ABC):
     def drift(self) -> np.ndarray:
         """F, (d, d)."""
 
+    def nonzeros(self) -> int:
+        """An upper bound on the nonzero entries of A (what one step of the filter costs,
+        with d: about nnz(A)·d multiplications); a general block's A is dense."""
+        return self.size * self.size
+
     @abstractmethod
     def stationary(self) -> np.ndarray:
         """P∞, (d, d)."""
@@ -92,6 +97,9 @@ class Constant(Dynamics):
     def drift(self) -> np.ndarray:
         return np.zeros((1, 1))
 
+    def nonzeros(self) -> int:
+        return 1
+
     def stationary(self) -> np.ndarray:
         return np.full((1, 1), self.variance)
 
@@ -112,6 +120,9 @@ class Oscillator(Dynamics):
     @property
     def size(self) -> int:
         return 2
+
+    def nonzeros(self) -> int:
+        return 4
 
     def drift(self) -> np.ndarray:
         w = self.frequency
@@ -174,6 +185,9 @@ class Stack(Dynamics):
             i += k
         return out
 
+    def nonzeros(self) -> int:
+        return sum(p.nonzeros() for p in self.parts)
+
     def drift(self) -> np.ndarray:
         return self._diagonal([p.drift() for p in self.parts])
 
@@ -204,6 +218,9 @@ class Kronecker(Dynamics):
     @cached_property
     def size(self) -> int:  # type: ignore[override]
         return int(np.prod([p.size for p in self.parts]))
+
+    def nonzeros(self) -> int:
+        return int(np.prod([p.nonzeros() for p in self.parts]))
 
     def drift(self) -> np.ndarray:
         F = self.parts[0].drift()

@@ -29,7 +29,7 @@ kernel without a shape here) raises ``NoStateSpaceForm``, on which an engine fal
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -78,9 +78,12 @@ def _se(k: Kernel, orders: Orders) -> Block:
     return se_block(k.param("lengthscale"), k.param("sd") ** 2, orders.se)
 
 
-def _per(k: Kernel, orders: Orders) -> Block:
+def _per(k: Kernel, orders: Orders, count: int | None = None) -> Block:
+    """Per as ``count`` harmonics (None: the fewest whose dropped weight is within the
+    tolerance)."""
     ell, period, sd = k.param("lengthscale"), k.param("period"), k.param("sd")
-    count = harmonics(ell, orders.per_tolerance)
+    if count is None:
+        count = harmonics(ell, orders.per_tolerance)
     if count > orders.max_harmonics:
         raise NoStateSpaceForm(
             f"Per with lengthscale {ell:.3g} needs {count} harmonics for a dropped weight of"
@@ -151,7 +154,7 @@ def _merged_se(factors: list[Kernel]) -> Kernel | None:
     return SE((1.0 / math.sqrt(inv), sd))
 
 
-def _term(factors: list[Kernel], orders: Orders) -> Term | None:
+def _term(factors: list[Kernel], orders: Orders, counts: _HarmonicCounts) -> Term | None:
     """The term of one product of base kernels; None when it is white noise."""
     for k in factors:
         if not isinstance(k, BaseKernel):
@@ -175,7 +178,7 @@ def _term(factors: list[Kernel], orders: Orders) -> Term | None:
             raise NoStateSpaceForm(f"{k.symbol} has no state-space form")
     se = _merged_se(shaped)
     shaped = [k for k in shaped if type(k) is not SE] + ([se] if se is not None else [])
-    blocks = [SHAPES[type(k)](k, orders) for k in shaped]
+    blocks = [_block(k, orders, counts) for k in shaped]
     if not blocks:
         return Term(Constant(1.0), np.ones(1), scale, tuple(modulators))
     if len(blocks) == 1:
@@ -188,14 +191,43 @@ def _term(factors: list[Kernel], orders: Orders) -> Term | None:
     return Term(dynamics, h, scale, tuple(modulators))
 
 
+class _HarmonicCounts:
+    """The harmonics of each periodic block, in the order the form builds them: chosen by the
+    tolerance (and recorded in ``used``), or replayed from ``given``."""
+
+    def __init__(self, given: Sequence[int] | None):
+        self.given = None if given is None else list(given)
+        self.used: list[int] = []
+
+    def next(self) -> int | None:
+        if self.given is None:
+            return None
+        if len(self.used) >= len(self.given):
+            raise ValueError("fewer harmonic counts given than the kernel has periodic blocks")
+        return self.given[len(self.used)]
+
+    def record(self, block: Block) -> Block:
+        self.used.append(block[0].size // 2)
+        return block
+
+
+def _block(k: Kernel, orders: Orders, counts: _HarmonicCounts) -> Block:
+    """The block of one stationary factor (a periodic one's harmonics counted in ``counts``)."""
+    if type(k) is Per:
+        return counts.record(_per(k, orders, counts.next()))
+    return SHAPES[type(k)](k, orders)
+
+
 @dataclass(frozen=True, eq=False)
 class StateSpaceForm:
     """A kernel's state-space form: its terms' stacked dynamics, their observation weights and
     the kernel's white-noise diagonal. ``dynamics`` is None when the kernel is white noise
-    alone."""
+    alone. ``harmonics``: each periodic block's harmonics, in build order (a form of the same
+    kernel with other values and these counts has the same shape: ``state_space_form``)."""
 
     kernel: Kernel
     terms: tuple[Term, ...]
+    harmonics: tuple[int, ...] = ()
 
     @cached_property
     def dynamics(self) -> Dynamics | None:
@@ -233,10 +265,17 @@ class StateSpaceForm:
         return self.kernel.diag_parts(X)[1]
 
 
-def state_space_form(kernel: Kernel, orders: Orders | None = None) -> StateSpaceForm:
-    """The kernel's state-space form; ``NoStateSpaceForm`` when it has none here."""
+def state_space_form(
+    kernel: Kernel, orders: Orders | None = None, harmonics: Sequence[int] | None = None
+) -> StateSpaceForm:
+    """The kernel's state-space form; ``NoStateSpaceForm`` when it has none here.
+    ``harmonics``: the periodic blocks' counts to use (another form's ``harmonics``) instead
+    of those the tolerance chooses."""
     orders = orders or Orders()
     if not kernel.is_fitted:
         raise ValueError("the kernel's parameters are not all known")
-    terms = [t for factors in factor_lists(kernel) if (t := _term(factors, orders)) is not None]
-    return StateSpaceForm(kernel, tuple(terms))
+    counts = _HarmonicCounts(harmonics)
+    terms = [
+        t for factors in factor_lists(kernel) if (t := _term(factors, orders, counts)) is not None
+    ]
+    return StateSpaceForm(kernel, tuple(terms), tuple(counts.used))

@@ -42,6 +42,8 @@ from abcd_cli.kernels import Kernel
 #: Most bytes the transition tables (A and Q, dense before compression) of one chunk of points
 #: may take; irregular inputs with many distinct gaps are filtered chunk by chunk.
 TABLE_BYTES = 64 * 2**20
+#: ``_filter``'s last two arguments when it keeps no states.
+NOTHING_KEPT = (np.zeros((0, 0, 0)), np.zeros((0, 0, 0)))
 
 
 @njit(cache=True, nogil=True)
@@ -60,12 +62,17 @@ def _filter(
     m: np.ndarray,
     P: np.ndarray,
     acc: np.ndarray,
+    Ps: np.ndarray,
+    ms: np.ndarray,
 ) -> int:
     """Filter the points of Y (N, c) in order, updating m (d, c), P (d, d) and acc in place:
     acc[0] += Σ log S_i, acc[1 + a·c + b] += Σ e_a e_b / S_i. Row i of the observation is
     H[i] (H[0] when H has one row) on the states ``cols``; ``step[i]`` indexes the
-    transition tables (−1: no move). Returns 0, or i + 1 when S_i ≤ 0 or is not finite."""
+    transition tables (−1: no move). With Ps (N, d, d) and ms (N, d, c) rather than empty
+    arrays, the state before point i moves is kept in Ps[i], ms[i] (the gradient's reverse
+    pass reads them). Returns 0, or i + 1 when S_i ≤ 0 or is not finite."""
     n, c = Y.shape
+    keep = Ps.shape[0] > 0
     d = P.shape[0]
     nh = cols.shape[0]
     T = np.empty((d, d))
@@ -73,6 +80,9 @@ def _filter(
     v = np.empty(d)
     e = np.empty(c)
     for i in range(n):
+        if keep:
+            Ps[i] = P
+            ms[i] = m
         u = step[i]
         if u >= 0:
             # T = A P, row by row over A's sparse rows.
@@ -170,7 +180,7 @@ def _innovations(form: StateSpaceForm, x: np.ndarray, Y: np.ndarray, r: np.ndarr
         h_rows = H[start:end] if H.shape[0] > 1 else H
         status = _filter(
             Ys[start:end], cols, h_rows, rs[start:end], np.ascontiguousarray(local),
-            t.a_ptr, t.a_idx, t.a_val, t.q_ptr, t.q_idx, t.q_val, m, P, acc,
+            t.a_ptr, t.a_idx, t.a_val, t.q_ptr, t.q_idx, t.q_val, m, P, acc, *NOTHING_KEPT,
         )  # fmt: skip
         if status:
             acc[0] = math.nan
