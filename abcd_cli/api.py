@@ -154,7 +154,8 @@ def search(
     ``method="posterior"``: weigh the search's ``pool`` (20) structures of lowest BIC by their
     evidence and draw their parameters (:mod:`abcd_cli.kernel_search.posterior`); the model is
     then the most probable structure, ``FoundModel.posterior`` holds them all, and ``predict``
-    and ``report`` forecast with their mixture.
+    and ``report`` forecast with their mixture. With ``seeds`` > 1, the distinct structures of
+    all the searches' pools are weighed together (:mod:`abcd_cli.kernel_search.joint`).
 
     ``engine``: ``"exact"`` (the full GP), ``"skc"`` (bounds on the likelihood through
     ``inducing`` inputs; None: a number chosen by the series' length), ``"statespace"`` (the

@@ -273,6 +273,13 @@ def posterior_of(doc: dict) -> StructurePosterior | None:
     return None if entry is None else StructurePosterior.from_dict(entry)
 
 
+def searches_of(doc: dict) -> int:
+    """How many searches a document's search ran (``settings.seeds``; 1 when it says not):
+    with ``--method posterior``, the searches whose pools its posterior weighed together."""
+    seeds = (doc.get("settings") or {}).get("seeds", 1)
+    return seeds if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds > 1 else 1
+
+
 def particle_models(
     model: Model, posterior: StructurePosterior, where: str = "model file"
 ) -> tuple[list[Model], np.ndarray]:

@@ -94,8 +94,9 @@ def _effort_options() -> list[Any]:
             type=click.IntRange(1, 20),
             default=DEFAULTS.seeds,
             show_default=True,
-            help="Run this many searches (seeds SEED, SEED+1, ...) and keep the lowest BIC;"
-            " the time grows in proportion.",
+            help="Run this many searches (seeds SEED, SEED+1, ...) and keep the lowest BIC"
+            " (with --method posterior: weigh their pools' structures together); the time"
+            " grows in proportion.",
         ),
         click.option(
             "--jobs",
@@ -154,16 +155,16 @@ def _strategy_options() -> list[Any]:
             default=DEFAULTS.method,
             show_default=True,
             help="'greedy': the one structure of lowest BIC (the original search);"
-            " 'posterior': the --pool best structures of that search weighed by their"
-            " evidence, with draws of their parameters; forecasts and predictions come from"
-            " their mixture.",
+            " 'posterior': the --pool best structures of that search (of each of --seeds"
+            " searches, jointly) weighed by their evidence, with draws of their parameters;"
+            " forecasts and predictions come from their mixture.",
         ),
         click.option(
             "--pool",
             type=click.IntRange(1, 200),
             default=None,
-            help="With --method posterior: the structures of lowest BIC that are weighed"
-            f" [default: {DEFAULTS.pool}].",
+            help="With --method posterior: the structures of lowest BIC that each search keeps"
+            f" and are weighed [default: {DEFAULTS.pool}].",
         ),
         click.option(
             "--beam",

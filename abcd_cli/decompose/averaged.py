@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from abcd_cli.model import Model, particle_models, posterior_of, seed_models
+from abcd_cli.model import Model, particle_models, posterior_of, searches_of, seed_models
 from abcd_cli.prediction import (
     evidence_weights,
     mixture_moments,
@@ -96,8 +96,8 @@ class StructureMean:
 @dataclass(frozen=True)
 class PosteriorForecast:
     """The posterior's mixture on a grid of x: how many structures have weight, the largest
-    weight (the decomposed model's), the most parameter draws a structure has, and the
-    mixture's mean, sd and central 95% bounds.
+    weight (the decomposed model's), the most parameter draws a structure has, the
+    mixture's mean, sd and central 95% bounds, and how many searches' structures it mixes.
 
     Whether its structures agree past the data: ``structures`` are those of weight at least
     ``TOP_WEIGHT`` (at most ``TOP_COUNT``, most probable first) with their own means, and
@@ -129,6 +129,7 @@ class PosteriorForecast:
     data_end: float
     peak_index: int | None
     parting: float | None
+    searches: int = 1  # the searches (seeds) whose structures the posterior weighed together
 
     @property
     def disagree(self) -> bool:
@@ -230,6 +231,7 @@ def posterior_forecast(
         data_end=data_end,
         peak_index=peak,
         parting=float(x[parting[0]]) if parting.size else None,
+        searches=searches_of(dict(search)),
     )
 
 

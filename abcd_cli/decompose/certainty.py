@@ -26,7 +26,7 @@ import numpy as np
 from abcd_cli.decompose.features import PERIOD_TOLERANCE, Feature, held_features, model_features
 from abcd_cli.decompose.input_terms import term_inputs
 from abcd_cli.kernels import Kernel, Sum
-from abcd_cli.model import Model, posterior_of
+from abcd_cli.model import Model, posterior_of, searches_of
 
 #: How far (nats) each structure's log evidence may be off, for the probabilities' ranges.
 EVIDENCE_ERROR = 1.0
@@ -64,6 +64,7 @@ class PosteriorFacts:
     findings: list[Finding]  # most probable first
     draws: int  # parameter draws per structure
     prior: str  # the prior over structures, in words
+    searches: int = 1  # the searches (seeds) whose structures were weighed together
 
 
 def probability_range(weights: np.ndarray, shares: np.ndarray, nats: float) -> tuple[float, float]:
@@ -111,7 +112,7 @@ def posterior_facts(model: Model, search: Mapping[str, Any]) -> PosteriorFacts |
         StructureRow(sc.kernel_out(s.kernel), float(w), s.bic, s.log_evidence, s.failure)
         for s, w in zip(posterior.structures, posterior.weights, strict=True)
     ]
-    return PosteriorFacts(rows, findings, posterior.draws, posterior.prior)
+    return PosteriorFacts(rows, findings, posterior.draws, posterior.prior, searches_of(search))
 
 
 def _lead_period(kernel: Kernel) -> tuple[int, float] | None:

@@ -152,6 +152,21 @@ def load_state(
     ``InputError`` when it cannot be used: not a checkpoint, changed since it was written
     (its checksum), made for other data or settings, or holding values a search cannot have
     reached."""
+    content = _content(path, settings, x, y)
+    if content is None:
+        return None
+    try:
+        return _state_of(content, settings, x, y)
+    except (AttributeError, KeyError, TypeError, ValueError, InputError) as exc:
+        raise _damaged(path, exc) from None
+
+
+def _content(
+    path: Path, settings: SearchSettings, x: np.ndarray, y: np.ndarray
+) -> dict[str, Any] | None:
+    """The content of the checkpoint at ``path`` (every key but the header and the checksum)
+    once it is known to be one, unchanged, and made for these data and settings; None when
+    there is no file; ``InputError`` saying what to do otherwise."""
     if not path.exists():
         return None
     if not is_checkpoint(path):
@@ -176,12 +191,11 @@ def load_state(
         raise InputError(
             f"checkpoint {path} was made with other settings; use the same options or remove it"
         )
-    try:
-        return _state_of(content, settings, x, y)
-    except (AttributeError, KeyError, TypeError, ValueError, InputError) as exc:
-        raise InputError(
-            f"checkpoint {path} is damaged ({_one_line(exc)}); remove it to start anew"
-        ) from None
+    return content
+
+
+def _damaged(path: Path, exc: Exception) -> InputError:
+    return InputError(f"checkpoint {path} is damaged ({_one_line(exc)}); remove it to start anew")
 
 
 def _state_of(
@@ -268,9 +282,75 @@ def _one_line(exc: Exception) -> str:
 
 def checkpoint_paths(checkpoint: str | Path, settings: SearchSettings) -> list[Path]:
     """Where each of the settings' searches keeps its state: the path itself for one seed,
-    else one file per seed beside it (``NAME.seedK.json`` for ``NAME.json``)."""
+    else one file per seed beside it (``NAME.seedK.json`` for ``NAME.json``), and with the
+    method "posterior" last the joint weighing's (``NAME.joint.json``: ``save_weighing``)."""
     path = Path(checkpoint)
     if settings.seeds == 1:
         return [path]
     seeds = range(settings.seed, settings.seed + settings.seeds)
-    return [path.with_name(f"{path.stem}.seed{k}{path.suffix}") for k in seeds]
+    paths = [path.with_name(f"{path.stem}.seed{k}{path.suffix}") for k in seeds]
+    if settings.pool_size:
+        paths.append(path.with_name(f"{path.stem}.joint{path.suffix}"))
+    return paths
+
+
+# ------------------------------------------------------------------------------------------
+# The joint weighing of several searches' pools (``joint``)
+# ------------------------------------------------------------------------------------------
+
+#: What a joint weighing's checkpoint holds besides the common keys (``stage``'s value).
+JOINT_STAGE = "joint weighing"
+
+
+@dataclass
+class WeighingState:
+    """What the joint weighing of several searches' pools knows: the structures weighed, by
+    kernel text, and the seconds it has taken."""
+
+    weighed: dict[str, Weighed] = field(default_factory=dict)
+    elapsed: float = 0.0
+
+
+def save_weighing(
+    path: Path, state: WeighingState, settings: SearchSettings, x: np.ndarray, y: np.ndarray
+) -> None:
+    """Write the joint weighing's ``state`` to ``path`` atomically, as ``save_state`` does
+    (the searches' own states are in their own files)."""
+    content = {
+        "version": __version__,
+        "settings": settings.to_dict(),
+        "fingerprint": fingerprint(x, y),
+        "stage": JOINT_STAGE,
+        "weighed": [w.to_dict() for w in state.weighed.values()],
+        "elapsed_seconds": state.elapsed,
+    }
+    doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
+    refuse_foreign_checkpoint(path)
+    write_output(path, json.dumps(doc))
+
+
+def load_weighing(
+    path: Path, settings: SearchSettings, x: np.ndarray, y: np.ndarray, pool: list[Scored]
+) -> WeighingState | None:
+    """The joint weighing saved at ``path`` for these data, settings and joint ``pool``; None
+    when there is no file; ``InputError`` when it cannot be used (as ``load_state``), or
+    holds a structure that is not in ``pool`` at the same BIC (the searches' checkpoints were
+    changed since)."""
+    content = _content(path, settings, x, y)
+    if content is None:
+        return None
+    try:
+        if content.get("stage") != JOINT_STAGE:
+            raise ValueError("it is not a joint weighing's")
+        weighed = [Weighed.from_dict(w) for w in _list(content, "weighed")]
+        bics = {c.kernel.to_text(): c.bic for c in pool}
+        for w in weighed:
+            text = w.kernel.to_text()
+            if text not in bics or not math.isclose(w.bic, bics[text], rel_tol=1e-12):
+                raise ValueError("weighed holds a structure that is not in the searches' pools")
+        elapsed = float(content["elapsed_seconds"])
+        if not math.isfinite(elapsed) or elapsed < 0:
+            raise ValueError("elapsed_seconds must be a finite number of seconds")
+    except (AttributeError, KeyError, TypeError, ValueError, InputError) as exc:
+        raise _damaged(path, exc) from None
+    return WeighingState({w.kernel.to_text(): w for w in weighed}, elapsed)

@@ -58,6 +58,7 @@ from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
+from abcd_cli.kernel_search.joint import JointWeighing
 from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.scoring import Scored
@@ -250,12 +251,15 @@ class Search:
                 by_key[key] = c
         self.pool = sorted(by_key.values(), key=lambda c: c.bic)[: self.settings.pool_size]
 
-    def run(self) -> SearchResult:
+    def run(self, weigh: bool = True) -> SearchResult:
+        """Run the levels left, then with the method "posterior" weigh the pool, unless not
+        ``weigh`` (several searches' pools are weighed jointly: ``joint``); the result's model
+        is the most probable structure, or the lowest BIC without a posterior."""
         while self.step():
             pass
         if self.best is None:
             raise RunError("no model could be fitted to this series (every candidate failed)")
-        posterior = self._weigh() if self.settings.pool_size else None
+        posterior = self._weigh() if self.settings.pool_size and weigh else None
         chosen = self.best
         if posterior is not None:  # the structure of largest weight, as the search fitted it
             text = posterior.best.kernel.to_text()
@@ -389,7 +393,9 @@ def run_search(
 
     With ``settings.seeds`` = k > 1, k searches are run one after another with seeds seed, ...,
     seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
-    model has the lowest BIC is returned (the first of equals), with every seed's model.
+    model has the lowest BIC is returned (the first of equals), with every seed's model; with
+    the method "posterior", the structures of their pools are weighed jointly instead
+    (:mod:`abcd_cli.kernel_search.joint`).
     ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
     ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
     receives one line per finished level and resumption, ``events`` every ``SearchEvent``.
@@ -398,8 +404,9 @@ def run_search(
     """
     settings = settings or SearchSettings()
     paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
-    results = []
-    for i, path in enumerate(paths):
+    joint = settings.seeds > 1 and settings.pool_size > 0  # their pools weighed together
+    searches, results = [], []
+    for i, path in enumerate(paths[: settings.seeds]):
         one = replace(settings, seed=settings.seed + i, seeds=1)
         tagged = settings.seeds > 1
         search = Search(
@@ -407,9 +414,15 @@ def run_search(
         )
         if resume and search.restore():
             search.resumed()
-        results.append(search.run())
+        results.append(search.run(weigh=not joint))
+        if joint:
+            searches.append(search)
     if settings.seeds == 1:
         return results[0]
+    if joint:
+        emit = _sink(progress, events, None)
+        joint_path = paths[-1] if checkpoint else None
+        return JointWeighing(searches, results, settings, joint_path, emit).run(resume)
     chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
     return replace(
         chosen,

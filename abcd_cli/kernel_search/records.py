@@ -80,8 +80,10 @@ class SearchResult:
     depth (None when it did not), the points its candidates were optimised on (``fit_points``)
     and refined on (``refine_points``; both the whole series unless it is long) and, with
     ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them); with
-    the method "posterior", the posterior over structures (``model`` is its most probable). The
-    notes on it and its early stop in words: ``reporting.search_notes``."""
+    the method "posterior", the posterior over structures (``model`` is its most probable; with
+    several seeds, over all their pools, and ``trace_seed`` is the seed whose search fitted
+    ``model`` and whose trace this is). The notes on it and its early stop in words:
+    ``reporting.search_notes``."""
 
     model: Model
     trace: list[LevelRecord]
@@ -92,6 +94,7 @@ class SearchResult:
     stopped_early: EarlyStop | None = None
     seed_models: list[Model] = field(default_factory=list)
     posterior: StructurePosterior | None = None
+    trace_seed: int | None = None
 
     def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
         """The model file's document (``abcd search --json``), with the ``notes`` on the search

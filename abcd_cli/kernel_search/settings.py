@@ -18,7 +18,8 @@ from abcd_cli.kernels.additive import MAX_ORDER
 PRIOR_MEANS = ("data", "zero", "constant")
 #: How a search infers its model: "greedy" chooses one structure by BIC (the original ABCD
 #: search); "posterior" weighs the greedy search's best structures by their evidence, with
-#: their parameters integrated out and drawn (``kernel_search.posterior``).
+#: their parameters integrated out and drawn (``kernel_search.posterior``); with several seeds,
+#: the best structures of all their searches, jointly (``kernel_search.joint``).
 METHODS = ("greedy", "posterior")
 #: The most parameter draws a structure of the posterior keeps: every draw a distinct step of
 #: its chain (``weighing.STEPS``).
@@ -80,6 +81,7 @@ class SearchSettings:
     restarts: int = 10
     seed: int = 0
     seeds: int = 1  # independent searches, with seeds seed, seed + 1, ...; the lowest BIC wins
+    # (method "posterior": their pools are weighed jointly)
     beam: int = 2  # models of a level expanded at the next (1: the original's greedy search)
     beam_levels: int = 3  # levels that keep ``beam`` models; later ones keep one (0: all)
     language: str = "abcd"
@@ -103,7 +105,8 @@ class SearchSettings:
     buffer: int = 3  # at most this many models expanded: the beam and those whose BIC
     # intervals overlap the best one's (with the exact engine's zero-width intervals: the beam)
     method: str = "greedy"  # one of METHODS
-    pool: int = 20  # method "posterior": the structures of lowest BIC that are weighed
+    pool: int = 20  # method "posterior": the structures of lowest BIC each search keeps, all
+    # weighed (with several seeds: every distinct one of their pools, at most seeds × pool)
     draws: int = 32  # method "posterior": parameter draws kept per structure
 
     def __post_init__(self) -> None:
@@ -144,11 +147,6 @@ class SearchSettings:
             )
         if self.method not in METHODS:
             raise InputError(f"unknown method {self.method!r} (choose from {', '.join(METHODS)})")
-        if self.method == "posterior" and self.seeds > 1:
-            raise InputError(
-                "the posterior weighs the structures of one search: use --seeds 1 with"
-                " --method posterior"
-            )
         if self.engine not in ENGINES:
             raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
         if self.inducing is not None and (not is_whole(self.inducing) or self.inducing < 1):

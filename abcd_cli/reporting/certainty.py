@@ -184,8 +184,13 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
         tiers[tier(f, dec)].append(  # type: ignore[index]
             f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
         )
+    who = (
+        "The search weighed"
+        if facts.searches == 1
+        else f"{capitalise(number_word(facts.searches))} searches with different seeds weighed"
+    )
     intro = (
-        f"The search weighed {number_word(weighed)} structures by how well each explains the"
+        f"{who} {number_word(weighed)} structures by how well each explains the"
         " data (the posterior over structures), so every finding below comes with its"
         " probability. "
     )
@@ -260,9 +265,16 @@ def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     shown = [s for s in facts.structures if s.weight >= SHOWN_WEIGHT][:SHOWN_STRUCTURES]
     failed = sum(1 for s in facts.structures if s.failure)
     names = dec.names
+    count = number_word(len(facts.structures))
+    weighed = (
+        f"The search kept the {count} structures of lowest BIC and weighed each"
+        if facts.searches == 1
+        else f"{capitalise(number_word(facts.searches))} searches with different seeds each kept"
+        f" their structures of lowest BIC, and the {count} distinct ones among them were weighed"
+        " together, each"
+    )
     text = [
-        f"The search kept the {number_word(len(facts.structures))} structures of lowest BIC and"
-        " weighed each by its evidence, p(y | structure), from a Laplace approximation at its"
+        f"{weighed} by its evidence, p(y | structure), from a Laplace approximation at its"
         f" fitted parameters, with {number_word(facts.draws)} draws of its parameters from a"
         " Markov chain. A structure's weight is its evidence over the sum of all of theirs;"
         f" the prior over structures is {facts.prior}.",

@@ -68,11 +68,13 @@ def mixed_forecasts(
 ) -> tuple[AveragedForecast | None, PosteriorForecast | None]:
     """A series' forecasts mixed from ``search`` (its document) on its grid: the seeds'
     average and the posterior's mixture, each None without one; (None, None) for a model of
-    several inputs."""
+    several inputs. A posterior over several seeds' structures has no seeds' average beside
+    it: its mixture holds every seed's model's structure already, weighed by its evidence."""
     if dec.series is None:
         return None, None
     grid = dec.series.x_grid
-    return averaged_forecast(search, grid), posterior_forecast(dec.model, search, grid)
+    posterior = posterior_forecast(dec.model, search, grid)
+    return (averaged_forecast(search, grid) if posterior is None else None), posterior
 
 
 def forecast_drawing(
@@ -131,9 +133,14 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
             f"The full model's forecast {reach}; the band shows two standard deviations of a"
             " new observation, noise included."
         )
+    fitted = (
+        "the search"
+        if posterior.searches == 1
+        else f"{number_word(posterior.searches)} searches with different seeds"
+    )
     return (
         f"The forecast {reach}. It averages over structures and their parameters: it mixes the"
-        f" forecasts of the {posterior.structure_count} structures of lowest BIC the search"
+        f" forecasts of the {posterior.structure_count} structures of lowest BIC {fitted}"
         f" fitted, each weighted by its evidence, {parameters_clause(posterior.draws)}; the"
         " band holds the central 95% of a new observation, noise included. The components"
         " above describe the most probable structure, of weight"

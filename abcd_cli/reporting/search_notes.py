@@ -67,12 +67,18 @@ def _interval_notes(result: SearchResult) -> list[str]:
 
 
 def _seeds_notes(result: SearchResult) -> list[str]:
-    """Of several seeds' searches: each one's BIC and whose model was kept."""
+    """Of several seeds' searches: each one's BIC and whose model was kept (with a posterior
+    over their pools, whose trace the file holds)."""
     if not result.seed_models:
         return []
     first = result.settings.seed
-    chosen = next(i for i, m in enumerate(result.seed_models) if m is result.model)
     bics = ", ".join(f"{first + i}: {m.bic:.2f}" for i, m in enumerate(result.seed_models))
+    if result.posterior is not None:
+        return [
+            f"{len(result.seed_models)} searches were run, their lowest BICs by seed {bics};"
+            f" the trace is seed {result.trace_seed}'s, whose search fitted the model"
+        ]
+    chosen = next(i for i, m in enumerate(result.seed_models) if m is result.model)
     return [
         f"the lowest BIC of {len(result.seed_models)} searches, by seed {bics};"
         f" the model and trace are seed {first + chosen}'s"
@@ -86,9 +92,16 @@ def _posterior_notes(result: SearchResult) -> list[str]:
     if posterior is None:
         return []
     weights = posterior.weights
+    count = len(posterior.structures)
+    weighed = (
+        f"the {count} structures of lowest BIC"
+        if not result.seed_models
+        else f"the {count} distinct structures of the {len(result.seed_models)} searches'"
+        f" pools (each search's {result.settings.pool} of lowest BIC) jointly"
+    )
     note = (
-        f"the posterior weighed the {len(posterior.structures)} structures of lowest BIC by their"
-        f" evidence; the model is the most probable, of weight {weights[0]:.2f}"
+        f"the posterior weighed {weighed} by their evidence; the model is the most probable,"
+        f" of weight {weights[0]:.2f}"
     )
     lowest = min(range(len(weights)), key=lambda i: posterior.structures[i].bic)
     if lowest != 0:

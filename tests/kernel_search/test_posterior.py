@@ -257,9 +257,9 @@ def test_a_particle_that_cannot_be_conditioned_is_named_not_a_crash(serial):
         found.posterior_mixture()
 
 
-def test_the_posterior_weighs_one_search():
-    with pytest.raises(InputError, match="--seeds 1 with --method posterior"):
-        SearchSettings(method="posterior", seeds=2)
+def test_the_posterior_settings_are_checked():
+    # several seeds' pools are weighed jointly (tests/kernel_search/test_joint.py)
+    assert SearchSettings(method="posterior", seeds=2).pool_size == 20
     with pytest.raises(InputError, match="unknown method"):
         SearchSettings(method="smc")
     with pytest.raises(InputError, match="draws"):
