@@ -184,15 +184,15 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
         tiers[tier(f, dec)].append(  # type: ignore[index]
             f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
         )
-    who = (
-        "The search weighed"
+    found = (
+        f"The search weighed {number_word(weighed)} structures"
         if facts.searches == 1
-        else f"{capitalise(number_word(facts.searches))} searches with different seeds weighed"
+        else f"The structures of {number_word(facts.searches)} searches with different seeds,"
+        f" {number_word(weighed)} in all, were weighed together"
     )
     intro = (
-        f"{who} {number_word(weighed)} structures by how well each explains the"
-        " data (the posterior over structures), so every finding below comes with its"
-        " probability. "
+        f"{found} by how well each explains the data (the posterior over structures), so every"
+        " finding below comes with its probability. "
     )
     if tiers["fact"]:
         intro += f"The data show, with probability {format_number(FACT, decimals=1)} or more:"

@@ -240,6 +240,9 @@ def test_search_with_a_joint_posterior_then_predict_and_report(y, tmp_path):
     assert "that two searches with different seeds fitted" not in forecast["text"]
     assert "of lowest BIC two searches with different seeds fitted" in forecast["text"]
     assert "averaged" not in forecast  # the posterior mixes every seed's model already
+    assert written["summary"]["certainty"].startswith(
+        "The structures of two searches with different seeds, "
+    )
     grid = np.array(forecast["x"])
     mixed = predictive_table(models, grid, weights)
     np.testing.assert_allclose(forecast["q97.5"], mixed["q97.5"], rtol=1e-9)
