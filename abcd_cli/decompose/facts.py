@@ -101,7 +101,10 @@ class ComponentFacts:
 
 @dataclass(frozen=True)
 class ModelCheck:
-    """One posterior predictive check of the residuals."""
+    """One posterior predictive check of the residuals: the statistic's curve over
+    ``lag_or_freq`` (lags, frequencies, or normal quantiles) and the central 95% of its
+    simulations (for "quantile-quantile" the curve is the gap, the residuals' quantiles minus
+    the normal ones)."""
 
     name: str  # "autocorrelation", "periodogram", "quantile-quantile"
     statistic: str  # what was compared, in words

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from abcd_cli import __version__
 from abcd_cli.decompose.certainty import PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
-from abcd_cli.decompose.facts import Axis
+from abcd_cli.decompose.facts import Axis, ModelCheck
 from abcd_cli.reporting import describe, inputs_figures
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.certainty import (
@@ -238,6 +238,16 @@ def folds_sentence(dec: Decomposition) -> str:
 # -- model checks ----------------------------------------------------------------------------
 
 
+def check_curves(check: ModelCheck) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A check's observed curve and its simulations' band as drawn: the quantile check's
+    statistic is the gap between the residuals' and the normal quantiles, drawn as the
+    residuals' quantiles (the gap plus the normal quantile) against the line y = x."""
+    if check.name != "quantile-quantile":
+        return check.observed, check.simulated_low, check.simulated_high
+    theory = check.lag_or_freq
+    return check.observed + theory, check.simulated_low + theory, check.simulated_high + theory
+
+
 def checks_section(dec: Decomposition, frame: Frame) -> dict[str, Any]:
     """The posterior predictive checks: the verdict, one row and one figure per check; a table
     of several inputs says why it has only the quantile check."""
@@ -253,13 +263,7 @@ def checks_section(dec: Decomposition, frame: Frame) -> dict[str, Any]:
     figures = [
         frame.embed(
             partial(
-                plots.check_figure,
-                ch.name,
-                ch.lag_or_freq,
-                ch.observed,
-                ch.simulated_low,
-                ch.simulated_high,
-                ch.name.capitalize(),
+                plots.check_figure, ch.name, ch.lag_or_freq, *check_curves(ch), ch.name.capitalize()
             ),
             f"Posterior predictive check: {ch.name}",
         )

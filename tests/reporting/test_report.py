@@ -28,6 +28,7 @@ from abcd_cli.prediction import predictive_table
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.render import render_html
+from abcd_cli.reporting.sections import check_curves
 from abcd_cli.reporting.wording import format_amount
 from tests.sampling import gp_draw
 
@@ -407,3 +408,18 @@ def test_an_hourly_series_is_reported_in_days_and_hours(tmp_path):
     # nothing about a few days of data is worded in years
     words = [t for key, v in doc.items() if key != "model" for t in _texts(v)]
     assert not [t for t in words if "year" in t]
+
+
+def test_the_quantile_check_is_drawn_as_the_residuals_quantiles():
+    """The check's statistic is the gap between the quantiles; the figure draws the residuals'
+    quantiles themselves against the line y = x, with the simulations' band around it."""
+    model = fixed_model()
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    check = next(c for c in dec.checks if c.name == "quantile-quantile")
+    observed, low, high = check_curves(check)
+    np.testing.assert_allclose(observed, np.sort(model.posterior.standardised_errors()))
+    theory = check.lag_or_freq
+    np.testing.assert_allclose(observed - theory, check.observed)
+    assert np.mean((low <= theory) & (theory <= high)) > 0.9  # the band follows y = x
+    autocorrelation = next(c for c in dec.checks if c.name == "autocorrelation")
+    assert check_curves(autocorrelation)[0] is autocorrelation.observed
