@@ -3,8 +3,8 @@ whichever exact method is cheaper for its kernel, the Kalman filter or the dense
 
 The filter's cost grows as N·(nnz(A)·d + d²) with the state's size d, the Cholesky's as N³
 whatever the kernel: a sum of a few smooth and periodic terms (d = 24-64) filters 2,000 points
-1.6-6 times faster than the Cholesky and 4,000 points 5-20 times faster, while a product of a
-periodic kernel with an SE (d = 440) filters 500 points 900 times slower
+1.6-6.5 times faster than the Cholesky and 4,000 points 4.5-20 times faster, while a product
+of a periodic kernel with an SE (d = 440) filters 500 points about 1,000 times slower
 (``benchmarks/engines/outputs/statespace_engine.md``).
 So every evaluation estimates both from measured constants (``KALMAN_SECONDS``,
 ``CHOLESKY_N3_PER_SECOND``) and takes the cheaper; a kernel without a form here (several inputs, a
