@@ -24,7 +24,7 @@ KERNELS = [
     "SE(lengthscale=1.5, sd=1.0) + WN(sd=0.3)",
     "Per(lengthscale=1.0, period=2.0, sd=1.0) + WN(sd=0.2)",
     "Cos(period=3.0, sd=1.0) + WN(sd=0.2)",
-    "RQ(lengthscale=1.0, sd=0.5, alpha=4.0) + WN(sd=0.2)",
+    "RQ(lengthscale=1.0, sd=0.5, alpha=6.0) + WN(sd=0.2)",
     "Per(lengthscale=2.0, period=2.5, sd=1.0) * SE(lengthscale=4.0, sd=1.0) + WN(sd=0.2)",
     "CP(SE(lengthscale=1.0, sd=1.0), Lin(sd=0.4, location=3.0), location=5.0, steepness=0.5)"
     " + Lin(sd=0.2, location=1.0) * WN(sd=0.3) + WN(sd=0.1)",
