@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from abcd_cli.engines.base import FAILED_NLL, LOG_2PI
+from abcd_cli.engines.base import FAILED_NLL
 from abcd_cli.engines.statespace.discretise import Steps, steps
 from abcd_cli.engines.statespace.forms import (
     NoStateSpaceForm,
@@ -48,7 +48,13 @@ from abcd_cli.engines.statespace.forms import (
     StateSpaceForm,
     state_space_form,
 )
-from abcd_cli.engines.statespace.kalman import NOTHING_KEPT, _filter, _innovation, _predict
+from abcd_cli.engines.statespace.kalman import (
+    NOTHING_KEPT,
+    _filter,
+    _innovation,
+    _predict,
+    nll_from_sums,
+)
 from abcd_cli.kernels import Kernel
 
 #: Most bytes the states kept for one segment's reverse pass may take.
@@ -284,16 +290,6 @@ def _weights(acc: np.ndarray, constant_mean: bool) -> np.ndarray:
     return np.array([[0.5, -0.5 * y1 / a], [-0.5 * y1 / a, 0.5 * y1 * y1 / (a * a) + 0.5 / a]])
 
 
-def _nll(acc: np.ndarray, n: int, constant_mean: bool) -> float:
-    logdet = acc[0]
-    if constant_mean:
-        yy, y1, a = acc[1], acc[2], acc[4]
-        if not a > 0:
-            return math.nan
-        return 0.5 * (yy - y1 * y1 / a + logdet + math.log(a)) + 0.5 * (n - 1) * LOG_2PI
-    return 0.5 * (acc[1] + logdet) + 0.5 * n * LOG_2PI
-
-
 def nll_and_grad(
     theta: np.ndarray,
     kernel: Kernel,
@@ -348,7 +344,7 @@ def nll_and_grad(
             rows = H[s:e] if H.shape[0] > 1 else H
             if _filter(Y[s:e], cols, rows, r[s:e], step[s:e], *tables, m, P, acc, *NOTHING_KEPT):
                 return failed
-        nll = _nll(acc, n, constant_mean)
+        nll = nll_from_sums(acc, n, constant_mean)
         if not math.isfinite(nll):
             return failed
         G = _weights(acc, constant_mean)
@@ -406,7 +402,7 @@ def _noise_only(
     acc = np.zeros(1 + Y.shape[1] ** 2)
     acc[0] = float(np.sum(np.log(r)))
     acc[1:] = np.einsum("ia,ib,i->ab", Y, Y, 1.0 / r).ravel()
-    nll = _nll(acc, n, constant_mean)
+    nll = nll_from_sums(acc, n, constant_mean)
     G = _weights(acc, constant_mean)
     rbar = 0.5 / r - np.einsum("ia,ab,ib->i", Y, G, Y) / r**2
     grad = np.zeros(theta.size)

@@ -247,17 +247,20 @@ def form_negative_log_likelihood(
     else:
         Y = y[:, None]
     with np.errstate(all="ignore"):
-        acc = _innovations(form, X, Y, r)
-        logdet = acc[0]
-        if constant_mean:
-            yy, y1, a = acc[1], acc[2], acc[4]
-            if not a > 0:
-                return FAILED_NLL
-            nll = 0.5 * (yy - y1 * y1 / a) + 0.5 * logdet + 0.5 * math.log(a)
-            nll += 0.5 * (n - 1) * LOG_2PI
-        else:
-            nll = 0.5 * (acc[1] + logdet) + 0.5 * n * LOG_2PI
-    return float(nll) if math.isfinite(nll) else FAILED_NLL
+        nll = nll_from_sums(_innovations(form, X, Y, r), n, constant_mean)
+    return nll if math.isfinite(nll) else FAILED_NLL
+
+
+def nll_from_sums(acc: np.ndarray, n: int, constant_mean: bool) -> float:
+    """−log p(y) from the filter's sums ``acc`` (NaN when they are unusable): see the module
+    docstring for both forms."""
+    logdet = acc[0]
+    if constant_mean:
+        yy, y1, a = acc[1], acc[2], acc[4]
+        if not a > 0:
+            return math.nan
+        return 0.5 * (yy - y1 * y1 / a + logdet + math.log(a)) + 0.5 * (n - 1) * LOG_2PI
+    return 0.5 * (acc[1] + logdet) + 0.5 * n * LOG_2PI
 
 
 def negative_log_likelihood(
