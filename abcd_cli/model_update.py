@@ -37,7 +37,6 @@ from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.refit import Refitted, refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.weighing import weigh_pool
 from abcd_cli.kernels import Kernel
 from abcd_cli.misfit import Misfit, check_new_points
 from abcd_cli.model import Model
@@ -232,18 +231,7 @@ def _reweighed(
     def weighed(key: str, _: object, done: int, total: int) -> None:
         say(f"update: weighed {done}/{total} structures")
 
-    posterior = weigh_pool(
-        pool,
-        data.X,
-        data.Y,
-        data.full_summary,
-        data.scorer,
-        settings.seed,
-        settings.draws,
-        engine,
-        executor,
-        on_weighed=weighed,
-    )
+    posterior = data.weigh(pool, settings, engine, executor, on_weighed=weighed)
     best = posterior.best.kernel.to_text()
     chosen = next(s for s in pool if s.kernel.to_text() == best)
     return data.model(chosen, engine), posterior

@@ -65,7 +65,6 @@ from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
-from abcd_cli.kernel_search.weighing import weigh_pool
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -292,18 +291,8 @@ class Search:
             self._event("fit", stage="weigh", done=done, total=total)
 
         data = self.data
-        posterior = weigh_pool(
-            self.pool,
-            data.X,
-            data.Y,
-            data.full_summary,
-            data.scorer,
-            self.settings.seed,
-            self.settings.draws,
-            self.engine,
-            self.fitter.executor,
-            self.weighed,
-            on_weighed,
+        posterior = data.weigh(
+            self.pool, self.settings, self.engine, self.fitter.executor, self.weighed, on_weighed
         )
         self.elapsed += time.perf_counter() - started_part[0]
         best = posterior.best

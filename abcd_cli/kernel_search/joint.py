@@ -41,7 +41,6 @@ from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.weighing import weigh_pool
 from abcd_cli.kernels.algebra import structure_key
 
 if TYPE_CHECKING:
@@ -131,19 +130,10 @@ class JointWeighing:
             self._save()
             self._event("fit", stage="weigh", done=done, total=total)
 
-        posterior = weigh_pool(
-            self.pool,
-            data.X,
-            data.Y,
-            data.full_summary,
-            data.scorer,
-            self.settings.seed,
-            self.settings.draws,
-            first.engine,
-            first.fitter.executor,
-            self.state.weighed,
+        posterior = data.weigh(
+            self.pool, self.settings, first.engine, first.fitter.executor, self.state.weighed,
             on_weighed,
-        )
+        )  # fmt: skip
         self._count_time()
         best = posterior.best
         chosen = (data.text(best.kernel, params=False), float(posterior.weights[0]))

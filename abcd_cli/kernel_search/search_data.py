@@ -1,5 +1,6 @@
 """The data one search works on: the series in internal units, the subsets its stages fit on,
-the summaries that start and bound their parameters, and the fit task of a candidate on each.
+the summaries that start and bound their parameters, the fit task of a candidate on each, and
+the weighing of a pool of structures on all the data.
 
 Long series: above ``subset_size`` points, candidates are optimised on a subset (evenly spread
 pairs of neighbouring points, ``subset``) and the best refined on all the data, or on a larger
@@ -8,7 +9,8 @@ subset of ``settings.refine_points(N)`` points when that is below N (``refine_on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,8 +22,10 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines.base import Engine, NLLBounds
 from abcd_cli.kernel_search.candidate import FitTask, entropy
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
+from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_units
+from abcd_cli.kernel_search.weighing import weigh_pool
 from abcd_cli.kernels import Kernel
 from abcd_cli.model import Model
 
@@ -146,6 +150,31 @@ class SearchData:
             others,
             self.constant_mean,
             DEFAULT_ENGINE if on == "subset" else engine,
+        )
+
+    def weigh(
+        self,
+        pool: list[Scored],
+        settings: SearchSettings,
+        engine: Engine,
+        executor: Executor,
+        done: dict[str, Weighed] | None = None,
+        on_weighed: Callable[[str, Weighed, int, int], None] | None = None,
+    ) -> StructurePosterior:
+        """The posterior over ``pool`` weighed on all the data (``weighing.weigh_pool`` with
+        the settings' seed and draws; ``done`` and ``on_weighed`` as there)."""
+        return weigh_pool(
+            pool,
+            self.X,
+            self.Y,
+            self.full_summary,
+            self.scorer,
+            settings.seed,
+            settings.draws,
+            engine,
+            executor,
+            done,
+            on_weighed,
         )
 
     def model(self, scored: Scored, engine: Engine) -> Model:

@@ -175,6 +175,21 @@ def shown(findings: list[dict]) -> str:
     return "; ".join(parts) or "none"
 
 
+def compared(series: str, paths: list[Path]) -> tuple[list[list[dict]], bool, bool, int]:
+    """The facts of each run's findings file, whether they are the same in all runs (of every
+    kind, and of the target's kinds), and how many facts are below ``FACT``."""
+    x = abcd_cli.load(str(DATASETS / f"{series}.csv")).x
+    width = float(max(x) - min(x))
+    by_run = [facts(p) for p in paths]
+    kinds = [of_target_kinds(f) for f in by_run]
+    return (
+        by_run,
+        all(same(by_run[0], other, width) for other in by_run[1:]),
+        all(same(kinds[0], other, width) for other in kinds[1:]),
+        sum(f["probability"] < FACT for run in by_run for f in run),
+    )
+
+
 def table(k: int = 1) -> str:
     """One row per series whose three findings files exist (of runs of ``k`` seeds each)."""
     if k > 1:
@@ -184,14 +199,10 @@ def table(k: int = 1) -> str:
         paths = [findings_path(series, seed) for seed in SEEDS]
         if not all(p.exists() for p in paths):
             continue
-        x = abcd_cli.load(str(DATASETS / f"{series}.csv")).x
-        width = float(max(x) - min(x))
-        by_seed = [facts(p) for p in paths]
-        weak += sum(f["probability"] < FACT for seed in by_seed for f in seed)
-        ok = all(same(by_seed[0], other, width) for other in by_seed[1:])
+        by_seed, ok, same_named, below = compared(series, paths)
         agree += ok
-        kinds = [of_target_kinds(f) for f in by_seed]
-        named += all(same(kinds[0], other, width) for other in kinds[1:])
+        named += same_named
+        weak += below
         counted += 1
         rows.append(
             f"| {series} | {'yes' if ok else 'no'} | "
@@ -238,14 +249,10 @@ def joint_table(k: int) -> str:
         paths = [findings_path(series, seed, k) for seed in firsts]
         if not all(p.exists() for p in paths):
             continue
-        x = abcd_cli.load(str(DATASETS / f"{series}.csv")).x
-        width = float(max(x) - min(x))
-        by_run = [facts(p) for p in paths]
-        weak += sum(f["probability"] < FACT for run in by_run for f in run)
-        ok = all(same(by_run[0], other, width) for other in by_run[1:])
+        by_run, ok, same_named, below = compared(series, paths)
         agree += ok
-        kinds = [of_target_kinds(f) for f in by_run]
-        named += all(same(kinds[0], other, width) for other in kinds[1:])
+        named += same_named
+        weak += below
         counted += 1
         rows.append(f"| {series} | {'yes' if ok else 'no'} | " + " | ".join(map(shown, by_run)))
         rows[-1] += " |"

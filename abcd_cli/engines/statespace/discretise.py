@@ -68,15 +68,33 @@ class SparseTransitions:
     q_val: np.ndarray
 
 
-def _compressed(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ptr, idx, values (U, nnz)) of a stack of matrices (U, d, d) on the union of their
-    nonzero patterns."""
+@dataclass(frozen=True)
+class Pattern:
+    """Compressed sparse rows of a pattern: row r holds columns ``idx[p]`` for p in
+    ``ptr[r]:ptr[r + 1]``; ``rows[p]`` is entry p's row."""
+
+    ptr: np.ndarray
+    idx: np.ndarray
+    rows: np.ndarray
+
+    def values(self, M: np.ndarray) -> np.ndarray:
+        """The entries of a stack of matrices (U, d, d) on the pattern, (U, nnz)."""
+        return np.ascontiguousarray(M[:, self.rows, self.idx])
+
+
+def pattern(M: np.ndarray) -> Pattern:
+    """The union of the nonzero patterns of a stack of matrices (U, d, d), row by row."""
     d = M.shape[1]
-    pattern = np.any(M != 0.0, axis=0)
-    rows, cols = np.nonzero(pattern)  # row-major order
+    rows, cols = np.nonzero(np.any(M != 0.0, axis=0))  # row-major order
     ptr = np.zeros(d + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=d), out=ptr[1:])
-    return ptr, cols.astype(np.int64), np.ascontiguousarray(M[:, rows, cols])
+    return Pattern(ptr, cols.astype(np.int64), rows)
+
+
+def _compressed(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ptr, idx, values (U, nnz)) of a stack of matrices on its ``pattern``."""
+    p = pattern(M)
+    return p.ptr, p.idx, p.values(M)
 
 
 def sparse_transitions(dynamics: Dynamics, deltas: np.ndarray) -> SparseTransitions:

@@ -88,9 +88,10 @@ class StateSpaceEngine(Engine):
         constant_mean: bool = False,
     ) -> tuple[float, np.ndarray]:
         """−log p(y) and its gradient in theta, by the cheaper exact method."""
-        if self.form(kernel.with_theta(theta), X) is not None:
+        form = self.form(kernel.with_theta(theta), X)
+        if form is not None:
             try:
-                return gradient.nll_and_grad(theta, kernel, X, y, constant_mean)
+                return gradient.nll_and_grad(theta, kernel, X, y, constant_mean, form=form)
             except NoStateSpaceForm:
                 pass
         return exact.nll_and_grad(theta, kernel, X, y, constant_mean)
@@ -131,15 +132,15 @@ class StateSpaceEngine(Engine):
         form = self._cheaper_form(kernel, n)
         if form is None:
             return dense
-        return Cost(float(gradient.STATE_BYTES + 8 * n * 4), kalman_seconds(form, n))
+        per_point = 8 * 4  # y, the noise, the gap's index and the noise's adjoint
+        return Cost(float(gradient.STATE_BYTES + per_point * n), kalman_seconds(form, n))
 
     def check_size(self, n: int, evaluations_per_level: float) -> None:
         """Refuse what the exact engine refuses: the posterior is its dense one."""
         try:
             exact.ExactEngine().check_size(n, evaluations_per_level)
-        except InputError as exc:
+        except InputError:
             raise InputError(
-                f"{n} points are too many for --engine statespace yet (its posterior is the"
-                f" exact engine's, which refuses them: {str(exc).split(':', 1)[0]}); use"
-                " --engine skc or auto"
+                f"{n} points are too many for --engine statespace yet: its posterior is the"
+                " exact engine's, which refuses them; use --engine skc or auto"
             ) from None

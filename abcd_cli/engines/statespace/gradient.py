@@ -35,13 +35,14 @@ the whole likelihood and against the dense engine's gradient in the tests.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from abcd_cli.engines.base import FAILED_NLL
-from abcd_cli.engines.statespace.discretise import Steps, steps
+from abcd_cli.engines.statespace.discretise import Pattern, Steps, pattern, steps
 from abcd_cli.engines.statespace.forms import (
     NoStateSpaceForm,
     Orders,
@@ -53,7 +54,10 @@ from abcd_cli.engines.statespace.kalman import (
     _filter,
     _innovation,
     _predict,
+    innovation_columns,
     nll_from_sums,
+    noise_sums,
+    one_input,
 )
 from abcd_cli.kernels import Kernel
 
@@ -246,21 +250,8 @@ class _Parts:
 
 @dataclass(frozen=True)
 class _Patterns:
-    a_ptr: np.ndarray
-    a_idx: np.ndarray
-    a_rows: np.ndarray
-    q_ptr: np.ndarray
-    q_idx: np.ndarray
-    q_rows: np.ndarray
-
-
-def _pattern(M: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ptr, idx, rows) of the union of the nonzero patterns of a stack (U, d, d)."""
-    d = M.shape[1]
-    rows, cols = np.nonzero(np.any(M != 0.0, axis=0))
-    ptr = np.zeros(d + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=d), out=ptr[1:])
-    return ptr, cols.astype(np.int64), rows
+    a: Pattern
+    q: Pattern
 
 
 def _parts(
@@ -272,13 +263,13 @@ def _parts(
     assert dynamics is not None
     A, Q = dynamics.transitions(st.deltas)
     if patterns is None:
-        patterns = _Patterns(*_pattern(A), *_pattern(Q))
-    a_val = np.ascontiguousarray(A[:, patterns.a_rows, patterns.a_idx])
-    q_val = np.ascontiguousarray(Q[:, patterns.q_rows, patterns.q_idx])
+        patterns = _Patterns(pattern(A), pattern(Q))
     xs = x[st.order]
     cols, H = form.observation(xs)
-    r = form.noise(xs[:, None])
-    parts = _Parts(a_val, q_val, np.array(dynamics.stationary(), dtype=float), H, r)
+    stationary = np.array(dynamics.stationary(), dtype=float)
+    parts = _Parts(
+        patterns.a.values(A), patterns.q.values(Q), stationary, H, form.noise(xs[:, None])
+    )
     return parts, patterns, cols
 
 
@@ -297,19 +288,19 @@ def nll_and_grad(
     y: np.ndarray,
     constant_mean: bool = False,
     orders: Orders | None = None,
+    form: StateSpaceForm | None = None,
 ) -> tuple[float, np.ndarray]:
     """−log p(y | X, kernel.with_theta(theta)) by the Kalman filter and its gradient in theta
     (``FAILED_NLL`` and zeros when the filter breaks down); ``NoStateSpaceForm`` when the
-    kernel has no form or its tables would exceed ``GRADIENT_TABLE_BYTES``."""
+    kernel has no form or its tables would exceed ``GRADIENT_TABLE_BYTES``. ``form``: the
+    form at theta when the caller has built it already."""
     orders = orders or Orders()
     theta = np.asarray(theta, dtype=float)
-    k = kernel.with_theta(theta)
-    x = np.asarray(X, dtype=float)
-    x = x[:, 0] if x.ndim == 2 else x
-    y = np.asarray(y, dtype=float)
-    n = y.size
+    x = one_input(X)
+    n = x.size
     failed = FAILED_NLL, np.zeros(theta.size)
-    form = state_space_form(k, orders)
+    if form is None:
+        form = state_space_form(kernel.with_theta(theta), orders)
     if form.dynamics is None:
         return _noise_only(theta, kernel, x, y, constant_mean, orders)
     st = steps(x)
@@ -318,17 +309,12 @@ def nll_and_grad(
         raise NoStateSpaceForm(f"{st.deltas.size} distinct gaps: the gradient's tables too large")
     with np.errstate(all="ignore"):
         parts, patterns, cols = _parts(form, x, st, None)
-        o = st.order
-        if constant_mean:
-            centre = float(np.mean(y)) if n else 0.0
-            Y = np.ascontiguousarray(np.column_stack([y[o] - centre, np.ones(n)]))
-        else:
-            Y = np.ascontiguousarray(y[o][:, None])
+        Y = innovation_columns(np.asarray(y, dtype=float)[st.order], constant_mean)
         c = Y.shape[1]
         step = np.ascontiguousarray(st.step)
         tables = (
-            patterns.a_ptr, patterns.a_idx, parts.a_val,
-            patterns.q_ptr, patterns.q_idx, parts.q_val,
+            patterns.a.ptr, patterns.a.idx, parts.a_val,
+            patterns.q.ptr, patterns.q.idx, parts.q_val,
         )  # fmt: skip
         H = np.ascontiguousarray(parts.H)
         r = np.ascontiguousarray(parts.r)
@@ -362,15 +348,11 @@ def nll_and_grad(
                 mbar, Pbar, Abar, Qbar, hbar, rbar[s:e],
             )  # fmt: skip
         grad = np.zeros(theta.size)
-        for j in range(theta.size):
-            h = STEP * max(1.0, abs(theta[j]))
-            ends = []
-            for sign in (1.0, -1.0):
-                t = theta.copy()
-                t[j] += sign * h
-                moved = state_space_form(kernel.with_theta(t), orders, form.harmonics)
-                ends.append(_parts(moved, x, st, patterns)[0])
-            hi, lo = ends
+        for j, h, ends in _moved(kernel, theta):
+            hi, lo = (
+                _parts(state_space_form(k, orders, form.harmonics), x, st, patterns)[0]
+                for k in ends
+            )
             grad[j] = (
                 np.sum(Abar * (hi.a_val - lo.a_val))
                 + np.sum(Qbar * (hi.q_val - lo.q_val))
@@ -383,6 +365,16 @@ def nll_and_grad(
     return float(nll), grad
 
 
+def _moved(kernel: Kernel, theta: np.ndarray) -> Iterator[tuple[int, float, tuple[Kernel, Kernel]]]:
+    """For each parameter j, its central difference's step h and the kernels at θ ± h e_j."""
+    for j in range(theta.size):
+        h = STEP * max(1.0, abs(theta[j]))
+        up, down = theta.copy(), theta.copy()
+        up[j] += h
+        down[j] -= h
+        yield j, h, (kernel.with_theta(up), kernel.with_theta(down))
+
+
 def _noise_only(
     theta: np.ndarray,
     kernel: Kernel,
@@ -393,27 +385,18 @@ def _noise_only(
 ) -> tuple[float, np.ndarray]:
     """White noise alone: independent points, r̄_i = ½/r_i − eᵀGe/r_i², differenced in θ."""
     X = x[:, None]
-    n = y.size
-    form = state_space_form(kernel.with_theta(theta), orders)
-    r = form.noise(X)
-    if not np.all(r > 0.0):
+    Y = innovation_columns(y, constant_mean)
+    r = state_space_form(kernel.with_theta(theta), orders).noise(X)
+    acc = noise_sums(Y, r)
+    nll = nll_from_sums(acc, Y.shape[0], constant_mean)
+    if not math.isfinite(nll):
         return FAILED_NLL, np.zeros(theta.size)
-    Y = np.column_stack([y - np.mean(y), np.ones(n)]) if constant_mean else y[:, None]
-    acc = np.zeros(1 + Y.shape[1] ** 2)
-    acc[0] = float(np.sum(np.log(r)))
-    acc[1:] = np.einsum("ia,ib,i->ab", Y, Y, 1.0 / r).ravel()
-    nll = nll_from_sums(acc, n, constant_mean)
     G = _weights(acc, constant_mean)
     rbar = 0.5 / r - np.einsum("ia,ab,ib->i", Y, G, Y) / r**2
     grad = np.zeros(theta.size)
-    for j in range(theta.size):
-        h = STEP * max(1.0, abs(theta[j]))
-        t_hi, t_lo = theta.copy(), theta.copy()
-        t_hi[j] += h
-        t_lo[j] -= h
-        hi = state_space_form(kernel.with_theta(t_hi), orders).noise(X)
-        lo = state_space_form(kernel.with_theta(t_lo), orders).noise(X)
+    for j, h, ends in _moved(kernel, theta):
+        hi, lo = (state_space_form(k, orders).noise(X) for k in ends)
         grad[j] = float(np.sum(rbar * (hi - lo))) / (2.0 * h)
-    if not (math.isfinite(nll) and np.all(np.isfinite(grad))):
+    if not np.all(np.isfinite(grad)):
         return FAILED_NLL, np.zeros(theta.size)
     return float(nll), grad

@@ -184,16 +184,11 @@ def _filter(
 def _innovations(form: StateSpaceForm, x: np.ndarray, Y: np.ndarray, r: np.ndarray) -> np.ndarray:
     """[Σ log S_i, the c×c matrix Σ e eᵀ/S_i flattened] of the filter over (x, Y) (unsorted
     allowed); NaN in the first entry when the filter breaks down."""
-    c = Y.shape[1]
-    acc = np.zeros(1 + c * c)
     dynamics = form.dynamics
     if dynamics is None:  # white noise alone: independent points
-        if not np.all(r > 0.0):
-            acc[0] = math.nan
-            return acc
-        acc[0] = float(np.sum(np.log(r)))
-        acc[1:] = np.einsum("ia,ib,i->ab", Y, Y, 1.0 / r).ravel()
-        return acc
+        return noise_sums(Y, r)
+    c = Y.shape[1]
+    acc = np.zeros(1 + c * c)
     st: Steps = steps(x)
     o = st.order
     cols, H = form.observation(x)
@@ -229,25 +224,47 @@ def _innovations(form: StateSpaceForm, x: np.ndarray, Y: np.ndarray, r: np.ndarr
     return acc
 
 
-def form_negative_log_likelihood(
-    form: StateSpaceForm, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
-) -> float:
-    """−log p(y | X) under the form (``FAILED_NLL`` when the filter breaks down)."""
+def noise_sums(Y: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The filter's sums for white noise alone (independent points, S_i = r_i, e_i = y_i); NaN
+    in the first entry when a variance is not positive."""
+    acc = np.zeros(1 + Y.shape[1] ** 2)
+    if not np.all(r > 0.0):
+        acc[0] = math.nan
+        return acc
+    acc[0] = float(np.sum(np.log(r)))
+    acc[1:] = np.einsum("ia,ib,i->ab", Y, Y, 1.0 / r).ravel()
+    return acc
+
+
+def one_input(X: np.ndarray) -> np.ndarray:
+    """The inputs as a vector (X of one column, or already a vector)."""
     X = np.asarray(X, dtype=float)
     if X.ndim == 2:
         if X.shape[1] != 1:
             raise ValueError("the state-space form reads one input column")
-        X = X[:, 0]
+        return X[:, 0]
+    return X
+
+
+def innovation_columns(y: np.ndarray, constant_mean: bool) -> np.ndarray:
+    """The columns the filter runs on: y, or with ``constant_mean`` y less its mean and the
+    vector of ones (the module docstring)."""
     y = np.asarray(y, dtype=float)
-    n = y.size
-    r = form.noise(X[:, None])
-    if constant_mean:
-        centre = float(np.mean(y)) if n else 0.0
-        Y = np.column_stack([y - centre, np.ones(n)])
-    else:
-        Y = y[:, None]
+    if not constant_mean:
+        return np.ascontiguousarray(y[:, None])
+    centre = float(np.mean(y)) if y.size else 0.0
+    return np.ascontiguousarray(np.column_stack([y - centre, np.ones(y.size)]))
+
+
+def form_negative_log_likelihood(
+    form: StateSpaceForm, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+) -> float:
+    """−log p(y | X) under the form (``FAILED_NLL`` when the filter breaks down)."""
+    x = one_input(X)
+    Y = innovation_columns(y, constant_mean)
     with np.errstate(all="ignore"):
-        nll = nll_from_sums(_innovations(form, X, Y, r), n, constant_mean)
+        acc = _innovations(form, x, Y, form.noise(x[:, None]))
+        nll = nll_from_sums(acc, Y.shape[0], constant_mean)
     return nll if math.isfinite(nll) else FAILED_NLL
 
 
