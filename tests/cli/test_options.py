@@ -32,5 +32,6 @@ def test_every_default_is_shown_in_help(name: str) -> None:
 def test_jobs_default_is_in_help(name: str) -> None:
     result = CliRunner().invoke(main, [name, "--help"])
     assert result.exit_code == 0
-    jobs = result.output[result.output.index("--jobs") : result.output.index("--scheduler")]
+    start = result.output.index("\n  --jobs")  # the option's own entry, not a mention
+    jobs = result.output[start : result.output.index("\n  --", start + 1)]
     assert "[default: 0;" in jobs
