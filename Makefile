@@ -27,7 +27,7 @@ test: $(STAMP)
 
 # Rewrite the report snapshots in tests/golden/ after an intended change (review the diff).
 snapshots: $(STAMP)
-	ABCD_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -q tests/reporting/test_report.py -k snapshot
+	ABCD_UPDATE_SNAPSHOTS=1 $(BIN)/python -m pytest -q tests/reporting/test_report.py tests/reporting/test_posterior_report.py -k snapshot
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

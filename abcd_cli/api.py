@@ -286,8 +286,9 @@ def _progress(progress: Progress | bool | None) -> Progress | None:
 
 def predict(
     model: FoundModel | str | Path,
-    x: Any,
+    x: Any = None,
     *,
+    ahead: int | None = None,
     average_seeds: bool = False,
     seed_weights: str = "evidence",
 ) -> pd.DataFrame:
@@ -297,7 +298,9 @@ def predict(
 
     ``model``: a :class:`FoundModel` or the path of a model file. ``x``: a DataFrame holding
     the model's input columns by name (in any order; other columns are ignored) or, for a model
-    of one input, its values: numbers (decimal years for dated data) or datetimes.
+    of one input, its values: numbers (decimal years for dated data) or datetimes. Or, instead
+    of ``x``, ``ahead=N``: the N steps after the data at its own spacing (a model of one input;
+    dates stay dates, monthly data give the next N months: :mod:`abcd_cli.ahead`).
     ``average_seeds``: with a ``seeds`` > 1 search, the mixture of every seed's model, weighted
     by evidence exp(−BIC/2) or ``"equal"``ly. A model of ``method="posterior"`` predicts with
     the mixture of its posterior's particles. ``df.attrs["mixture"]`` says which mixture.
@@ -309,6 +312,13 @@ def predict(
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
+    if (x is None) == (ahead is None):
+        raise TypeError("predict() takes the new inputs x, or ahead=N for the next N steps")
+    if ahead is not None:
+        from abcd_cli.ahead import future_inputs
+
+        future = future_inputs(found, ahead)
+        x = pd.DataFrame({found.x_names[0]: future.given})
     given = _given_inputs(found, x)
     columns = []
     for d, (what, column) in enumerate(given.values()):

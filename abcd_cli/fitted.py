@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from abcd_cli.data.dates import as_calendar_years
+from abcd_cli.data.values import YEAR_RULE
 from abcd_cli.engines.base import PosteriorError
 from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
@@ -276,9 +277,15 @@ class FittedSearch:
         trained = (self.data.get("x_kinds") or [self.data.get("x_kind")])[d] or kind
         if (trained == "number") != (kind == "number"):
             kinds = {True: "plain numbers", False: "dates or years"}
+            name = self.x_names[d]
+            advice = (
+                f"give dates, or years in a column named {name!r} as the model's"
+                if kind == "number"
+                else f"give plain numbers in a column named {name!r} as the model's"
+            )
             raise InputError(
                 f"{what} holds {kinds[kind == 'number']} but the model was"
-                f" fitted to {kinds[trained == 'number']}"
+                f" fitted to {kinds[trained == 'number']}: {advice} ({YEAR_RULE})"
             )
         return as_calendar_years(x) if kind == "date" and trained == "year" else x
 

@@ -229,6 +229,12 @@ def check_model_document(document: Any, where: str) -> None:
     """Raise :class:`InputError` "``where``: ``field`` ..." (one line) unless ``document``
     is a model document that every part of the program can read: :data:`MODEL_SCHEMA` and the
     checks between fields (see the module docstring)."""
+    if is_report(document):
+        raise InputError(
+            f"{where} is a report (as 'abcd report -o NAME.json' and 'abcd benchmark' write),"
+            " not a model file: use the file that 'abcd search DATA --json MODEL.json' or"
+            " 'abcd report DATA -o OUT --json MODEL.json' writes"
+        )
     check(document, MODEL_SCHEMA, where)
     width = _width(document, where)
     x, y = _check_data(document, width, where)
@@ -236,6 +242,17 @@ def check_model_document(document: Any, where: str) -> None:
     _check_seed_models(document, x, y, width, where)
     if "posterior" in document:
         _check_posterior(document["posterior"], document["internal"]["kernel"], width, where)
+
+
+def is_report(document: Any) -> bool:
+    """Whether ``document`` is a JSON report (:mod:`abcd_cli.reporting.json_view`: the
+    model under ``model``, beside the report's ``summary`` and ``table``) and not a model."""
+    return (
+        isinstance(document, dict)
+        and "internal" not in document
+        and isinstance(document.get("model"), dict)
+        and {"summary", "table"} <= document.keys()
+    )
 
 
 def _check_data(document: dict[str, Any], width: int, where: str) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """A scikit-learn regressor over the search: :class:`AbcdRegressor`.
 
 >>> from abcd_cli.sklearn import AbcdRegressor
->>> regressor = AbcdRegressor(depth=2, restarts=3).fit(X, y)  # X: (n, d) array or DataFrame
+>>> regressor = AbcdRegressor(depth=2, restarts=3, random_state=0).fit(X, y)  # X: (n, d)
 >>> regressor.kernel_, regressor.bic_, regressor.score(X_test, y_test)
 >>> mean, sd = regressor.predict(X_test, return_std=True)
 
@@ -48,13 +48,17 @@ from abcd_cli.kernel_search.settings import SearchSettings
 class AbcdRegressor(RegressorMixin, BaseEstimator):
     """The kernel structure search as a scikit-learn regressor.
 
-    Every parameter is the :func:`abcd_cli.search` keyword of the same name, with its default
-    (see :class:`~abcd_cli.kernel_search.settings.SearchSettings`); ``jobs=1`` fits serially.
+    Every parameter but two is the :func:`abcd_cli.search` keyword of the same name, with its
+    default (see :class:`~abcd_cli.kernel_search.settings.SearchSettings`); scikit-learn's names
+    stand for the other two: ``random_state`` is the search's ``seed`` (a whole number: the
+    search is deterministic for each), ``n_jobs`` its worker processes (None or 1: serial, the
+    default; -1 or 0: one per core).
 
     Fitted attributes: ``model_`` (the :class:`~abcd_cli.found.FoundModel`), ``kernel_`` (its
     kernel as text, inputs named by column), ``structure_``, ``bic_``, ``n_features_in_``,
     ``feature_names_in_`` (X a DataFrame of named columns) and ``used_columns_`` (the indices
-    of the columns the search read: those holding more than one value).
+    of the columns the model reads: those its kernel, or any structure its predictions mix,
+    has a base kernel on).
     """
 
     def __init__(
@@ -62,10 +66,10 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         *,
         depth: int = DEFAULTS.depth,
         restarts: int = DEFAULTS.restarts,
-        seed: int = DEFAULTS.seed,
+        random_state: int = DEFAULTS.seed,
         seeds: int = DEFAULTS.seeds,
         method: str = DEFAULTS.method,
-        jobs: int | None = 1,
+        n_jobs: int | None = None,
         scheduler: str | None = None,
         beam: int = DEFAULTS.beam,
         beam_levels: int = DEFAULTS.beam_levels,
@@ -91,10 +95,10 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
     ) -> None:
         self.depth = depth
         self.restarts = restarts
-        self.seed = seed
+        self.random_state = random_state
         self.seeds = seeds
         self.method = method
-        self.jobs = jobs
+        self.n_jobs = n_jobs
         self.scheduler = scheduler
         self.beam = beam
         self.beam_levels = beam_levels
@@ -138,14 +142,16 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
                 frame,
                 x=list(frame.columns[:-1]),
                 y=y_name,
-                jobs=self.jobs,
+                seed=self.random_state,
+                jobs=_jobs(self.n_jobs),
                 scheduler=self.scheduler,
                 **settings,
             )
         except InputError as exc:
             raise ValueError(str(exc)) from exc
         self.model_ = found
-        self.used_columns_ = np.asarray(used, dtype=np.intp)
+        self._searched_columns = np.asarray(used, dtype=np.intp)
+        self.used_columns_ = self._searched_columns[_read_inputs(found)]
         self.kernel_ = found.kernel
         self.structure_ = found.structure
         self.bic_ = found.bic
@@ -159,7 +165,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         :func:`abcd_cli.predict` gives them."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        frame = pd.DataFrame(X[:, self.used_columns_], columns=self.model_.x_names)
+        frame = pd.DataFrame(X[:, self._searched_columns], columns=self.model_.x_names)
         try:
             table = api.predict(self.model_, frame)
         except InputError as exc:
@@ -170,8 +176,31 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         return mean
 
 
-#: The parameters passed on to the search as its settings: every field of SearchSettings.
-_SETTINGS = tuple(f.name for f in fields(SearchSettings))
+#: The parameters passed on to the search as its settings: every field of SearchSettings but
+#: the seed (``random_state``).
+_SETTINGS = tuple(f.name for f in fields(SearchSettings) if f.name != "seed")
+
+
+def _jobs(n_jobs: Any) -> int:
+    """scikit-learn's ``n_jobs`` as the search's ``jobs``: None or 1 serial, -1 (or 0) one
+    process per core, n > 1 that many."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs < -1:
+        raise ValueError(
+            f"n_jobs must be None, -1 (one process per core) or a whole number of at least 1,"
+            f" not {n_jobs!r}"
+        )
+    return 0 if n_jobs == -1 else int(n_jobs)
+
+
+def _read_inputs(found: Any) -> list[int]:
+    """The model's inputs (positions in its ``x_names``) that its kernel, or any model its
+    predictions mix, reads (:func:`~abcd_cli.decompose.input_terms.term_inputs`)."""
+    from abcd_cli.decompose.input_terms import term_inputs
+
+    models, _, _ = found.predictive_models(False, "evidence", "")
+    return sorted({d for model in models for d in term_inputs(model.kernel)})
 
 
 def _input_names(feature_names: np.ndarray | None, d: int) -> list[str]:

@@ -110,6 +110,19 @@ def assert_refused(path: Path, field: str) -> None:
         assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], caught
 
 
+def test_a_json_report_is_recognised_and_the_model_file_named(model_path: Path) -> None:
+    """A JSON report given where a model is expected says so and which file to use instead,
+    through the command line and the API."""
+    report = model_path.parent / "report.json"
+    result = CliRunner().invoke(
+        main, ["report", "--from-model", str(model_path), "-o", str(report)]
+    )
+    assert result.exit_code == 0, result.output
+    assert_refused(report, "is a report")
+    with pytest.raises(InputError, match="not a model file: use the file that 'abcd search"):
+        read_model(report)
+
+
 def tampered(folder: Path, document: dict[str, Any], change: Callable[[dict], Any]) -> Path:
     """The model file with ``change`` applied to a copy of its document."""
     doc = copy.deepcopy(document)

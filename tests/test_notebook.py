@@ -83,7 +83,7 @@ def test_the_html_summary_holds_the_structure_table_and_figure_with_text_escaped
     assert len(found.components) == 4
     for c in found.components:
         row = f"<td>{c.index}</td><td>{escape(c.description)}</td>"
-        assert row + f"<td>{escape(format_percent(c.share, signed=True))}</td>" in html
+        assert row + f"<td>{escape(format_percent(c.cumulative_share))}</td>" in html
     (src,) = parser.images
     assert src.startswith("data:image/png;base64,")
     assert base64.b64decode(src.split(",", 1)[1]).startswith(b"\x89PNG")
@@ -95,13 +95,14 @@ def test_the_markdown_summary_holds_the_table(found: abcd_cli.FoundModel) -> Non
     lines = found._repr_markdown_().splitlines()
     assert lines[0] == f"**FoundModel** ` {found.structure} `"
     assert lines[2].startswith("\\<b\\>sales\\</b\\> against date & time: n = 96")
-    table = lines[lines.index("| # | component | share of R² | cumulative R² | CV MAE |") :]
+    table = lines[lines.index("| # | Component | Cumulative R² | ΔR² | CV MAE |") :]
     assert table[1] == "| --- | --- | --- | --- | --- |"
     rows = [row.split(" | ") for row in table[2:]]
     assert [(r[0], r[1]) for r in rows] == [
         (f"| {c.index}", c.description) for c in found.components
     ]
-    assert [r[3] for r in rows] == [format_percent(c.cumulative_share) for c in found.components]
+    assert [r[2] for r in rows] == [format_percent(c.cumulative_share) for c in found.components]
+    assert [r[3] for r in rows] == [format_percent(c.share, signed=True) for c in found.components]
 
 
 def test_plot_draws_the_data_and_the_models_forecast_band(found: abcd_cli.FoundModel) -> None:

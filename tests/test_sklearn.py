@@ -24,7 +24,9 @@ from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.sklearn import AbcdRegressor
 
-SMALL: dict[str, Any] = {"depth": 1, "restarts": 2, "jobs": 1}
+SMALL: dict[str, Any] = {"depth": 1, "restarts": 2, "n_jobs": 1}
+#: The same search through the API, under its own names.
+SEARCH_SMALL: dict[str, Any] = {"depth": 1, "restarts": 2, "jobs": 1}
 
 #: The checks that cannot apply to the search, each with why.
 EXPECTED_FAILED_CHECKS = {
@@ -59,8 +61,10 @@ def test_scikit_learn_estimator_checks(estimator: AbcdRegressor, check: Callable
 def test_every_search_setting_is_a_parameter_with_the_apis_default() -> None:
     params = AbcdRegressor().get_params()
     for setting in fields(SearchSettings):
-        assert params[setting.name] == getattr(DEFAULTS, setting.name), setting.name
-    assert params["jobs"] == 1 and params["scheduler"] is None  # abcd_cli.search's defaults
+        name = "random_state" if setting.name == "seed" else setting.name  # scikit-learn's name
+        assert params[name] == getattr(DEFAULTS, setting.name), setting.name
+    assert params["n_jobs"] is None and params["scheduler"] is None  # serial, as the API's
+    assert "seed" not in params and "jobs" not in params
     assert AbcdRegressor(depth=3, bases="SE,Lin").get_params()["bases"] == "SE,Lin"  # unchanged
 
 
@@ -71,7 +75,7 @@ def test_fit_and_predict_are_search_and_predict_on_the_named_columns() -> None:
     X, y = smooth(d=2)
     frame = pd.DataFrame(X, columns=["speed", "load"])
     regressor = AbcdRegressor(**SMALL).fit(frame, pd.Series(y, name="power"))
-    found = abcd_cli.search(frame.assign(power=y), x=["speed", "load"], y="power", **SMALL)
+    found = abcd_cli.search(frame.assign(power=y), x=["speed", "load"], y="power", **SEARCH_SMALL)
     assert (regressor.kernel_, regressor.structure_) == (found.kernel, found.structure)
     assert regressor.bic_ == found.bic
     assert "[speed]" in regressor.kernel_ and regressor.model_.y_name == "power"
@@ -92,7 +96,7 @@ def test_one_unsorted_input_is_sorted_without_a_warning() -> None:
         warnings.simplefilter("error", AbcdWarning)
         regressor = AbcdRegressor(**SMALL).fit(X, y)
     with pytest.warns(AbcdWarning, match="sorted the rows by x"):
-        found = abcd_cli.search(None, x=X[:, 0], y=y, **SMALL)
+        found = abcd_cli.search(None, x=X[:, 0], y=y, **SEARCH_SMALL)
     assert (regressor.kernel_, regressor.bic_) == (found.kernel, found.bic)
     assert regressor.model_.x_names == ["x0"] and not hasattr(regressor, "feature_names_in_")
     new = np.array([[0.5], [2.0], [4.5]])
@@ -118,8 +122,9 @@ def test_a_column_of_one_value_is_left_out_with_a_warning() -> None:
     X = np.column_stack([X[:, 0], np.full(len(y), 3.0), X[:, 1]])
     with pytest.warns(AbcdWarning, match="left out column 'x1' with a single value"):
         regressor = AbcdRegressor(**SMALL).fit(X, y)
-    assert regressor.n_features_in_ == 3 and list(regressor.used_columns_) == [0, 2]
-    assert regressor.model_.x_names == ["x0", "x2"] and "x1" not in regressor.kernel_
+    assert regressor.n_features_in_ == 3 and regressor.model_.x_names == ["x0", "x2"]
+    assert "x1" not in regressor.kernel_ and "x2" not in regressor.structure_  # y reads x0 alone
+    assert list(regressor.used_columns_) == [0]
     new = smooth(n=5, d=3, seed=3)[0]
     other = new.copy()
     other[:, 1] = -7.0
@@ -129,11 +134,12 @@ def test_a_column_of_one_value_is_left_out_with_a_warning() -> None:
 @pytest.mark.parametrize(
     ("settings", "y_of", "match"),
     [
-        ({"depth": -1}, None, "bad search setting depth"),
+        ({"depth": -1}, None, "bad search setting depth=-1: a whole number of at least 0 is"),
+        ({"draws": 500}, None, "bad search setting draws=500: a whole number from 1 to 200 is"),
         ({"method": "bayes"}, None, "unknown method"),
         ({}, lambda y: np.full_like(y, 2.0), "is constant"),
     ],
-    ids=["depth", "method", "constant y"],
+    ids=["depth", "draws", "method", "constant y"],
 )
 def test_what_abcd_refuses_raises_value_error(
     settings: dict[str, Any], y_of: Callable | None, match: str
@@ -143,6 +149,27 @@ def test_what_abcd_refuses_raises_value_error(
         AbcdRegressor(**{**SMALL, **settings}).fit(X, y if y_of is None else y_of(y))
     assert not isinstance(caught.value, InputError)
     assert isinstance(caught.value.__cause__, InputError)  # the abcd message, kept
+
+
+def test_scikit_learns_parameter_names_are_the_searchs_seed_and_jobs() -> None:
+    X, y = smooth(n=30)
+    order = np.argsort(X[:, 0])
+    X, y = X[order], y[order]
+    regressor = AbcdRegressor(depth=1, restarts=2, random_state=3, n_jobs=1).fit(X, y)
+    found = abcd_cli.search(x=X[:, 0], y=y, depth=1, restarts=2, seed=3, jobs=1)
+    assert regressor.model_.seed == 3 and regressor.bic_ == pytest.approx(found.bic, rel=1e-9)
+    with pytest.raises(ValueError, match="n_jobs must be None, -1"):
+        AbcdRegressor(depth=1, restarts=2, n_jobs=-2).fit(X, y)
+
+
+def test_used_columns_are_those_the_model_reads() -> None:
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0.0, 5.0, size=(40, 3))
+    y = 2.0 * X[:, 1] + 0.05 * rng.standard_normal(40)  # a line in the second column alone
+    regressor = AbcdRegressor(**SMALL).fit(X, y)
+    assert regressor.structure_ == "Lin[x1] + WN"
+    assert list(regressor.used_columns_) == [1]
+    assert regressor.predict(X[:3]) == pytest.approx(y[:3], abs=0.3)
 
 
 def test_too_few_rows_are_refused_as_scikit_learn_refuses_them() -> None:

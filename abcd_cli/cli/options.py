@@ -102,6 +102,7 @@ def _effort_options() -> list[Any]:
             "--jobs",
             type=click.IntRange(0, 512),
             default=0,
+            show_default=True,
             help="Worker processes (0: one per core, 1: serial).",
         ),
         click.option(

@@ -14,8 +14,15 @@ NOT_CSV = (".xlsx", ".xlsm", ".xls", ".parquet", ".json")
 
 @click.command(short_help="Predict y at new x from a saved model.")
 @click.argument("model_file", metavar="MODEL.json")
-@click.argument("inputs", metavar="X.csv")
+@click.argument("inputs", metavar="[X.csv]", required=False)
 @click.option("-o", "--output", required=True, metavar="OUT.csv", help="Where to write the table.")
+@click.option(
+    "--ahead",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Instead of X.csv: the next N steps after the data, at its own spacing (dates stay"
+    " dates: monthly data give the next N months). A model of one input only.",
+)
 @click.option(
     "--x",
     "x",
@@ -37,17 +44,20 @@ NOT_CSV = (".xlsx", ".xlsm", ".xls", ".parquet", ".json")
 )
 def predict(
     model_file: str,
-    inputs: str,
+    inputs: str | None,
     output: str,
+    ahead: int | None,
     x: str | None,
     average_seeds: bool,
     seed_weights: str | None,
 ) -> None:
     """Write the predictive mean, standard deviation and 2.5/10/50/90/97.5% quantiles of y at
-    every x of X.csv, in the data's units. MODEL.json comes from `abcd search --json`; one of
-    `--method posterior` predicts with the mixture of its posterior. A model of several inputs
-    reads them from the columns of X.csv with their names (in any order; other columns are
-    ignored)."""
+    every x of X.csv (or, with --ahead N, at the next N steps after the data), in the data's
+    units. MODEL.json comes from `abcd search --json`; one of `--method posterior` predicts
+    with the mixture of its posterior. A model of several inputs reads them from the columns of
+    X.csv with their names (in any order; other columns are ignored)."""
+    from abcd_cli.ahead import future_inputs
+    from abcd_cli.data.frames import cell_texts
     from abcd_cli.data.reader import load_inputs
     from abcd_cli.data.table import capped
     from abcd_cli.destinations import check_destinations
@@ -64,6 +74,14 @@ def predict(
         )
     if seed_weights and not average_seeds:
         raise InputError("--seed-weights only applies with --average-seeds")
+    if (inputs is None) == (ahead is None):
+        raise InputError(
+            "give X.csv (the new inputs) or --ahead N (the next N steps after the data), not both"
+            if inputs is not None
+            else "give X.csv (a file of new inputs) or --ahead N (the next N steps after the data)"
+        )
+    if ahead is not None and x is not None:
+        raise InputError("--x chooses a column of X.csv; --ahead reads no X.csv")
     found = read_model(model_file)
     models, weights, mixed = found.predictive_models(
         average_seeds,
@@ -78,9 +96,13 @@ def predict(
             f"--x chooses the column of a model of one input; this model reads its"
             f" {len(found.x_names)} inputs by their names ({named})"
         )
-    values, columns, names, kinds = load_inputs(inputs, found.x_names, x)
-    for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
-        values[:, d] = found.checked_x(values[:, d], kind, f"{inputs}: column {name!r}", d)
+    if inputs is None:
+        future = future_inputs(found, ahead or 0)
+        values, columns, names = future.values[:, None], [cell_texts(future.given)], found.x_names
+    else:
+        values, columns, names, kinds = load_inputs(inputs, found.x_names, x)
+        for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
+            values[:, d] = found.checked_x(values[:, d], kind, f"{inputs}: column {name!r}", d)
     table = predictive_table(models, values, weights)
     write_output(output, to_csv(names, columns, table))
     click.echo(

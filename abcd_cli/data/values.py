@@ -30,6 +30,12 @@ NEUTRAL_TIME_NAMES = frozenset(
     {"x", "t", "time", "date", "datetime", "date time", "timestamp", "decimal date", "period"}
 )
 YEAR_WORDS = frozenset({"year", "years", "yr", "yrs"})
+#: The rule above in words, for messages that tell the user how to name a column.
+YEAR_RULE = (
+    "numbers are read as years in a column named like a year ('year', 'yr', 'decimal_year',"
+    " ...), or named x, t, time, date or period with every value from"
+    f" {YEAR_RANGE[0]:.0f} to {YEAR_RANGE[1]:.0f}; other numbers are plain numbers"
+)
 #: Largest day or month number that can be a month.
 _MONTHS = 12
 

@@ -44,13 +44,16 @@ REFINE_SHARE = 10
 #: seeds give no more streams; they only grow the files and messages that name them.
 MAX_SEED = 2**128 - 1
 MAX_SEED_TEXT = "2**128 - 1"
-#: The settings that must be whole numbers (``refine_size`` and ``max_order`` may also be
-#: None; ``seed`` and ``inducing`` are checked on their own).
-_WHOLE = (
-    "depth", "restarts", "seeds", "beam", "beam_levels", "subset_size", "refine_size",
-    "refine", "finalists", "screen_iter", "refine_iter", "patience", "polish", "max_iter",
-    "buffer", "max_order", "pool", "draws",
-)  # fmt: skip
+#: The settings that must be whole numbers and their valid ranges, lowest and highest (None: no
+#: upper bound); ``refine_size`` and ``max_order`` may also be None (``seed`` and ``inducing``
+#: are checked on their own).
+_RANGES: dict[str, tuple[int, int | None]] = {
+    "depth": (0, None), "restarts": (1, None), "seeds": (1, None), "beam": (1, None),
+    "beam_levels": (0, None), "subset_size": (20, None), "refine_size": (20, None),
+    "refine": (1, None), "finalists": (1, None), "screen_iter": (1, None),
+    "refine_iter": (1, None), "patience": (0, None), "polish": (1, None), "max_iter": (1, None),
+    "buffer": (1, None), "pool": (1, None), "draws": (1, MAX_DRAWS), "max_order": (1, MAX_ORDER),
+}  # fmt: skip
 
 
 def is_whole(value: object) -> bool:
@@ -110,37 +113,17 @@ class SearchSettings:
     draws: int = 32  # method "posterior": parameter draws kept per structure
 
     def __post_init__(self) -> None:
-        for name in _WHOLE:
+        for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
-            if value is not None and not is_whole(value):
-                raise InputError(f"bad search setting {name}={value!r}: a whole number is needed")
-            if value is not None:
-                object.__setattr__(self, name, int(value))  # a plain int for JSON
+            if value is None:
+                continue
+            if not is_whole(value) or not low <= value <= (high or value):
+                valid = f"from {low} to {high}" if high else f"of at least {low}"
+                raise InputError(
+                    f"bad search setting {name}={value!r}: a whole number {valid} is needed"
+                )
+            object.__setattr__(self, name, int(value))  # a plain int for JSON
         object.__setattr__(self, "seed", check_seed(self.seed, self.seeds))
-        checks = {
-            "depth": self.depth >= 0,
-            "restarts": self.restarts >= 1,
-            "seeds": self.seeds >= 1,
-            "beam": self.beam >= 1,
-            "beam_levels": self.beam_levels >= 0,
-            "subset_size": self.subset_size >= 20,
-            "refine_size": self.refine_size is None or self.refine_size >= 20,
-            "refine": self.refine >= 1,
-            "finalists": self.finalists >= 1,
-            "screen_iter": self.screen_iter >= 1,
-            "refine_iter": self.refine_iter >= 1,
-            "patience": self.patience >= 0,
-            "polish": self.polish >= 1,
-            "max_iter": self.max_iter >= 1,
-            "buffer": self.buffer >= 1,
-            "pool": self.pool >= 1,
-            "draws": 1 <= self.draws <= MAX_DRAWS,
-        }
-        if self.max_order is not None:
-            checks["max_order"] = 1 <= self.max_order <= MAX_ORDER
-        bad = [name for name, ok in checks.items() if not ok]
-        if bad:
-            raise InputError(f"bad search setting {bad[0]}={getattr(self, bad[0])}")
         if self.prior_mean not in PRIOR_MEANS:
             raise InputError(
                 f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"

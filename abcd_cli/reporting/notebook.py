@@ -27,8 +27,8 @@ from abcd_cli.reporting.sections import frame_of
 if TYPE_CHECKING:
     from abcd_cli.found import FoundModel
 
-#: The components table's columns.
-HEADER = ("#", "component", "share of R²", "cumulative R²", "CV MAE")
+#: The components table's columns, named and ordered as the report's table names them.
+HEADER = ("#", "Component", "Cumulative R²", "ΔR²", "CV MAE")
 #: Resolution of the summary's figure (the report's forecast figure, 6.5 in wide).
 SUMMARY_DPI = 80
 #: Characters a Markdown text escapes with a backslash.
@@ -79,8 +79,8 @@ def table_rows(found: FoundModel) -> list[tuple[str, ...]]:
         (
             str(c.index),
             c.description,
-            format_percent(c.share, signed=True),
             format_percent(c.cumulative_share),
+            format_percent(c.share, signed=True),
             format_number(c.cv_mae, decimals=decimals),
         )
         for c in components

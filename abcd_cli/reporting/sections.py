@@ -54,6 +54,8 @@ BASELINE_NAMES = {
 }
 #: The statistics of a component that the context and the summary table carry.
 TABLE_STATS = ("cum_r2", "delta_r2", "residual_r2", "cv_mae", "mae_reduction")
+#: A cumulative R² the table shows as 100.0%.
+FULL_R2 = 0.9995
 #: Why a table of several inputs keeps only the quantile check.
 CHECKS_LEFT_OUT = (
     " The autocorrelation and periodogram checks are left out: they read the residuals in"
@@ -217,9 +219,23 @@ def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[
         "baseline_mae": dec.baseline_mae,
         "rows": rows,
     }
+    noise = [c.index for c in dec.components if c.is_noise]
+    if noise and dec.components[-1].cum_r2 >= FULL_R2:
+        table["noise_note"] = noise_sentence(noise[0])
     if dec.series is None:
         table["folds"] = folds_sentence(dec)
     return table
+
+
+def noise_sentence(index: int) -> str:
+    """Why the table's last row reaches a cumulative R² of 100%: the posterior mean of every
+    component, noise included, is E[f + ε | y] = y at the data."""
+    return (
+        f"With component {index}, the noise, the model's mean at the data passes through every"
+        " observation, so the cumulative R² reaches 100% by construction once every component"
+        " is in; how well the model fits is read from the CV MAE, which predicts points left"
+        " out."
+    )
 
 
 def folds_sentence(dec: Decomposition) -> str:

@@ -92,6 +92,23 @@ def test_predict_bad_inputs(model_file, tmp_path, text, message):
     assert not out.exists()
 
 
+def test_plain_numbers_for_a_model_of_years_say_what_to_rename(model_file, tmp_path):
+    new = tmp_path / "x.csv"
+    new.write_text("step\n2008.1\n2008.5\n")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(main, ["predict", str(model_file), str(new), "-o", str(out)])
+    assert result.exit_code == 2 and len(result.output.splitlines()) == 1
+    assert (
+        "column 'step' holds plain numbers but the model was fitted to dates or years: give"
+        " dates, or years in a column named 'date' as the model's (numbers are read as years in"
+        " a column named like a year ('year', 'yr', 'decimal_year', ...), or named x, t, time,"
+        " date or period with every value from 1000 to 3000" in result.output
+    )
+    new.write_text("date\n2008.1\n2008.5\n")  # as the message says
+    result = CliRunner().invoke(main, ["predict", str(model_file), str(new), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+
+
 def test_predict_refuses_a_non_model(tmp_path):
     bad = tmp_path / "m.json"
     bad.write_text('{"kernel": "SE"}')

@@ -91,7 +91,9 @@ def test_update_refuses_to_write_over_its_model(files: dict[str, Path]) -> None:
         (
             "month,sales\n2005-01-01,5\n",
             (),
-            "column 'month' holds dates or years but the model was fitted to plain numbers",
+            "column 'month' holds dates or years but the model was fitted to plain numbers:"
+            " give plain numbers in a column named 'month' as the model's (numbers are read as"
+            " years in a column named like a year",
         ),
         ("month,sales\n60,abc\n", (), "'abc' is not a number"),
         ("month,sales\n60,\n", (), "no row holds a value in every column read"),

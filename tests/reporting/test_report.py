@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import html
 import io
 import json
 import math
@@ -204,6 +205,15 @@ def test_report_states_the_components(context):
     assert any("noise" in p for p in phrases)
     total = context["components"][-1]["stats"]["cum_r2"]
     assert total == pytest.approx(1.0, abs=1e-6)
+
+
+def test_the_table_says_why_the_last_row_reaches_100_percent(context):
+    (noise,) = [c for c in context["components"] if c["phrase"].endswith("noise")]
+    assert context["components"][-1]["stats"]["cum_r2"] == pytest.approx(1.0, abs=1e-6)
+    note = context["table"]["noise_note"]
+    assert note.startswith(f"With component {noise['index']}, the noise, the model's mean")
+    assert "cumulative R² reaches 100% by construction" in note
+    assert note in html.unescape(render_html(context))
 
 
 def test_a_constant_mean_is_stated_and_carried_through_the_sums():
