@@ -169,7 +169,8 @@ def search(
     fit, each level's end), for a display of one's own. ``checkpoint``: a file where the state
     is saved after every level (one per seed with ``seeds`` > 1); ``resume=True`` continues from
     it. The files stay (:meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
-    :class:`SearchInterrupted`.
+    :class:`SearchInterrupted`. A checkpoint of other data is refused rather than overwritten,
+    and so is one that another search holds while it runs (``checkpoint_lock``).
     """
     from abcd_cli.destinations import check_destinations
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths, refuse_other_data
