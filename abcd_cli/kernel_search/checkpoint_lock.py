@@ -36,9 +36,8 @@ LOCK_SUFFIX = ".lock"
 
 @dataclass
 class _Held:
-    fd: int
-    path: str
-    count: int = 1
+    fd: int  # the open lock file
+    count: int = 1  # holds in this process
 
 
 _HELD: dict[str, _Held] = {}  # by the lock file's absolute path
@@ -96,7 +95,7 @@ def _acquire(checkpoint: Path) -> str:
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, f"{HEADER}\n{os.getpid()}\n".encode())
-    _HELD[key] = _Held(fd, key)
+    _HELD[key] = _Held(fd)
     return key
 
 
