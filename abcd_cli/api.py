@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pandas and the CSV reader are imported when data are loaded
 
     from abcd_cli.data.reader import Series
     from abcd_cli.kernel_search.events import SearchEvent
+    from abcd_cli.kernel_search.records import SearchResult
 
 #: The settings a search uses when none are given (those of the command line too).
 DEFAULTS = SearchSettings()
@@ -168,11 +169,12 @@ def search(
     fit, each level's end), for a display of one's own. ``checkpoint``: a file where the state
     is saved after every level (one per seed with ``seeds`` > 1); ``resume=True`` continues from
     it. The files stay (:meth:`FoundModel.discard_checkpoints`); Ctrl-C raises
-    :class:`SearchInterrupted`.
+    :class:`SearchInterrupted`. A checkpoint of other data is refused rather than overwritten,
+    and so is one that another search holds while it runs (``checkpoint_lock``).
     """
     from abcd_cli.destinations import check_destinations
-    from abcd_cli.kernel_search.checkpoint import checkpoint_paths
-    from abcd_cli.kernel_search.greedy import run_search
+    from abcd_cli.kernel_search.checkpoint import checkpoint_paths, refuse_other_data
+    from abcd_cli.kernel_search.checkpoint_lock import hold_checkpoints
     from abcd_cli.notebook_progress import notebook_reporters
 
     progress, on_event = notebook_reporters(progress, on_event)
@@ -184,11 +186,35 @@ def search(
     check_destinations({"data": _file_of(data)}, {}, paths)
     if executor is not None and (jobs != 1 or scheduler):
         raise TypeError("search() takes jobs and scheduler, or an executor, not both")
+    with hold_checkpoints(paths):
+        if not resume:
+            refuse_other_data(paths, series.x, series.y)
+        where = (jobs, scheduler, executor)
+        result = _run(series, options, where, checkpoint, paths, progress, on_event, resume)
+    return FoundModel.from_search(series, result, tuple(paths))
+
+
+def _run(
+    series: Series,
+    options: SearchSettings,
+    where: tuple[int | None, str | None, Any],
+    checkpoint: str | Path | None,
+    paths: list[Path],
+    progress: Progress | bool | None,
+    on_event: Callable[[SearchEvent], None] | None,
+    resume: bool,
+) -> SearchResult:
+    """``run_search`` on the executor ``where`` = (jobs, scheduler, executor) gives (as
+    ``search`` takes them; one it made is shut down at the end); an interrupt or a lost
+    cluster says which checkpoints hold the state."""
+    from abcd_cli.kernel_search.greedy import run_search
+
+    jobs, scheduler, executor = where
     owned = own_executor(jobs, scheduler) if executor is None else None
     used = owned or _as_executor(executor)  # a Client's wrapper: cancels, never closes it
     interrupted = False
     try:
-        result = run_search(
+        return run_search(
             series.x,
             series.y,
             options,
@@ -207,7 +233,6 @@ def search(
     finally:
         if used is not executor:
             used.shutdown(wait=not interrupted, cancel_futures=interrupted)
-    return FoundModel.from_search(series, result, tuple(paths))
 
 
 def _file_of(source: Any) -> str | None:

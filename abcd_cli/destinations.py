@@ -9,6 +9,7 @@ paths (an ``InputError``, exit code 2):
 * a checkpoint that is an input or an output;
 * a checkpoint path that holds something other than this program's checkpoint (a file without
   its header, a link, a folder or a special file): it would be overwritten and then removed;
+* an output that is the checkpoint of a search running now (``checkpoint_lock``);
 * an output that cannot be written (``files.output_kind``: no such folder, read-only, a folder,
   a block device or a socket).
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from abcd_cli.errors import InputError
 from abcd_cli.files import is_standard_stream, output_kind
 from abcd_cli.kernel_search.checkpoint import refuse_foreign_checkpoint
+from abcd_cli.kernel_search.checkpoint_lock import running_search
 
 #: A file a command names: what it is to the user (``DATA.csv``, ``-o``) and its path.
 Named = tuple[str, str]
@@ -40,9 +42,10 @@ def check_destinations(
     outs = _given(outputs)
     if sum(is_standard_stream(path) for _, path in ins) > 1:
         raise InputError(f"{_both(ins)} cannot both read standard input")
-    for _, path in outs:
+    for what, path in outs:
         if not is_standard_stream(path):
             output_kind(Path(path))
+            _refuse_running_checkpoint(what, Path(path))
     for i, (what, path) in enumerate(outs):
         for other, other_path in outs[:i]:
             if _same(path, other_path):
@@ -69,6 +72,15 @@ def check_destinations(
                 )
         refuse_foreign_checkpoint(Path(path))
         output_kind(Path(path))
+
+
+def _refuse_running_checkpoint(what: str, path: Path) -> None:
+    holder = running_search(path)
+    if holder is not None:
+        raise InputError(
+            f"{what} {path} is the checkpoint of a search running now{holder}; it is left as"
+            " it is: give the output another name"
+        )
 
 
 def _given(named: Mapping[str, str | os.PathLike | None]) -> list[Named]:

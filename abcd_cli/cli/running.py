@@ -7,7 +7,6 @@ import warnings
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import click
@@ -18,15 +17,24 @@ from abcd_cli.cli.options import settings_of
 from abcd_cli.cli.progress import display
 from abcd_cli.files import is_standard_stream
 from abcd_cli.found import FoundModel
+from abcd_cli.kernel_search.settings import SearchSettings
 
 
-def default_checkpoint(data: str, out: str | None) -> str:
-    """Beside the output (``OUT.ckpt.json``), else ``.NAME.abcd.ckpt.json`` in the current
-    folder (NAME: the data file's, ``stdin`` for standard input)."""
+def default_checkpoint(data: str, out: str | None, settings: SearchSettings) -> str:
+    """Beside the output (``OUT.ckpt.json``), else ``.STEM-DIGEST.abcd.ckpt.json`` in the
+    current folder, DIGEST telling the data file's absolute path and the settings apart
+    (``kernel_search.checkpoint_names``); either shortened to fit the file system."""
+    from abcd_cli.kernel_search.checkpoint_names import (
+        data_checkpoint,
+        derived_extra,
+        output_checkpoint,
+    )
+
+    extra = derived_extra(settings.seed, settings.seeds, settings.pool_size > 0)
     if out and not is_standard_stream(out):
-        return str(Path(out).with_name(Path(out).name + ".ckpt.json"))
-    name = "stdin" if is_standard_stream(data) else Path(data).stem
-    return str(Path.cwd() / f".{name}.abcd.ckpt.json")
+        return str(output_checkpoint(out, extra))
+    source = None if is_standard_stream(data) else data
+    return str(data_checkpoint(source, settings.to_dict(), extra))
 
 
 def prepare_search(
@@ -34,15 +42,19 @@ def prepare_search(
 ) -> str:
     """The checkpoint of a command that searches (``--checkpoint``, else beside its first
     output), once ``check_destinations`` has accepted the command's inputs, outputs and
-    checkpoint files; with ``--resume`` and no checkpoint to resume from, a warning says so."""
+    checkpoint files, locked until the command ends (``checkpoint_lock``: another search on
+    it is refused); with ``--resume`` and no checkpoint to resume from, a warning says so."""
     from abcd_cli.api import AbcdWarning, search_settings
     from abcd_cli.destinations import check_destinations
     from abcd_cli.kernel_search.checkpoint import checkpoint_paths
+    from abcd_cli.kernel_search.checkpoint_lock import hold_checkpoints
 
     first = next((path for path in outputs.values() if path), None)
-    checkpoint = opts["checkpoint"] or default_checkpoint(opts["data"], first)
-    paths = checkpoint_paths(checkpoint, search_settings(settings_of(opts)))
+    settings = search_settings(settings_of(opts))
+    checkpoint = opts["checkpoint"] or default_checkpoint(opts["data"], first, settings)
+    paths = checkpoint_paths(checkpoint, settings)
     check_destinations(inputs, outputs, paths)
+    click.get_current_context().with_resource(hold_checkpoints(paths))
     if opts["resume"] and not any(path.exists() for path in paths):
         warnings.warn(
             f"--resume: there is no checkpoint at {', '.join(map(str, paths))}; the search"

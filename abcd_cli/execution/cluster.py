@@ -1,24 +1,31 @@
 """Reaching a Dask cluster for the search: the scheduler's address checked before anything
 runs, a local cluster of single-threaded worker processes started, or a running one connected
-to, and a :class:`~abcd_cli.execution.dask.DaskExecutor` on it (which first checks that every
-worker runs this process's code). Dask's own log lines are silenced: what matters reaches the
-user as one ``ClusterError`` line.
+to once it has said, within the scheduler time-out, that it is a Dask scheduler (else one
+``NoScheduler`` line), and a :class:`~abcd_cli.execution.dask.DaskExecutor` on it (which first
+checks that every worker runs this process's code). Dask's own log lines are silenced: what
+matters reaches the user as one ``ClusterError`` line.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
+import os
 import re
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
 from abcd_cli.errors import InputError
-from abcd_cli.execution.dask import ClusterError, DaskExecutor, require_distributed
+from abcd_cli.execution.dask import DaskExecutor, require_distributed
 
-#: Seconds to wait for a scheduler's answer when connecting to it.
+#: Seconds a scheduler has, from the first connection attempt, to answer who it is (Dask's own
+#: connect timeout does not cover its handshake: a port that accepts and stays silent hung the
+#: client without end). ``ABCD_SCHEDULER_TIMEOUT`` (seconds) changes it.
 CONNECT_TIMEOUT = 10.0
+TIMEOUT_VARIABLE = "ABCD_SCHEDULER_TIMEOUT"
 #: The workers' statistical profiler wakes every 10 ms, in the worker process beside the fit:
 #: with it on, a measured search took about 3% longer (benchmarks/dask/outputs/dask_notes.md).
 #: Off on the clusters abcd starts; the README starts workers with it off.
@@ -44,10 +51,12 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         owned: tuple[Any, ...] = (client, cluster)
     else:
         check_address(scheduler)
+        timeout = scheduler_timeout()
+        ask_scheduler(scheduler, timeout)
         try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            client = Client(scheduler, timeout=timeout)
         except (OSError, TimeoutError) as exc:
-            raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            raise NoScheduler(scheduler, _reason(exc)) from None
         except (ValueError, TypeError) as exc:  # what distributed makes of the address
             detail = " ".join(str(exc).split())[:200] or type(exc).__name__
             raise InputError(
@@ -60,6 +69,82 @@ def connect(scheduler: str, jobs: int | None, on_lost: Callable[[Any], Any] | No
         for thing in owned:
             thing.close()
         raise
+
+
+class NoScheduler(InputError):
+    """Nothing at a scheduler's address answered as a Dask scheduler in time (exit code 2:
+    the address or the cluster is the user's to fix)."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        super().__init__(f"no Dask scheduler answered at {address}: {reason}")
+
+
+def scheduler_timeout() -> float:
+    """The seconds a scheduler has to answer: ``ABCD_SCHEDULER_TIMEOUT`` if set, else
+    ``CONNECT_TIMEOUT``; InputError for a value that is not a positive number of seconds."""
+    text = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return CONNECT_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= 86400:  # nan fails too
+        raise InputError(
+            f"{TIMEOUT_VARIABLE} takes seconds from 0 to 86400, not {text[:30]!r}: set it to"
+            f" a number such as 30, or unset it for {CONNECT_TIMEOUT:.0f} s"
+        )
+    return seconds
+
+
+def ask_scheduler(address: str, timeout: float) -> None:
+    """Connect to ``address`` and ask who answers (Dask's ``identity``), the whole exchange
+    within ``timeout`` seconds; ``NoScheduler`` unless a Dask scheduler answers. Run on a
+    thread of its own, so that a caller with a running event loop (a notebook) can call it."""
+    outcome: list[str] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(asyncio.wait_for(_identity(address, timeout), timeout)))
+        except (TimeoutError, asyncio.TimeoutError):
+            outcome.append(
+                f"no answer within {timeout:g} s (set {TIMEOUT_VARIABLE} to wait longer)"
+            )
+        except OSError as exc:
+            outcome.append(_reason(exc))
+        except Exception as exc:  # noqa: BLE001 - garbage on the line: any error of the reader
+            outcome.append(f"what answered does not speak Dask's protocol ({type(exc).__name__})")
+
+    asker = threading.Thread(target=run, name="abcd-ask-scheduler", daemon=True)
+    asker.start()
+    asker.join(timeout + 5.0)  # the loop's own deadline ends it first
+    reason = outcome[0] if outcome else f"no answer within {timeout:g} s"
+    if reason:
+        raise NoScheduler(address, reason)
+
+
+async def _identity(address: str, timeout: float) -> str:
+    """'' when a Dask scheduler at ``address`` says who it is; what answered otherwise."""
+    from distributed.comm import connect
+
+    comm = await connect(address, timeout=timeout)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        answer = await comm.read()
+    finally:
+        comm.abort()
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if isinstance(kind, str) and kind.endswith("Scheduler"):
+        return ""
+    if kind in ("Worker", "Nanny"):
+        return f"it is a Dask {kind.lower()}; give the scheduler's address"
+    return "what answered is not a Dask scheduler"
+
+
+def _reason(exc: BaseException) -> str:
+    """An exception as a short clause of one line."""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _local_cluster(n: int) -> Any:

@@ -6,14 +6,16 @@ The search only needs ``executor.map`` returning results in order; any
 ``distributed.Client`` here: its ``map`` returns futures and its ``shutdown`` stops the cluster.
 
 Interrupts are the parent's business: workers ignore SIGINT (Ctrl-C reaches the whole process
-group) and die on SIGTERM, and ``ResilientPool.shutdown(wait=False)`` stops them at once instead
-of letting them finish the candidates they hold.
+group), die on SIGTERM and end when the parent ends, even by SIGKILL (``orphans``); and
+``ResilientPool.shutdown(wait=False)`` stops them at once instead of letting them finish the
+candidates they hold.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError, Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -21,15 +23,19 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
+from abcd_cli.execution.orphans import die_with_parent
 from abcd_cli.execution.speculation import Started
 
 
-def init_worker() -> None:
-    """One BLAS thread; leave Ctrl-C to the parent, and die quietly when terminated (a forked
-    worker would otherwise inherit the command's SIGTERM handler and print tracebacks)."""
+def init_worker(parent: int | None = None, parent_main_thread: int | None = None) -> None:
+    """One BLAS thread; leave Ctrl-C to the parent, die quietly when terminated (a forked
+    worker would otherwise inherit the command's SIGTERM handler and print tracebacks), and
+    end with process ``parent`` if given (``orphans.die_with_parent``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threadpool_limits(limits=1, user_api="blas")
+    if parent is not None:
+        die_with_parent(parent, parent_main_thread)
 
 
 class SerialExecutor(Executor):
@@ -54,7 +60,11 @@ class ResilientPool(Executor):
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=self.jobs, initializer=init_worker)
+        return ProcessPoolExecutor(
+            max_workers=self.jobs,
+            initializer=init_worker,
+            initargs=(os.getpid(), threading.main_thread().ident),
+        )
 
     @property
     def workers(self) -> int:

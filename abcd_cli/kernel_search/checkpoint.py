@@ -22,6 +22,7 @@ from abcd_cli import __version__
 from abcd_cli.arrays import as_2d
 from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
+from abcd_cli.kernel_search.checkpoint_names import refuse_long_names
 from abcd_cli.kernel_search.posterior import Weighed
 from abcd_cli.kernel_search.records import LevelRecord
 from abcd_cli.kernel_search.scoring import Scored
@@ -186,12 +187,33 @@ def _content(
             " match); remove it to start anew"
         )
     if content.get("fingerprint") != fingerprint(x, y):
-        raise InputError(f"checkpoint {path} was made for other data; remove it to start anew")
+        raise _other_data(path)
     if content.get("settings") != settings.to_dict():
         raise InputError(
             f"checkpoint {path} was made with other settings; use the same options or remove it"
         )
     return content
+
+
+def _other_data(path: Path) -> InputError:
+    return InputError(
+        f"checkpoint {path} was made for other data; it is left as it is: give this search"
+        " its own file with --checkpoint PATH, or remove it to start anew"
+    )
+
+
+def refuse_other_data(paths: list[Path], x: np.ndarray, y: np.ndarray) -> None:
+    """InputError when a search that does not resume would overwrite a checkpoint saved for
+    other data (one whose content cannot be read is the search's to replace)."""
+    for path in paths:
+        if not is_checkpoint(path):
+            continue
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8")).get("fingerprint")
+        except (OSError, ValueError, RecursionError, AttributeError):
+            continue
+        if saved != fingerprint(x, y):
+            raise _other_data(path)
 
 
 def _damaged(path: Path, exc: Exception) -> InputError:
@@ -283,14 +305,17 @@ def _one_line(exc: Exception) -> str:
 def checkpoint_paths(checkpoint: str | Path, settings: SearchSettings) -> list[Path]:
     """Where each of the settings' searches keeps its state: the path itself for one seed,
     else one file per seed beside it (``NAME.seedK.json`` for ``NAME.json``), and with the
-    method "posterior" last the joint weighing's (``NAME.joint.json``: ``save_weighing``)."""
+    method "posterior" last the joint weighing's (``NAME.joint.json``: ``save_weighing``);
+    InputError for a name too long for its file system (``checkpoint_names``)."""
     path = Path(checkpoint)
     if settings.seeds == 1:
-        return [path]
-    seeds = range(settings.seed, settings.seed + settings.seeds)
-    paths = [path.with_name(f"{path.stem}.seed{k}{path.suffix}") for k in seeds]
-    if settings.pool_size:
-        paths.append(path.with_name(f"{path.stem}.joint{path.suffix}"))
+        paths = [path]
+    else:
+        seeds = range(settings.seed, settings.seed + settings.seeds)
+        paths = [path.with_name(f"{path.stem}.seed{k}{path.suffix}") for k in seeds]
+        if settings.pool_size:
+            paths.append(path.with_name(f"{path.stem}.joint{path.suffix}"))
+    refuse_long_names(paths)
     return paths
 
 

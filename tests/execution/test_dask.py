@@ -303,6 +303,17 @@ def test_a_worker_with_other_code_is_refused(client, monkeypatch) -> None:
         DaskExecutor(client)
 
 
+def test_a_scheduler_answers_and_a_worker_is_not_taken_for_one(client) -> None:
+    abcd_cluster.ask_scheduler(client.scheduler.address, 10.0)
+    reached = abcd_cluster.connect(client.scheduler.address, None, None)
+    assert reached.workers == 2
+    reached.shutdown()  # closes its own client, not the cluster
+    assert client.scheduler_info()["workers"]
+    worker = next(iter(client.scheduler_info()["workers"]))
+    with pytest.raises(abcd_cluster.NoScheduler, match="it is a Dask worker"):
+        abcd_cluster.ask_scheduler(worker, 10.0)
+
+
 def test_a_task_refuses_to_run_with_other_code() -> None:
     with pytest.raises(ClusterError, match="other abcd code"):
         run_tasks(len, [[1, 2]], "0.0.1+other", [{}])
@@ -367,12 +378,12 @@ def test_missing_distributed_is_one_line_naming_the_install(tmp_path, monkeypatc
     ("args", "code", "text"),
     [
         (["--scheduler", "nowhere"], 2, "--scheduler takes 'local' or a scheduler's address"),
-        (["--scheduler", "tcp://127.0.0.1:9"], 1, "cannot reach the Dask scheduler"),
+        (["--scheduler", "tcp://127.0.0.1:9"], 2, "no Dask scheduler answered at"),
     ],
     ids=["malformed", "unreachable"],
 )
 def test_bad_scheduler_is_one_line(tmp_path, monkeypatch, args, code, text) -> None:
-    monkeypatch.setattr(abcd_cluster, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setenv(abcd_cluster.TIMEOUT_VARIABLE, "1")
     data = write_csv(tmp_path / "data.csv", X, Y)
     result = CliRunner().invoke(main, ["search", str(data), *SMALL, *args])
     assert result.exit_code == code, result.output
