@@ -1,11 +1,14 @@
 """How sure the report is, in words: the posterior's findings with their probabilities, the tag
 of each component, and the page on the posterior over structures (``--method posterior``).
 
-A finding of probability at least ``FACT`` is stated as what the data show; from ``LIKELY`` to
-``FACT`` as likely; from ``FLOOR`` to ``LIKELY`` as possible but uncertain; below ``FLOOR`` it is
-left out of the summary (the page on the posterior lists every finding). A cycle that the data
-hold fewer than ``MIN_CYCLES`` times is stated as likely at most, with the count. A period or a
-change time is given with its central 95% interval over the posterior, in the data's units.
+Every probability is relative to the structures weighed (the search's pool), and is worded so:
+a finding of probability at least ``FACT`` is stated as held "among the structures weighed, with
+probability 0.9 or more"; from ``LIKELY`` to ``FACT`` as likely; from ``FLOOR`` to ``LIKELY`` as
+possible but uncertain; below ``FLOOR`` it is left out of the summary (the page on the posterior
+lists every finding). A cycle that the data hold fewer than ``MIN_CYCLES`` times is never among
+those: however probable, it gets a sentence of its own saying it is seen too few times to be
+sure it repeats, so no probability of 0.9 or more stands under "likely". A period or a change
+time is given with its central 95% interval over the posterior, in the data's units.
 """
 
 from __future__ import annotations
@@ -64,13 +67,18 @@ def cycles_seen(f: Finding, dec: Decomposition) -> float | None:
     return float(np.ptp(column)) / f.feature.value
 
 
+#: The tier of a cycle probable enough to be a fact or likely, but seen fewer than
+#: ``MIN_CYCLES`` times: stated apart, with the count.
+FEW_CYCLES = "too few cycles"
+
+
 def tier(f: Finding, dec: Decomposition) -> str | None:
-    """How the summary words a finding: ``wording`` of its probability, a fact about a cycle
-    seen fewer than ``MIN_CYCLES`` times lowered to likely."""
+    """How the summary words a finding: ``wording`` of its probability; a fact or a likely
+    finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``."""
     told = wording(f.probability)
     cycles = cycles_seen(f, dec)
-    if told == "fact" and cycles is not None and cycles < MIN_CYCLES:
-        return "likely"
+    if told in ("fact", "likely") and cycles is not None and cycles < MIN_CYCLES:
+        return FEW_CYCLES
     return told
 
 
@@ -82,6 +90,17 @@ def probability_text(p: float) -> str:
     if 0.0 < p < 0.005:
         return "< 0.01"
     return format_number(p, decimals=2)
+
+
+def probability_range(low: float, high: float) -> str:
+    """Where a probability lies, in words that read whatever its ends: '0.96 to 0.99',
+    '0.96 to over 0.99', 'under 0.01 to 0.03', '1.00'."""
+    words = {">": "over", "<": "under"}
+    a, b = (probability_text(p) for p in (low, high))
+    if a == b:
+        return a
+    a, b = (f"{words[t[0]]} {t[2:]}" if t[0] in words else t for t in (a, b))
+    return f"{a} to {b}"
 
 
 def _distinct(values: tuple[float, ...]) -> list[str]:
@@ -179,7 +198,7 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     and the uncertain findings as two sentences."""
     weighed = sum(1 for s in facts.structures if s.weight > 0)
     top = facts.structures[0]
-    tiers: dict[str, list[str]] = {"fact": [], "likely": [], "uncertain": []}
+    tiers: dict[str, list[str]] = {"fact": [], FEW_CYCLES: [], "likely": [], "uncertain": []}
     for f in stated(facts):
         tiers[tier(f, dec)].append(  # type: ignore[index]
             f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
@@ -192,13 +211,25 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     )
     intro = (
         f"{found} by how well each explains the data (the posterior over structures), so every"
-        " finding below comes with its probability. "
+        " finding below comes with its probability among the structures weighed; a structure"
+        " the search did not keep carries none. "
     )
+    bar = format_number(FACT, decimals=1)
     if tiers["fact"]:
-        intro += f"The data show, with probability {format_number(FACT, decimals=1)} or more:"
+        intro += f"Among the structures weighed, with probability {bar} or more:"
     else:
-        intro += f"No finding reaches probability {format_number(FACT, decimals=1)}."
-    likely = f"Likely, but not certain: {join_words(tiers['likely'])}." if tiers["likely"] else ""
+        intro += f"No finding reaches probability {bar} among the structures weighed."
+    few = (
+        f"Held by most of the weight, but seen fewer than {number_word(int(MIN_CYCLES))} times"
+        f" in the data, too few to be sure it repeats: {join_words(tiers[FEW_CYCLES])}."
+        if tiers[FEW_CYCLES]
+        else ""
+    )
+    likely = (
+        f"Likely among the structures weighed, but not certain: {join_words(tiers['likely'])}."
+        if tiers["likely"]
+        else ""
+    )
     uncertain = (
         f"Possible, but uncertain: {join_words(tiers['uncertain'])}." if tiers["uncertain"] else ""
     )
@@ -211,6 +242,7 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     return {
         "certainty": intro,
         "facts": [capitalise(t) + "." for t in tiers["fact"]],
+        "few_cycles": few,
         "likely": likely,
         "uncertain": uncertain,
         "structure": structure,
@@ -302,7 +334,7 @@ def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
         {
             "finding": capitalise(finding_phrase(f, dec)),
             "probability": probability_text(f.probability),
-            "range": f"{probability_text(f.low)}–{probability_text(f.high)}",
+            "range": probability_range(f.low, f.high),
             "interval": finding_detail(f, dec).partition("; ")[2],
         }
         for f in facts.findings
