@@ -26,10 +26,10 @@ from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing
 from abcd_cli.reporting.wording import (
     capitalise,
-    format_position,
     format_span,
     join_words,
     number_word,
+    place_in_data,
 )
 
 #: A finding at least this probable is stated as a fact.
@@ -72,10 +72,22 @@ def cycles_seen(f: Finding, dec: Decomposition) -> float | None:
 FEW_CYCLES = "too few cycles"
 
 
+def outside_data(f: Finding, dec: Decomposition) -> bool:
+    """Whether a change finding's time lies outside the data along its input, where no
+    observation places it (an artefact of a switch that only needed to be off over the data)."""
+    if f.feature.kind != "change" or f.feature.value is None:
+        return False
+    column = dec.model.X[:, f.feature.inputs[0]]
+    return not float(column.min()) <= f.feature.value <= float(column.max())
+
+
 def tier(f: Finding, dec: Decomposition) -> str | None:
     """How the summary words a finding: ``wording`` of its probability; a fact or a likely
-    finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``."""
+    finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``; a change
+    outside the data is at most possible, whatever its probability."""
     told = wording(f.probability)
+    if told is not None and outside_data(f, dec):
+        return "uncertain"
     cycles = cycles_seen(f, dec)
     if told in ("fact", "likely") and cycles is not None and cycles < MIN_CYCLES:
         return FEW_CYCLES
@@ -138,8 +150,9 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
         return f"a cycle{of} with a period of {format_span(feature.value, axis)}"  # type: ignore[arg-type]
     if feature.kind == "change":
         axis = dec.axes[feature.inputs[0]]
-        where = format_position(feature.value, axis, _change_precision(f, dec))  # type: ignore[arg-type]
-        return f"a change{' in ' + names[0] if of else ''} around {where}"
+        where = place_in_data(feature.value, axis, _span(f, dec), _change_precision(f, dec))  # type: ignore[arg-type]
+        around = "" if where.endswith(("begin", "end")) else "around "
+        return f"a change{' in ' + names[0] if of else ''} {around}{where}"
     if feature.kind == "linear trend":
         return f"a linear trend{of}"
     if feature.kind == "polynomial trend":
@@ -153,6 +166,12 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     if feature.kind == "interaction":
         return f"an interaction between {join_words(names)}"
     return f"{feature.kind}{of}"
+
+
+def _span(f: Finding, dec: Decomposition) -> tuple[float, float]:
+    """The data's first and last value along the finding's input."""
+    column = dec.model.X[:, f.feature.inputs[0]]
+    return float(column.min()), float(column.max())
 
 
 def _change_precision(f: Finding, dec: Decomposition) -> float | None:
@@ -180,9 +199,15 @@ def finding_detail(f: Finding, dec: Decomposition) -> str:
                 " it repeats"
             )
         return text
+    if outside_data(f, dec):
+        return f"{text}, but outside the data, where no observation places it"
     axis = dec.axes[feature.inputs[0]]
     precision = _change_precision(f, dec)
-    low, high = (format_position(v, axis, precision) for v in feature.interval)
+    span = _span(f, dec)
+    ends = {"before the data begin": "the data's start", "after the data end": "the data's end"}
+    low, high = (
+        ends.get(t, t) for t in (place_in_data(v, axis, span, precision) for v in feature.interval)
+    )
     if low == high:
         return text
     return f"{text}; between {low} and {high}"

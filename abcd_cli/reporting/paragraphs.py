@@ -43,6 +43,7 @@ from abcd_cli.reporting.wording import (
     join_words,
     ordinal,
     percent,
+    place_in_data,
     rate_unit,
 )
 
@@ -196,8 +197,9 @@ def _interval_sentences(on: list[Interval], axis: Axis, x_data: np.ndarray | Non
     if not events:
         return []
     events.sort()
+    span = data_range(x_data)
     words = [
-        f"{verb} around {format_position(x, axis, switch_precision(s, spacing))}"
+        f"{verb} around {place_in_data(x, axis, span, switch_precision(s, spacing))}"
         for x, verb, s in events
     ]
     widths = {2.0 * s for _, _, s in events}

@@ -38,6 +38,7 @@ from abcd_cli.reporting.wording import (
     format_position,
     format_span,
     join_words,
+    place_in_data,
 )
 
 _DEGREE_ADVERBS = {1: "linearly", 2: "quadratically", 3: "cubically"}
@@ -123,8 +124,10 @@ def on_clause(on: Sequence[Interval], axis: Axis, x_data: np.ndarray | None) -> 
     if not on:
         return "is switched off everywhere"
 
+    span = data_range(x_data)
+
     def at(x: float, s: float) -> str:
-        return format_position(x, axis, switch_precision(s, spacing))
+        return place_in_data(x, axis, span, switch_precision(s, spacing))
 
     if len(on) == 1:
         i = on[0]
