@@ -107,8 +107,11 @@ def amplitude_modifier(g: Gathered) -> str:
     return "whose amplitude changes across the data"
 
 
-def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str:
-    """What the terms are, and what the sum's amplitude does across the data (in y's units)."""
+def gathered_sentence(
+    g: Gathered, axis: Axis, x_data: np.ndarray | None, amplitude: bool = True
+) -> str:
+    """What the terms are, and (``amplitude``) what the sum's prior amplitude does across the
+    data (in y's units): a cycle's is said from its fitted curve instead (``paragraphs``)."""
     n = number_word(len(g.terms))
     what = {
         "periodic": f"{n} terms of the model with this period",
@@ -116,7 +119,7 @@ def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str
         "linear": f"{n} polynomial terms of the model",
     }[g.head]
     text = f"It gathers {what}, described here as one."
-    if g.head == "linear":
+    if g.head == "linear" or not amplitude:
         return text
     first, last = format_amount(g.amplitude[0], axis), format_amount(g.amplitude[-1], axis)
     low, high = format_amount(g.amplitude.min(), axis), format_amount(g.amplitude.max(), axis)

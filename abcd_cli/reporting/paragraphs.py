@@ -5,11 +5,13 @@ variance it explains and how it changes the cross-validated error. R² values ar
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
+from abcd_cli.reporting.curves import Amplitudes, fitted_amplitudes
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -23,7 +25,7 @@ from abcd_cli.reporting.factors import (
 )
 from abcd_cli.reporting.gathered import Gathered, gathered, gathered_sentence
 from abcd_cli.reporting.numbers import format_number, format_percent
-from abcd_cli.reporting.phrases import degree_adverb, noun_phrase
+from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
@@ -75,11 +77,40 @@ def _shape_sentences(parts: Factors, axis: Axis) -> list[str]:
     return [sentence] if sentence else []
 
 
-def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
-    """The shape within a period (declared by the periodic factor) and how fast it drifts
-    between cycles (the smooth factors' lengthscale over the period)."""
+def amplitude_sentence(
+    amplitudes: Amplitudes, axis: Axis, x_data: np.ndarray | None, modulators: Sequence[str] = ()
+) -> str:
+    """A cycle's amplitude as its fitted curve shows it (:mod:`curves`): steady ('stays about
+    1.3') only within ``AMPLITUDE_SHARE``, else between what sizes it varies and where it is
+    largest, and by what cycles it is ``modulated`` ('a periodic function with a period of
+    10 years')."""
+    sizes = amplitudes.sizes
+    lead = "Measured from its fitted curve, its amplitude (half its rise and fall within a period)"
+    if amplitudes.steady:
+        return f"{lead} stays about {format_amount(amplitudes.typical, axis)} across the data."
+    low, high = format_amount(float(sizes.min()), axis), format_amount(float(sizes.max()), axis)
+    peak = float(amplitudes.centres[int(np.argmax(sizes))])
+    where = format_position(peak, axis, coarse_precision(x_data))
+    text = f"{lead} varies between about {low} and {high} across the data, largest around {where}"
+    if modulators:
+        text += f", as {join_words(list(modulators))} modulates it"
+    return text + "."
+
+
+def _periodic_sentences(
+    parts: Factors,
+    axis: Axis,
+    facts: ComponentFacts | None = None,
+    x_data: np.ndarray | None = None,
+) -> list[str]:
+    """The shape within a period (declared by the periodic factor), its amplitude as its fitted
+    curve shows it, and how fast it drifts between cycles (the smooth factors' lengthscale over
+    the period)."""
     period = parts.periodic[0].param("period")
     out = _shape_sentences(parts, axis)
+    amplitudes = fitted_amplitudes(facts, period, x_data) if facts is not None else None
+    if amplitudes is not None and not parts.lin:
+        out.append(amplitude_sentence(amplitudes, axis, x_data, modulator_phrases(parts, axis)))
     if parts.smooth:
         length = product_lengthscale(parts.smooth)
         periods = length / period
@@ -134,13 +165,32 @@ def _noise_sentence(
     return f"{lead}; its standard deviation ranges between about {low} and {high}."
 
 
-def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """How the linear factors scale the amplitude (or standard deviation) across the data."""
+def _lin_sentences(
+    parts: Factors, axis: Axis, x_data: np.ndarray | None, facts: ComponentFacts | None = None
+) -> list[str]:
+    """How the linear factors scale the amplitude (or standard deviation) across the data; a
+    cycle's from its fitted curve (its sizes at the start and end of the data), and said as
+    the curve shows it when the curve does not rise or fall as the factors would have it."""
     what = "standard deviation" if parts.head == "noise" else "amplitude"
     lins = parts.lin
     adverb = degree_adverb(len(lins))
-    trend = lin_trend(lins, data_range(x_data))
-    where = format_position(lins[0].param("location"), axis, coarse_precision(x_data))
+    span = data_range(x_data)
+    trend = lin_trend(lins, span)
+    location = lins[0].param("location")
+    where = format_position(location, axis, coarse_precision(x_data))
+    if parts.head == "periodic" and facts is not None:
+        amplitudes = fitted_amplitudes(facts, parts.periodic[0].param("period"), x_data)
+        if amplitudes is not None:
+            first, last = amplitudes.sizes[0], amplitudes.sizes[-1]
+            moves = {"increasing": last > first, "decreasing": last < first}
+            if trend in moves and moves[trend] and not amplitudes.steady:
+                verb = "grows" if trend == "increasing" else "shrinks"
+                return [
+                    f"Its amplitude {verb} {adverb} across the data: measured from its fitted"
+                    f" curve, from about {format_amount(first, axis)} in the first period to"
+                    f" about {format_amount(last, axis)} in the last."
+                ]
+            return [amplitude_sentence(amplitudes, axis, x_data)]
     if trend == "increasing":
         text = f"Its {what} grows {adverb} across the data"
     elif trend == "decreasing":
@@ -149,7 +199,7 @@ def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> lis
         return [f"Its {what} is smallest near {where} and grows linearly away from it."]
     else:
         text = f"Its {what} changes {adverb} with {axis.x_name}"
-    if len(lins) == 1:
+    if len(lins) == 1 and span is not None and span[0] <= location <= span[1]:
         text += f", in proportion to the distance from {where}"
     return [text + "."]
 
@@ -226,11 +276,11 @@ def _detail_sentences(
         adverb = degree_adverb(len(parts.lin)) if parts.lin and not parts.gates else None
         out.append(_noise_sentence(facts, axis, x_data, adverb))
     elif head == "periodic":
-        out += _periodic_sentences(parts, axis)
+        out += _periodic_sentences(parts, axis, facts, x_data)
     elif head == "smooth":
         out += _shape_sentences(parts, axis)
     if parts.lin and head not in ("linear", "noise"):
-        out += _lin_sentences(parts, axis, x_data)
+        out += _lin_sentences(parts, axis, x_data, facts)
     if head in ("smooth", "linear"):
         out += _trend_sentences(parts, facts, axis, x_data)
     gradual = bool(parts.gates) and is_gradual(parts.gates, x_data)
@@ -254,7 +304,19 @@ def _gathered_sentences(
 ) -> list[str]:
     """A gathered component: what it gathers and its amplitude, the leading term's shape,
     the trend of its mean (smooth and polynomial), where it switches."""
-    out = [gathered_sentence(g, axis, x_data)]
+    amplitudes = (
+        fitted_amplitudes(facts, g.lead.periodic[0].param("period"), x_data)
+        if g.head == "periodic"
+        else None
+    )
+    if amplitudes is None:
+        out = [gathered_sentence(g, axis, x_data)]
+    else:
+        modulators = [m for t in g.terms for m in modulator_phrases(t, axis)]
+        out = [
+            gathered_sentence(g, axis, x_data, amplitude=False),
+            amplitude_sentence(amplitudes, axis, x_data, list(dict.fromkeys(modulators))),
+        ]
     if g.head == "periodic":
         out += _periodic_sentences(g.lead, axis)
     elif g.head == "smooth":

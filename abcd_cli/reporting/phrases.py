@@ -68,6 +68,12 @@ def _period_text(per: BaseKernel, axis: Axis) -> str:
     return f"a period of {format_span(per.param('period'), axis)}"
 
 
+def modulator_phrases(parts: Factors, axis: Axis) -> list[str]:
+    """The cycles that multiply a periodic term's leading one: 'a periodic function with a
+    period of 10 years'."""
+    return [f"{extra.noun} with {_period_text(extra, axis)}" for extra in parts.periodic[1:]]
+
+
 def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str, list[str]]:
     """The determiner, premodifiers and head noun, and the head's own postmodifiers."""
     head = parts.head
@@ -77,8 +83,7 @@ def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str
     if head == "periodic" and lead is not None:
         noun = lead.approximate_noun if parts.smooth else lead.noun
         post = [f"with {_period_text(lead, axis)}"]
-        for extra in parts.periodic[1:]:
-            post.append(f"modulated by {extra.noun} with {_period_text(extra, axis)}")
+        post += [f"modulated by {m}" for m in modulator_phrases(parts, axis)]
         return noun, post
     if head == "smooth" and lead is not None:
         return lead.noun, [lead.modifier] if lead.modifier else []
@@ -198,6 +203,13 @@ def _gathered_phrase(
             noun, post = DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
     else:
         noun, post = _head_phrase(g.lead, axis, direction)
+        if g.head == "periodic":
+            others = [m for t in g.terms for m in modulator_phrases(t, axis)]
+            post += [
+                f"modulated by {m}"
+                for m in dict.fromkeys(others)
+                if f"modulated by {m}" not in post
+            ]
         modifier = amplitude_modifier(g)
         if modifier.startswith("with "):
             post.append(modifier)

@@ -1,0 +1,54 @@
+"""A component's paragraph checked against its own fitted curve (reporting/paragraphs.py over
+reporting/curves.py): a cycle's amplitude as the curve shows it, modulated by the cycle that
+multiplies it; a trend's shape where it applies."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from abcd_cli.kernels import SE, C, Lin, Per, Sum
+from abcd_cli.reporting.describe import component_paragraph, noun_phrase
+from tests.axes import YEAR
+from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
+
+YEARLY = Per((1.0, 1.0, 1.0))
+DECADE = Per((1.0, 10.0, 1.0))
+
+
+def _modulated_curve(grid: np.ndarray) -> np.ndarray:
+    """A yearly cycle whose size swings between 1 and 3 with a 10-year cycle."""
+    return np.sin(2 * np.pi * grid) * (2.0 + np.cos(2 * np.pi * grid / 10.0))
+
+
+def test_a_modulated_cycle_is_not_said_to_keep_a_steady_amplitude() -> None:
+    """Radio's yearly cycle read 'Its amplitude stays about 1.40 across the data' while its
+    figure swung between 1 and 3 with the 10-year cycle."""
+    kernel = Sum((prod(YEARLY, C((1.0,))), prod(YEARLY, DECADE)))
+    facts = make_facts(kernel, _modulated_curve(GRID))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "stays about" not in text
+    low, high = (
+        float(v) for v in re.findall(r"varies between about ([\d.]+) and ([\d.]+)", text)[0]
+    )
+    assert 0.9 < low < 1.2 and 2.8 < high < 3.1  # the curve's sizes: 2 ± 1
+    assert "as a periodic function with a period of 10.0 years modulates it" in text
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA)
+    assert "modulated by a periodic function with a period of 10.0 years" in phrase
+
+
+def test_a_steady_cycle_states_its_amplitude_in_the_data_units() -> None:
+    facts = make_facts(prod(YEARLY, SE((20.0, 1.0))), 1.5 * np.sin(2 * np.pi * GRID))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "stays about 1.50 across the data" in text
+
+
+def test_a_growing_amplitude_is_measured_from_the_curve_not_from_a_zero_before_the_data() -> None:
+    """'in proportion to the distance from 1940' of data that begin in 1949 placed nothing a
+    reader could see; the curve's sizes at both ends do."""
+    lin = Lin((1.0, 1940.0))
+    curve = 0.2 * (GRID - 1940.0) * np.sin(2 * np.pi * GRID)
+    text = component_paragraph(make_facts(prod(YEARLY, lin), curve), YEAR, x_data=X_DATA)
+    assert "1940" not in text
+    assert "grows linearly across the data" in text and "in the last" in text
