@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.reporting.trends import data_range, in_data_range
+from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
+from abcd_cli.reporting.trends import classify_trend, data_range, in_data_range
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
@@ -118,10 +119,10 @@ def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
     mean = np.asarray(mean, dtype=float)
     if x.size < 3:
         return None
-    level = float(np.mean(mean))
+    level = float(np.median(mean))
     slope, intercept = np.polyfit(x, mean, 1)
     change = abs(slope) * float(np.ptp(x))
-    spread = float(np.sum((mean - level) ** 2))
+    spread = float(np.sum((mean - mean.mean()) ** 2))
     residual = float(np.sum((mean - (intercept + slope * x)) ** 2))
     linear = spread <= 0.0 or 1.0 - residual / spread >= LINEAR_SHARE
     scale = max(abs(level), float(np.max(np.abs(mean))))
@@ -129,9 +130,28 @@ def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
     return TrendShape(level, linear, flat)
 
 
-def on_part(
-    x: np.ndarray, mean: np.ndarray, low: float, high: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """The curve where a component applies, between ``low`` and ``high`` (either infinite)."""
-    inside = (x >= low) & (x <= high)
-    return x[inside], mean[inside]
+def applied_part(facts: ComponentFacts, x_data: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The curve over the data where the component applies: within the intervals its change
+    factors switch it on (all of the data when it has none, or they scale it gradually)."""
+    x, mean = in_data_range(facts, x_data)
+    parts = factors_of(facts.kernel, x_data)
+    if parts is None or not parts.gates or is_gradual(parts.gates, x_data):
+        return x, mean
+    inside = np.zeros(x.shape, dtype=bool)
+    for i in stated_intervals(parts.gates, x_data):
+        inside |= (x >= i.low) & (x <= i.high)
+    return (x[inside], mean[inside]) if inside.sum() >= 3 else (x, mean)
+
+
+def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
+    """Whether the component's posterior mean is "increasing", "decreasing", "flat" or "not
+    monotonic" where it applies over the data: a component switched off within the data is
+    judged where it is on (its switch is a step, not a fall), and there it is flat when its
+    straight-line change is below ``FLAT_SHARE`` of its level (its level is then the step's
+    size, measured from zero where it is off)."""
+    x, mean = applied_part(facts, x_data)
+    shape = trend_shape(x, mean)
+    switched = x.size < in_data_range(facts, x_data)[0].size
+    if switched and shape is not None and shape.flat:
+        return "flat"
+    return classify_trend(mean)

@@ -11,7 +11,13 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
-from abcd_cli.reporting.curves import Amplitudes, fitted_amplitudes
+from abcd_cli.reporting.curves import (
+    Amplitudes,
+    applied_part,
+    fitted_amplitudes,
+    mean_trend,
+    trend_shape,
+)
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -34,7 +40,6 @@ from abcd_cli.reporting.trends import (
     data_spacing,
     in_data_range,
     lin_trend,
-    mean_trend,
     noise_profile,
     overall_direction,
 )
@@ -209,17 +214,24 @@ def _trend_sentences(
 ) -> list[str]:
     """Whether the mean rises or falls over the data, and a single Lin's slope per unit of x
     (per year, day, ... by the data's span when x counts time: :func:`rate_unit`)."""
-    x, mean = in_data_range(facts, x_data)
-    trend = classify_trend(mean)
+    x, mean = applied_part(facts, x_data)
+    trend = mean_trend(facts, x_data)
+    where = "Where it applies" if parts.gates else "Over the data"
     start, end = format_amount(mean[0], axis), format_amount(mean[-1], axis)
     if trend == "increasing":
-        text = f"Over the data it only increases, from {start} to {end}"
+        text = f"{where} it only increases, from {start} to {end}"
     elif trend == "decreasing":
-        text = f"Over the data it only decreases, from {start} to {end}"
+        text = f"{where} it only decreases, from {start} to {end}"
     elif trend == "flat":
-        return ["Over the data it stays essentially flat."]
+        level = format_amount(float(np.median(mean)), axis)
+        if parts.gates:
+            return [f"{where} it stays flat, at about {level}: switching it acts as a step."]
+        return [f"{where} it stays essentially flat, at about {level}."]
     else:
-        return ["It is not monotonic: over the data it goes both up and down."]
+        return [f"It is not monotonic: {where.lower()} it goes both up and down."]
+    shape = trend_shape(x, mean)
+    if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
+        text += ", though not along a straight line"
     if parts.head == "linear" and len(parts.lin) == 1 and not parts.gates and x[-1] > x[0]:
         slope = (mean[-1] - mean[0]) / (x[-1] - x[0])
         unit, size = rate_unit(float(x[-1] - x[0]), axis)

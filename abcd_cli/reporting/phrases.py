@@ -89,6 +89,8 @@ def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str
         return lead.noun, [lead.modifier] if lead.modifier else []
     if head == "linear":
         degree = len(parts.lin)
+        if degree == 1 and direction == "flat":  # flat where it applies: a level, or a step
+            return ("a constant level" if parts.gates else "a nearly flat linear trend"), []
         if degree == 1 and direction in ("increasing", "decreasing"):
             return f"a linearly {direction} function", []
         return DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []

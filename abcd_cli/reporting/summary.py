@@ -7,11 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.reporting.curves import mean_trend
 from abcd_cli.reporting.numbers import format_pvalue
 from abcd_cli.reporting.phrases import noun_phrase
-from abcd_cli.reporting.trends import (
-    mean_trend,
-)
 from abcd_cli.reporting.wording import (
     capitalise,
     join_words,

@@ -8,8 +8,8 @@ import re
 
 import numpy as np
 
-from abcd_cli.kernels import SE, C, Lin, Per, Sum
-from abcd_cli.reporting.describe import component_paragraph, noun_phrase
+from abcd_cli.kernels import SE, Before, C, Lin, Per, Sum
+from abcd_cli.reporting.describe import component_paragraph, mean_trend, noun_phrase
 from tests.axes import YEAR
 from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
 
@@ -52,3 +52,23 @@ def test_a_growing_amplitude_is_measured_from_the_curve_not_from_a_zero_before_t
     text = component_paragraph(make_facts(prod(YEARLY, lin), curve), YEAR, x_data=X_DATA)
     assert "1940" not in text
     assert "grows linearly across the data" in text and "in the last" in text
+
+
+def _step_facts():
+    """A linear factor, nearly flat at 177 over the data, switched off from 1955: a step."""
+    kernel = prod(Lin((0.01, 1800.0)), Before((1955.0, 0.05)))
+    curve = np.where(GRID < 1955.0, 177.0 + 0.05 * (GRID - 1949.0), 0.0)
+    return kernel, make_facts(kernel, curve)
+
+
+def test_a_flat_trend_that_switches_off_is_a_step_not_a_linear_trend() -> None:
+    """'A linear trend' and 'linearly decreasing from 177 to 0' were said of a component flat
+    at 177 that then switches off."""
+    kernel, facts = _step_facts()
+    direction = mean_trend(facts, X_DATA)
+    assert direction == "flat"
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA, direction=direction)
+    assert "linear" not in phrase and phrase.startswith("a constant level which applies until")
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "linearly" not in text and "decreases" not in text
+    assert "stays flat, at about 177" in text and "step" in text
