@@ -19,7 +19,7 @@ from abcd_cli.reporting.factors import (
     sharp_gates,
     switch_precision,
 )
-from abcd_cli.reporting.gathered import gathered, gathered_continuation
+from abcd_cli.reporting.gathered import gathered, gathered_continuation, smooth_continuation
 from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb
 from abcd_cli.reporting.trends import (
     data_range,
@@ -75,10 +75,7 @@ def _continuation(
         return text + "."
     if head == "smooth":
         span = format_span(product_lengthscale(parts.smooth), axis)
-        return (
-            f"Beyond the data its mean returns to zero (its prior mean) within about {span}, "
-            "and its uncertainty grows back to the prior level."
-        )
+        return smooth_continuation(span)
     if head == "linear":
         if len(lin) == 1:
             return "The linear trend is assumed to continue beyond the data with the same slope."

@@ -136,6 +136,16 @@ def gathered_sentence(
     )
 
 
+def smooth_continuation(span: str) -> str:
+    """What a smooth component does past the data, in a reader's words: it stops contributing
+    within about one lengthscale (``span``), so the forecast returns to the long-run trend."""
+    return (
+        f"Beyond the data its contribution fades to nothing within about {span}, so the"
+        " forecast returns to the long-run trend (the series' mean and the components that"
+        " carry on), with this component's uncertainty growing back to its full size."
+    )
+
+
 def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str:
     """What the gathered component is assumed to do beyond the data while it is on."""
     if g.head == "periodic":
@@ -152,8 +162,5 @@ def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str
         return text + "."
     if g.head == "smooth":
         longest = max(product_lengthscale(t.smooth) for t in g.terms)
-        return (
-            "Beyond the data its mean returns to zero (its prior mean) within about"
-            f" {format_span(longest, axis)}, and its uncertainty grows back to the prior level."
-        )
+        return smooth_continuation(format_span(longest, axis))
     return "Beyond the data the trend is assumed to continue along the same curve."

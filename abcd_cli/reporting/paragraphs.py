@@ -308,7 +308,33 @@ def _detail_sentences(
         out += _gradual_sentences(parts, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
+        if head == "constant" or (head == "linear" and mean_trend(facts, x_data) == "flat"):
+            out += _step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
     return out
+
+
+def _step_sentences(
+    on: list[Interval], facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """A level switched on or off within the data is a step: each switch's size and direction
+    in the data's units (its level where it is on, measured from zero where it is off)."""
+    _, mean = applied_part(facts, x_data)
+    if not len(mean) or not on:
+        return []
+    level = float(np.median(mean))
+    size = format_amount(abs(level), axis)
+    span, spacing = data_range(x_data), data_spacing(x_data)
+    events = []
+    for i in on:
+        for x, steep, sign in ((i.low, i.low_steep, 1.0), (i.high, i.high_steep, -1.0)):
+            if math.isfinite(x):
+                way = "rise" if sign * level > 0 else "fall"
+                when = place_in_data(x, axis, span, switch_precision(steep, spacing))
+                events.append((x, f"a {way} of about {size} around {when}"))
+    if not events:
+        return []
+    words = [w for _, w in sorted(events)]
+    return [f"In the units of {axis.y_name} that is {join_words(words, 'and then')}."]
 
 
 def _gathered_sentences(
@@ -387,6 +413,27 @@ def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
     return forms[(facts.index - 1) % len(forms)]
 
 
+#: A component that adds at least this share of the variance explained (ΔR²) while lowering
+#: the cross-validated MAE by less than ``SMALL_CV_GAIN`` gets a sentence on why the two differ.
+LARGE_R2_GAIN = 0.05
+#: See ``LARGE_R2_GAIN``: a fall of the cross-validated MAE below this share is small.
+SMALL_CV_GAIN = 0.02
+
+
+def _conflict_sentences(facts: ComponentFacts) -> list[str]:
+    """Why a component can add much to R² and little to the cross-validated error: R² counts
+    how closely it follows the data it was fitted to; the cross-validated error, how much it
+    helps predict blocks of data left out."""
+    if facts.is_noise or facts.delta_r2 < LARGE_R2_GAIN or facts.mae_reduction >= SMALL_CV_GAIN:
+        return []
+    return [
+        f"It adds {percent(facts.delta_r2)} to the variance explained but lowers the"
+        f" cross-validated error by only {percent(facts.mae_reduction, fine=True)}: it follows"
+        " the data it was fitted to closely, but helps little to predict a block of data left"
+        " out, as a component that tracks local wiggles does."
+    ]
+
+
 def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
     """How the cross-validated MAE changes, with a warning when the component does not lower it."""
     before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
@@ -398,7 +445,7 @@ def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
             f"The cross-validated mean absolute error falls by {reduction} when it is added, "
             f"from {before} to {after}.",
         )
-        return [forms[(facts.index - 1) % len(forms)]]
+        return [forms[(facts.index - 1) % len(forms)], *_conflict_sentences(facts)]
     if facts.mae_reduction < 0 and reduction != percent(0.0, fine=True):
         change = (
             f"The cross-validated mean absolute error rises by {reduction}, from {before} to "

@@ -104,7 +104,7 @@ def frame_of(dec: Decomposition, figures: bool = True) -> Frame:
 def data_section(dec: Decomposition, n_dropped: int, frame: Frame) -> dict[str, Any]:
     """The data's description and its figure: y against x for a series; for several inputs
     y against each input, and the inputs' names and kinds."""
-    level = level_sentence(dec.level, dec.axis) if dec.level else ""
+    level = level_sentence(dec.level, dec.axis) if dec.level else reference_sentence(dec)
     if dec.series is not None:
         draw = partial(plots.data_figure, frame.x, frame.y, frame.x_label, frame.y_label)
         return {
@@ -129,6 +129,22 @@ def _dropped(n_dropped: int) -> str:
     if not n_dropped:
         return "no rows dropped"
     return f"{format_number(int(n_dropped))} {rows} with missing values dropped"
+
+
+def reference_sentence(dec: Decomposition) -> str:
+    """What every level and size in the report is measured from, stated once: the series'
+    mean when the model subtracts it (``prior_mean`` "data"), else zero; a model with its own
+    constant level says so in :func:`level_sentence`."""
+    prior = dec.model.prior_mean
+    if prior == "constant":
+        return ""
+    if prior == "zero":
+        return f" Levels below are in the units of {dec.y_name}, measured from zero."
+    mean = format_amount(dec.model.scaling.y_shift, dec.axis)
+    return (
+        f" The mean of {dec.y_name} is {mean}; every level below is in the units of {dec.y_name}"
+        f" and measured from that mean (a component at −10 lies 10 below it)."
+    )
 
 
 def series_description(dec: Decomposition, n_dropped: int) -> str:
@@ -178,9 +194,10 @@ def level_sentence(level: tuple[float, float], axis: Axis) -> str:
 
 #: What a greedy report says of the method that made it.
 GREEDY_METHOD = (
-    "These are the components of the one structure of lowest BIC that the greedy search found"
-    " (--method greedy), so the report gives no probabilities; --method posterior weighs the"
-    " search's best structures and says how sure each finding is."
+    "These are the components of the one structure that the greedy search scored best"
+    " (--method greedy; the appendix gives its score), so the report gives no probabilities;"
+    " --method posterior weighs the search's best structures and says how sure each finding"
+    " is."
 )
 
 

@@ -27,3 +27,11 @@ def test_a_cycle_that_keeps_its_size_past_the_data_keeps_repeating() -> None:
     facts = make_facts(CYCLE, np.sin(2 * np.pi * GRID))
     text = describe_extrapolation(facts, YEAR, x_data=X_DATA)
     assert "keep repeating every 1.0 year" in text
+
+
+def test_a_smooth_component_past_the_data_is_said_without_jargon() -> None:
+    """'its mean returns to zero (its prior mean)' where a reader needs the forecast's
+    return to the long-run trend."""
+    text = describe_extrapolation(make_facts(SE((2.0, 1.0))), YEAR, x_data=X_DATA)
+    assert "prior" not in text
+    assert "the forecast returns to the long-run trend" in text

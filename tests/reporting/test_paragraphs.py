@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-from abcd_cli.kernels import SE, Before, C, Lin, Per, Sum
+from abcd_cli.kernels import SE, After, Before, C, Lin, Per, Sum
 from abcd_cli.reporting.describe import component_paragraph, mean_trend, noun_phrase
 from tests.axes import YEAR
 from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
@@ -72,3 +72,22 @@ def test_a_flat_trend_that_switches_off_is_a_step_not_a_linear_trend() -> None:
     text = component_paragraph(facts, YEAR, x_data=X_DATA)
     assert "linearly" not in text and "decreases" not in text
     assert "stays flat, at about 177" in text and "step" in text
+
+
+def test_a_level_switched_off_gives_the_size_and_direction_of_its_step() -> None:
+    """A level drop was never given in the data's units."""
+    facts = make_facts(prod(C((60.0,)), Before((1955.0, 0.05))), np.where(GRID < 1955, -66.1, 0.0))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "a rise of about 66.1 around" in text  # switching off a level of −66.1 raises y
+    up = make_facts(prod(C((60.0,)), After((1955.0, 0.05))), np.where(GRID > 1955, 40.0, 0.0))
+    assert "a rise of about 40.0 around" in component_paragraph(up, YEAR, x_data=X_DATA)
+
+
+def test_a_large_r2_gain_with_a_small_cv_gain_is_explained() -> None:
+    """17.5% of R² and 1.6% off the cross-validated error, without a word on why."""
+    facts = make_facts(SE((1.0, 1.0)), delta_r2=0.175, cv_before=10.0, cv_after=9.84)
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert (
+        "adds 17.5% to the variance explained but lowers the cross-validated error by only" in text
+    )
+    assert "left out" in text
