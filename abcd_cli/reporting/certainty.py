@@ -24,6 +24,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing
+from abcd_cli.reporting.weak import weak_cycle_reason
 from abcd_cli.reporting.wording import (
     capitalise,
     format_span,
@@ -81,12 +82,26 @@ def outside_data(f: Finding, dec: Decomposition) -> bool:
     return not float(column.min()) <= f.feature.value <= float(column.max())
 
 
-def tier(f: Finding, dec: Decomposition) -> str | None:
+def weak_findings(facts: PosteriorFacts, dec: Decomposition) -> dict[int, str]:
+    """The findings shown by a cycle of the decomposed structure that the data do not single
+    out (``reporting/weak.py``), by ``id``, with the reason: every weighed structure may hold
+    it, so its probability says only that the structures weighed agree."""
+    out = {}
+    for c in dec.components:
+        reason = weak_cycle_reason(dec, c)
+        finding = component_finding(c, facts) if reason else None
+        if finding is not None and finding.feature.kind == "periodic":
+            out[id(finding)] = reason
+    return out
+
+
+def tier(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> str | None:
     """How the summary words a finding: ``wording`` of its probability; a fact or a likely
     finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``; a change
-    outside the data is at most possible, whatever its probability."""
+    outside the data, or a cycle in ``weak`` (``weak_findings``), is at most possible,
+    whatever its probability."""
     told = wording(f.probability)
-    if told is not None and outside_data(f, dec):
+    if told is not None and (outside_data(f, dec) or id(f) in (weak or {})):
         return "uncertain"
     cycles = cycles_seen(f, dec)
     if told in ("fact", "likely") and cycles is not None and cycles < MIN_CYCLES:
@@ -183,11 +198,13 @@ def _change_precision(f: Finding, dec: Decomposition) -> float | None:
     return max(high - low, spacing) or None
 
 
-def finding_detail(f: Finding, dec: Decomposition) -> str:
+def finding_detail(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> str:
     """'probability 0.98; period between 0.998 and 1.003 years', 'probability 0.87; between
-    1895 and 1903'."""
+    1895 and 1903'; a cycle in ``weak`` adds why it is only possible."""
     text = f"probability {probability_text(f.probability)}"
     feature = f.feature
+    if id(f) in (weak or {}):
+        text += f", but only possible: {(weak or {})[id(f)]}"
     if feature.interval is None:
         return text
     if feature.kind == "periodic":
@@ -224,9 +241,10 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     weighed = sum(1 for s in facts.structures if s.weight > 0)
     top = facts.structures[0]
     tiers: dict[str, list[str]] = {"fact": [], FEW_CYCLES: [], "likely": [], "uncertain": []}
+    weak = weak_findings(facts, dec)
     for f in stated(facts):
-        tiers[tier(f, dec)].append(  # type: ignore[index]
-            f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
+        tiers[tier(f, dec, weak)].append(  # type: ignore[index]
+            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})"
         )
     found = (
         f"The search weighed {number_word(weighed)} structures"
@@ -298,6 +316,7 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
     """Every finding for machines: kind, inputs by name, value and interval (user units), its
     probability and range under the evidence's error, how the summary words it, its words."""
     out = []
+    weak = weak_findings(facts, dec)
     for f in facts.findings:
         feature = f.feature
         out.append(
@@ -308,8 +327,8 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
                 "interval": list(feature.interval) if feature.interval else None,
                 "probability": f.probability,
                 "probability_range": [f.low, f.high],
-                "wording": tier(f, dec) or "omitted",
-                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})",
+                "wording": tier(f, dec, weak) or "omitted",
+                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})",
             }
         )
     return out

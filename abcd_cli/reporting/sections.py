@@ -35,6 +35,7 @@ from abcd_cli.reporting.component_text import column, component_phrase
 from abcd_cli.reporting.effects import summary_bullets
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
+from abcd_cli.reporting.weak import weak_cycle_reason
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
@@ -205,7 +206,9 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
     """The executive summary's sentences and one bullet per component; with a posterior over
     structures (``facts``), its findings with their probabilities first, and each bullet
     tagged with the probability of what its component shows."""
-    phrases = [component_phrase(dec, c) for c in dec.components]
+    phrases = [
+        possibly(component_phrase(dec, c), weak_cycle_reason(dec, c)) for c in dec.components
+    ]
     if facts is not None:
         tags = [component_tag(component_finding(c, facts), dec) for c in dec.components]
         phrases = [f"{p} ({tag})" if tag else p for p, tag in zip(phrases, tags, strict=True)]
@@ -220,6 +223,12 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
         f" component{'' if n == 1 else 's'}."
     )
     return summary | certainty_summary(facts, dec) | {"findings": findings_json(facts, dec)}
+
+
+def possibly(phrase: str, reason: str | None) -> str:
+    """A weak cycle's bullet (``reporting/weak.py``): 'possibly a periodic function ... (not
+    established: its period is one of four comparable peaks ...)'; other phrases unchanged."""
+    return f"possibly {phrase} (not established: {reason})" if reason else phrase
 
 
 def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[str, Any]:
