@@ -254,9 +254,9 @@ def component_figure(
     for ax in (top, bottom):
         draw_band(ax, x_grid, mean, sd, "posterior mean")
     zoom_to(top, window, x_grid, mean - 2 * np.abs(sd), mean + 2 * np.abs(sd))
-    set_labels(top, x_label, y_label, f"{title}: its last {WINDOW_CYCLES} cycles of the data")
+    set_labels(top, x_label, y_label, f"{title}: last {WINDOW_CYCLES} cycles")
     shade_extrapolation(bottom, x_grid, end)
-    set_labels(bottom, x_label, y_label, f"{title}: the whole span")
+    set_labels(bottom, x_label, y_label, f"{title}: whole span")
     return fig
 
 
@@ -281,8 +281,8 @@ def cumulative_figure(
         panels = [(ax, title)]
     else:
         fig, top, ax = new_panels(HALF_WIDTH, HALF_HEIGHT)
-        panels = [(top, f"{title}: its last {WINDOW_CYCLES} cycles of the data")]
-        panels.append((ax, f"{title}: the whole span"))
+        panels = [(top, f"{title}: last {WINDOW_CYCLES} cycles")]
+        panels.append((ax, f"{title}: whole span"))
     for panel, heading in panels:
         draw_band(panel, x_grid, mean, sd, "sum of components")
         draw_points(panel, x, y, size=1.8)

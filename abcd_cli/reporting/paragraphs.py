@@ -98,8 +98,21 @@ def amplitude_sentence(
     where = format_position(peak, axis, coarse_precision(x_data))
     text = f"{lead} varies between about {low} and {high} across the data, largest around {where}"
     if modulators:
-        text += f", as {join_words(list(modulators))} modulates it"
+        verb = "modulates" if len(modulators) == 1 else "modulate"
+        text += f", as {join_words(list(modulators))} {verb} it"
     return text + "."
+
+
+def _modulators(terms: Sequence[Factors], axis: Axis) -> list[str]:
+    """What multiplies a cycle's terms and so changes its amplitude: other cycles ('a periodic
+    function with a period of 10 years') and smooth factors ('a smooth factor changing over
+    about 2.5 years'), each once."""
+    out = [m for t in terms for m in modulator_phrases(t, axis)]
+    for t in terms:
+        if t.smooth:
+            span = format_span(product_lengthscale(t.smooth), axis)
+            out.append(f"a smooth factor changing over about {span}")
+    return list(dict.fromkeys(out))
 
 
 def _periodic_sentences(
@@ -115,7 +128,7 @@ def _periodic_sentences(
     out = _shape_sentences(parts, axis)
     amplitudes = fitted_amplitudes(facts, period, x_data) if facts is not None else None
     if amplitudes is not None and not parts.lin:
-        out.append(amplitude_sentence(amplitudes, axis, x_data, modulator_phrases(parts, axis)))
+        out.append(amplitude_sentence(amplitudes, axis, x_data, _modulators([parts], axis)))
     if parts.smooth:
         length = product_lengthscale(parts.smooth)
         periods = length / period
@@ -350,10 +363,9 @@ def _gathered_sentences(
     if amplitudes is None:
         out = [gathered_sentence(g, axis, x_data)]
     else:
-        modulators = [m for t in g.terms for m in modulator_phrases(t, axis)]
         out = [
             gathered_sentence(g, axis, x_data, amplitude=False),
-            amplitude_sentence(amplitudes, axis, x_data, list(dict.fromkeys(modulators))),
+            amplitude_sentence(amplitudes, axis, x_data, _modulators(g.terms, axis)),
         ]
     if g.head == "periodic":
         out += _periodic_sentences(g.lead, axis)

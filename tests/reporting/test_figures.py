@@ -30,7 +30,7 @@ def test_sixty_years_of_a_monthly_cycle_are_not_a_solid_block() -> None:
     assert whole.get_xlim()[1] - whole.get_xlim()[0] > 60  # the whole span, below
     assert top.get_xlim()[1] - top.get_xlim()[0] < 6  # a few cycles, above
     assert _peaks_per_inch(top, GRID, mean) <= MAX_PEAKS_PER_INCH
-    assert "the whole span" in whole.get_title(loc="left")
+    assert "whole span" in whole.get_title(loc="left")
 
     y = np.sin(2 * np.pi * X_DATA) + 0.1
     fig = plots.cumulative_figure(GRID, mean, sd, X_DATA, y, "year", "y", "Components 1-2")
