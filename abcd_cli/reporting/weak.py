@@ -6,6 +6,8 @@ cross-validated mean absolute error by less than ``WEAK_CV_GAIN``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.periods import period_rivals
@@ -35,6 +37,23 @@ def cycle_period(dec: Decomposition, c: ComponentFacts) -> float | None:
     return float(parts.periodic[0].param("period"))
 
 
+#: The rivals counted lately, by the partial residuals' array (held, so its id stays its own):
+#: the summary, the sections and the posterior's findings all ask of the same component.
+_COUNTED: dict[int, tuple[np.ndarray, float, int | None]] = {}
+
+
+def _rivals(x: np.ndarray, partial: np.ndarray, period: float) -> int | None:
+    """``period_rivals``, counted once per component's partial residuals and period."""
+    held = _COUNTED.get(id(partial))
+    if held is not None and held[0] is partial and held[1] == period:
+        return held[2]
+    if len(_COUNTED) > 64:
+        _COUNTED.clear()
+    rivals = period_rivals(x, partial, period)
+    _COUNTED[id(partial)] = (partial, period, rivals)
+    return rivals
+
+
 def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     """Why the data do not single out component ``c``'s cycle ('its period is one of four
     comparable peaks ...; it lowers the cross-validated error by only 0.4%'), or None when it
@@ -45,7 +64,7 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     reasons = []
     if c.partial.size:
         d = c.dims[0] if c.dims else 0
-        rivals = period_rivals(dec.model.X[:, d], c.partial, period)
+        rivals = _rivals(dec.model.X[:, d], c.partial, period)
         if rivals is not None and rivals >= MIN_RIVALS:
             reasons.append(
                 f"its period is one of {number_word(rivals + 1)} comparable peaks in the"
