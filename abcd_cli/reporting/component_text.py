@@ -20,7 +20,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
-from abcd_cli.reporting.curves import mean_trend
+from abcd_cli.reporting.curves import amplitude_trend, mean_trend
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.factors import is_gradual, stated_intervals
@@ -57,7 +57,13 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
     function' rather than 'a linear trend')."""
     if dec.series is not None:
         x = column(dec, 0)
-        return noun_phrase(c.kernel, dec.axis, x_data=x, direction=_direction(c, x, direction))
+        return noun_phrase(
+            c.kernel,
+            dec.axis,
+            x_data=x,
+            direction=_direction(c, x, direction),
+            amplitude=amplitude_trend(c, x),
+        )
     if c.is_noise:
         if not c.dims:
             return "uncorrelated noise"

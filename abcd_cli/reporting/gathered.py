@@ -97,13 +97,15 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
     )
 
 
-def amplitude_modifier(g: Gathered) -> str:
+def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:
     """'with increasing amplitude', 'whose amplitude changes across the data' or '' (a steady
-    amplitude, or a polynomial trend, whose amplitude is its shape)."""
-    if g.head == "linear" or g.trend == "flat":
+    amplitude, or a polynomial trend, whose amplitude is its shape): as the terms' prior
+    amplitude moves, or as the fitted curve's does (``curve``) when it is given."""
+    trend = curve if curve is not None and g.head == "periodic" else g.trend
+    if g.head == "linear" or trend == "flat":
         return ""
-    if g.trend in ("increasing", "decreasing"):
-        return f"with {g.trend} amplitude"
+    if trend in ("increasing", "decreasing"):
+        return f"with {trend} amplitude"
     return "whose amplitude changes across the data"
 
 

@@ -13,6 +13,7 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
 from abcd_cli.reporting.curves import (
     Amplitudes,
+    amplitude_trend,
     applied_part,
     fitted_amplitudes,
     mean_trend,
@@ -499,7 +500,12 @@ def component_paragraph(
     parts = factors_of(facts.kernel, x_data)
     direction = mean_trend(facts, x_data)
     phrase = noun_phrase(
-        facts.kernel, axis, x_data=x_data, direction=direction, input_name=input_name
+        facts.kernel,
+        axis,
+        x_data=x_data,
+        direction=direction,
+        input_name=input_name,
+        amplitude=amplitude_trend(facts, x_data),
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None

@@ -53,11 +53,22 @@ def degree_adverb(n_lin: int) -> str:
 
 
 def _lin_modifier(
-    lins: Sequence[BaseKernel], what: str, x_range: tuple[float, float] | None
+    lins: Sequence[BaseKernel],
+    what: str,
+    x_range: tuple[float, float] | None,
+    curve: str | None = None,
 ) -> str:
-    """'with linearly increasing amplitude', 'with standard deviation varying linearly', ..."""
+    """'with linearly increasing amplitude', 'with standard deviation varying linearly', ...;
+    ``curve``: how the fitted curve's amplitude moves (``curves.amplitude_trend``), which the
+    words follow when it does not rise or fall as the linear factors would have it."""
     adverb = degree_adverb(len(lins))
     trend = lin_trend(lins, x_range)
+    if curve is not None and curve != trend:
+        return (
+            f"with {curve} {what}"
+            if curve in ("increasing", "decreasing")
+            else f"with varying {what}"
+        )
     if trend in ("increasing", "decreasing"):
         return f"with {adverb} {trend} {what}"
     return f"with {what} varying {adverb}"
@@ -193,6 +204,7 @@ def _gathered_phrase(
     x_data: np.ndarray | None,
     direction: str | None,
     input_name: str | None,
+    amplitude: str | None = None,
 ) -> str:
     """The phrase of a gathered component: its leading term's head ('a periodic function with
     a period of 1.0 year', a polynomial of the terms' largest degree), how the amplitude of
@@ -212,13 +224,13 @@ def _gathered_phrase(
                 for m in dict.fromkeys(others)
                 if f"modulated by {m}" not in post
             ]
-        modifier = amplitude_modifier(g)
+        modifier = amplitude_modifier(g, amplitude)
         if modifier.startswith("with "):
             post.append(modifier)
     if input_name is not None:
         noun = of_input(noun, input_name)
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
-    modifier = amplitude_modifier(g)
+    modifier = amplitude_modifier(g, amplitude)
     if modifier.startswith("whose "):
         phrase += f" {modifier}"
     clause = on_clause(g.on, axis, x_data)
@@ -234,9 +246,12 @@ def noun_phrase(
     x_data: np.ndarray | None = None,
     direction: str | None = None,
     input_name: str | None = None,
+    amplitude: str | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
-    with a period of 1.0 year and linearly increasing amplitude'.
+    with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
+    amplitude moves on its fitted curve (``curves.amplitude_trend``), which the words on its
+    amplitude follow where the kernel's factors alone would say otherwise.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -250,7 +265,7 @@ def noun_phrase(
             return _noise_sum_phrase(kernel, x_data)
         together = gathered(kernel, x_data)
         if together is not None:
-            return _gathered_phrase(together, axis, x_data, direction, input_name)
+            return _gathered_phrase(together, axis, x_data, direction, input_name, amplitude)
         return f"a function with covariance {kernel.structure}"
     noun, post = _head_phrase(parts, axis, direction)
     if input_name is not None and parts.head not in ("noise", "constant"):
@@ -258,7 +273,8 @@ def noun_phrase(
     x_range = data_range(x_data)
     if parts.lin and parts.head != "linear":
         what = "standard deviation" if parts.head == "noise" else "amplitude"
-        post.append(_lin_modifier(parts.lin, what, x_range))
+        curve = amplitude if parts.head == "periodic" else None
+        post.append(_lin_modifier(parts.lin, what, x_range, curve))
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     if parts.gates:
         if is_gradual(parts.gates, x_data):

@@ -91,3 +91,14 @@ def test_a_large_r2_gain_with_a_small_cv_gain_is_explained() -> None:
         "adds 17.5% to the variance explained but lowers the cross-validated error by only" in text
     )
     assert "left out" in text
+
+
+def test_a_phrase_on_amplitude_follows_the_curve_not_the_factors_alone() -> None:
+    """The linear factor (zero in 1940, before the data) would have the amplitude grow; the
+    fitted curve's shrinks, so the heading must not say it increases."""
+    kernel = prod(YEARLY, Lin((1.0, 1940.0)))
+    curve = (3.0 - 0.2 * (GRID - 1949.0)) * np.sin(2 * np.pi * GRID)
+    facts = make_facts(kernel, curve)
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "increasing amplitude" not in text and "grows" not in text
+    assert "decreasing amplitude" in text
