@@ -102,7 +102,7 @@ ZOOM_POINTS = 200
 PERIODOGRAM_ELEMENTS = 2**21
 
 
-def _lombscargle(x: np.ndarray, y: np.ndarray, freqs: np.ndarray) -> np.ndarray:
+def lombscargle_power(x: np.ndarray, y: np.ndarray, freqs: np.ndarray) -> np.ndarray:
     """scipy's Lomb-Scargle power at ``freqs`` (cycles per unit of x), in chunks of
     frequencies whose temporaries hold at most ``PERIODOGRAM_ELEMENTS`` elements each (every
     frequency's power depends on all the points and on that frequency alone)."""
@@ -131,7 +131,7 @@ def _periodogram_peaks(
     # A quadratic trend would leak into every low frequency; take it out first.
     t = (x - x.mean()) / x_range
     residual = y - np.polyval(np.polyfit(t, y, 2), t)
-    power = _lombscargle(x, residual, freqs)
+    power = lombscargle_power(x, residual, freqs)
     peaks = np.flatnonzero((power[1:-1] > power[:-2]) & (power[1:-1] >= power[2:])) + 1
     best = peaks[np.argsort(power[peaks])[::-1][:n_peaks]]
     found = [_zoom(x, residual, freqs, power, i, x_range) for i in best]
@@ -161,7 +161,7 @@ def _zoom(
     f, p = float(freqs[i]), float(power[i])
     for _ in range(2):
         fine = np.linspace(lo, hi, ZOOM_POINTS)
-        fine_power = _lombscargle(x, residual, fine)
+        fine_power = lombscargle_power(x, residual, fine)
         j = int(np.argmax(fine_power))
         if fine_power[j] > p:
             f, p = float(fine[j]), float(fine_power[j])

@@ -1,11 +1,14 @@
 """How sure the report is, in words: the posterior's findings with their probabilities, the tag
 of each component, and the page on the posterior over structures (``--method posterior``).
 
-A finding of probability at least ``FACT`` is stated as what the data show; from ``LIKELY`` to
-``FACT`` as likely; from ``FLOOR`` to ``LIKELY`` as possible but uncertain; below ``FLOOR`` it is
-left out of the summary (the page on the posterior lists every finding). A cycle that the data
-hold fewer than ``MIN_CYCLES`` times is stated as likely at most, with the count. A period or a
-change time is given with its central 95% interval over the posterior, in the data's units.
+Every probability is relative to the structures weighed (the search's pool), and is worded so:
+a finding of probability at least ``FACT`` is stated as held "among the structures weighed, with
+probability 0.9 or more"; from ``LIKELY`` to ``FACT`` as likely; from ``FLOOR`` to ``LIKELY`` as
+possible but uncertain; below ``FLOOR`` it is left out of the summary (the page on the posterior
+lists every finding). A cycle that the data hold fewer than ``MIN_CYCLES`` times is never among
+those: however probable, it gets a sentence of its own saying it is seen too few times to be
+sure it repeats, so no probability of 0.9 or more stands under "likely". A period or a change
+time is given with its central 95% interval over the posterior, in the data's units.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing
+from abcd_cli.reporting.weak import weak_cycle_reason
 from abcd_cli.reporting.wording import (
     capitalise,
-    format_position,
     format_span,
     join_words,
     number_word,
+    place_in_data,
 )
 
 #: A finding at least this probable is stated as a fact.
@@ -64,13 +68,44 @@ def cycles_seen(f: Finding, dec: Decomposition) -> float | None:
     return float(np.ptp(column)) / f.feature.value
 
 
-def tier(f: Finding, dec: Decomposition) -> str | None:
-    """How the summary words a finding: ``wording`` of its probability, a fact about a cycle
-    seen fewer than ``MIN_CYCLES`` times lowered to likely."""
+#: The tier of a cycle probable enough to be a fact or likely, but seen fewer than
+#: ``MIN_CYCLES`` times: stated apart, with the count.
+FEW_CYCLES = "too few cycles"
+
+
+def outside_data(f: Finding, dec: Decomposition) -> bool:
+    """Whether a change finding's time lies outside the data along its input, where no
+    observation places it (an artefact of a switch that only needed to be off over the data)."""
+    if f.feature.kind != "change" or f.feature.value is None:
+        return False
+    column = dec.model.X[:, f.feature.inputs[0]]
+    return not float(column.min()) <= f.feature.value <= float(column.max())
+
+
+def weak_findings(facts: PosteriorFacts, dec: Decomposition) -> dict[int, str]:
+    """The findings shown by a cycle of the decomposed structure that the data do not single
+    out (``reporting/weak.py``), by ``id``, with the reason: every weighed structure may hold
+    it, so its probability says only that the structures weighed agree."""
+    out = {}
+    for c in dec.components:
+        reason = weak_cycle_reason(dec, c)
+        finding = component_finding(c, facts) if reason else None
+        if finding is not None and finding.feature.kind == "periodic":
+            out[id(finding)] = reason
+    return out
+
+
+def tier(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> str | None:
+    """How the summary words a finding: ``wording`` of its probability; a fact or a likely
+    finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``; a change
+    outside the data, or a cycle in ``weak`` (``weak_findings``), is at most possible,
+    whatever its probability."""
     told = wording(f.probability)
+    if told is not None and (outside_data(f, dec) or id(f) in (weak or {})):
+        return "uncertain"
     cycles = cycles_seen(f, dec)
-    if told == "fact" and cycles is not None and cycles < MIN_CYCLES:
-        return "likely"
+    if told in ("fact", "likely") and cycles is not None and cycles < MIN_CYCLES:
+        return FEW_CYCLES
     return told
 
 
@@ -82,6 +117,17 @@ def probability_text(p: float) -> str:
     if 0.0 < p < 0.005:
         return "< 0.01"
     return format_number(p, decimals=2)
+
+
+def probability_range(low: float, high: float) -> str:
+    """Where a probability lies, in words that read whatever its ends: '0.96 to 0.99',
+    '0.96 to over 0.99', 'under 0.01 to 0.03', '1.00'."""
+    words = {">": "over", "<": "under"}
+    a, b = (probability_text(p) for p in (low, high))
+    if a == b:
+        return a
+    a, b = (f"{words[t[0]]} {t[2:]}" if t[0] in words else t for t in (a, b))
+    return f"{a} to {b}"
 
 
 def _distinct(values: tuple[float, ...]) -> list[str]:
@@ -119,8 +165,9 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
         return f"a cycle{of} with a period of {format_span(feature.value, axis)}"  # type: ignore[arg-type]
     if feature.kind == "change":
         axis = dec.axes[feature.inputs[0]]
-        where = format_position(feature.value, axis, _change_precision(f, dec))  # type: ignore[arg-type]
-        return f"a change{' in ' + names[0] if of else ''} around {where}"
+        where = place_in_data(feature.value, axis, _span(f, dec), _change_precision(f, dec))  # type: ignore[arg-type]
+        around = "" if where.endswith(("begin", "end")) else "around "
+        return f"a change{' in ' + names[0] if of else ''} {around}{where}"
     if feature.kind == "linear trend":
         return f"a linear trend{of}"
     if feature.kind == "polynomial trend":
@@ -136,6 +183,12 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     return f"{feature.kind}{of}"
 
 
+def _span(f: Finding, dec: Decomposition) -> tuple[float, float]:
+    """The data's first and last value along the finding's input."""
+    column = dec.model.X[:, f.feature.inputs[0]]
+    return float(column.min()), float(column.max())
+
+
 def _change_precision(f: Finding, dec: Decomposition) -> float | None:
     """How finely to write a change time: its interval's width, never finer than the data's
     spacing along its input (user units)."""
@@ -145,11 +198,13 @@ def _change_precision(f: Finding, dec: Decomposition) -> float | None:
     return max(high - low, spacing) or None
 
 
-def finding_detail(f: Finding, dec: Decomposition) -> str:
+def finding_detail(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> str:
     """'probability 0.98; period between 0.998 and 1.003 years', 'probability 0.87; between
-    1895 and 1903'."""
+    1895 and 1903'; a cycle in ``weak`` adds why it is only possible."""
     text = f"probability {probability_text(f.probability)}"
     feature = f.feature
+    if id(f) in (weak or {}):
+        text += f", but only possible: {(weak or {})[id(f)]}"
     if feature.interval is None:
         return text
     if feature.kind == "periodic":
@@ -161,9 +216,15 @@ def finding_detail(f: Finding, dec: Decomposition) -> str:
                 " it repeats"
             )
         return text
+    if outside_data(f, dec):
+        return f"{text}, but outside the data, where no observation places it"
     axis = dec.axes[feature.inputs[0]]
     precision = _change_precision(f, dec)
-    low, high = (format_position(v, axis, precision) for v in feature.interval)
+    span = _span(f, dec)
+    ends = {"before the data begin": "the data's start", "after the data end": "the data's end"}
+    low, high = (
+        ends.get(t, t) for t in (place_in_data(v, axis, span, precision) for v in feature.interval)
+    )
     if low == high:
         return text
     return f"{text}; between {low} and {high}"
@@ -179,10 +240,11 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     and the uncertain findings as two sentences."""
     weighed = sum(1 for s in facts.structures if s.weight > 0)
     top = facts.structures[0]
-    tiers: dict[str, list[str]] = {"fact": [], "likely": [], "uncertain": []}
+    tiers: dict[str, list[str]] = {"fact": [], FEW_CYCLES: [], "likely": [], "uncertain": []}
+    weak = weak_findings(facts, dec)
     for f in stated(facts):
-        tiers[tier(f, dec)].append(  # type: ignore[index]
-            f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})"
+        tiers[tier(f, dec, weak)].append(  # type: ignore[index]
+            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})"
         )
     found = (
         f"The search weighed {number_word(weighed)} structures"
@@ -192,13 +254,25 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     )
     intro = (
         f"{found} by how well each explains the data (the posterior over structures), so every"
-        " finding below comes with its probability. "
+        " finding below comes with its probability among the structures weighed; a structure"
+        " the search did not keep carries none. "
     )
+    bar = format_number(FACT, decimals=1)
     if tiers["fact"]:
-        intro += f"The data show, with probability {format_number(FACT, decimals=1)} or more:"
+        intro += f"Among the structures weighed, with probability {bar} or more:"
     else:
-        intro += f"No finding reaches probability {format_number(FACT, decimals=1)}."
-    likely = f"Likely, but not certain: {join_words(tiers['likely'])}." if tiers["likely"] else ""
+        intro += f"No finding reaches probability {bar} among the structures weighed."
+    few = (
+        f"Held by most of the weight, but seen fewer than {number_word(int(MIN_CYCLES))} times"
+        f" in the data, too few to be sure it repeats: {join_words(tiers[FEW_CYCLES])}."
+        if tiers[FEW_CYCLES]
+        else ""
+    )
+    likely = (
+        f"Likely among the structures weighed, but not certain: {join_words(tiers['likely'])}."
+        if tiers["likely"]
+        else ""
+    )
     uncertain = (
         f"Possible, but uncertain: {join_words(tiers['uncertain'])}." if tiers["uncertain"] else ""
     )
@@ -211,6 +285,7 @@ def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
     return {
         "certainty": intro,
         "facts": [capitalise(t) + "." for t in tiers["fact"]],
+        "few_cycles": few,
         "likely": likely,
         "uncertain": uncertain,
         "structure": structure,
@@ -241,6 +316,7 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
     """Every finding for machines: kind, inputs by name, value and interval (user units), its
     probability and range under the evidence's error, how the summary words it, its words."""
     out = []
+    weak = weak_findings(facts, dec)
     for f in facts.findings:
         feature = f.feature
         out.append(
@@ -251,8 +327,8 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
                 "interval": list(feature.interval) if feature.interval else None,
                 "probability": f.probability,
                 "probability_range": [f.low, f.high],
-                "wording": tier(f, dec) or "omitted",
-                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec)})",
+                "wording": tier(f, dec, weak) or "omitted",
+                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})",
             }
         )
     return out
@@ -302,7 +378,7 @@ def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
         {
             "finding": capitalise(finding_phrase(f, dec)),
             "probability": probability_text(f.probability),
-            "range": f"{probability_text(f.low)}–{probability_text(f.high)}",
+            "range": probability_range(f.low, f.high),
             "interval": finding_detail(f, dec).partition("; ")[2],
         }
         for f in facts.findings

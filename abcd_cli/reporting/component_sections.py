@@ -35,6 +35,7 @@ from abcd_cli.reporting.component_text import (
 )
 from abcd_cli.reporting.effects import effect_json
 from abcd_cli.reporting.sections import Frame, axis_label
+from abcd_cli.reporting.weak import weak_cycle_reason
 from abcd_cli.reporting.wording import number_word
 
 
@@ -48,6 +49,9 @@ def component_sections(
         finding = component_finding(c, facts) if facts is not None else None
         uncertain = finding is not None and finding.probability < LIKELY
         section = component_section(dec, c, previous_r2, frame, uncertain)
+        reason = weak_cycle_reason(dec, c)
+        if reason:
+            section["paragraph_note"] = f"This cycle is possible rather than established: {reason}."
         if facts is not None:
             section |= certainty_of(finding, dec)
         sections.append(section)

@@ -20,12 +20,12 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
+from abcd_cli.reporting.curves import amplitude_trend, mean_trend
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.factors import is_gradual, stated_intervals
 from abcd_cli.reporting.paragraphs import component_paragraph, opening, statistics_sentences
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
-from abcd_cli.reporting.trends import mean_trend
 from abcd_cli.reporting.wording import format_amount, join_words, number_word
 
 
@@ -58,7 +58,11 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
     if dec.series is not None:
         x = column(dec, 0)
         return noun_phrase(
-            c.kernel, dec.axis, x_data=x, direction=mean_trend(c, x) if direction else None
+            c.kernel,
+            dec.axis,
+            x_data=x,
+            direction=_direction(c, x, direction),
+            amplitude=amplitude_trend(c, x),
         )
     if c.is_noise:
         if not c.dims:
@@ -77,7 +81,7 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
             on_first_input(c.kernel),
             dec.axes[d],
             x_data=x,
-            direction=mean_trend(c, x) if direction else None,
+            direction=_direction(c, x, direction),
             input_name=dec.names[d],
         )
         return naming(phrase, dec.names[d])
@@ -90,6 +94,13 @@ def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tr
     if len(c.dims) == 2:
         return f"an interaction between {names[0]} and {names[1]}"
     return f"a joint function of {join_words(names)}"
+
+
+def _direction(c: ComponentFacts, x: np.ndarray, wanted: bool) -> str | None:
+    """The trend's direction for its phrase when ``wanted``; 'flat' always, so that a trend
+    flat where it applies is never called linear."""
+    trend = mean_trend(c, x)
+    return trend if wanted or trend == "flat" else None
 
 
 def switched_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = True) -> str:
@@ -113,7 +124,7 @@ def switched_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tru
         on_first_input(function),
         dec.axes[d],
         x_data=x,
-        direction=mean_trend(c, x) if direction else None,
+        direction=_direction(c, x, direction),
         input_name=dec.names[d],
     )
     gates = [on_first_input(b) for b in reading if b.dim == g]

@@ -10,11 +10,11 @@ are in :mod:`~abcd_cli.reporting.summary`. Factors and their roles are in
 :mod:`~abcd_cli.reporting.wording`; nothing here writes HTML or draws.
 """
 
+from abcd_cli.reporting.curves import mean_trend
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.paragraphs import CV_WARNING, component_paragraph
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.summary import describe_checks, summary_sentences
-from abcd_cli.reporting.trends import mean_trend
 
 __all__ = [
     "CV_WARNING",

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.reporting.curves import fades_beyond
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -18,7 +19,7 @@ from abcd_cli.reporting.factors import (
     sharp_gates,
     switch_precision,
 )
-from abcd_cli.reporting.gathered import gathered, gathered_continuation
+from abcd_cli.reporting.gathered import gathered, gathered_continuation, smooth_continuation
 from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb
 from abcd_cli.reporting.trends import (
     data_range,
@@ -39,7 +40,18 @@ def _noise_continuation(tail: str) -> str:
     )
 
 
-def _continuation(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> str:
+def fading_sentence(period: float, axis: Axis) -> str:
+    """A cycle whose fitted curve shrinks past the data (:func:`curves.fades_beyond`)."""
+    return (
+        f"Beyond the data its fitted curve fades: the cycle of {format_span(period, axis)}"
+        " dies away rather than repeating at its size, so the forecast holds less and less"
+        " of it."
+    )
+
+
+def _continuation(
+    parts: Factors, axis: Axis, x_data: np.ndarray | None, facts: ComponentFacts | None = None
+) -> str:
     """What the component does beyond the data while it is switched on."""
     head = parts.head
     lin = parts.lin
@@ -51,6 +63,8 @@ def _continuation(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> str:
         return _noise_continuation(f", and its standard deviation keeps {change}" if lin else "")
     if head == "periodic":
         main = parts.periodic[0]
+        if facts is not None and fades_beyond(facts, main.param("period"), x_data):
+            return fading_sentence(main.param("period"), axis)
         period = format_span(main.param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
         if parts.smooth:
@@ -61,10 +75,7 @@ def _continuation(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> str:
         return text + "."
     if head == "smooth":
         span = format_span(product_lengthscale(parts.smooth), axis)
-        return (
-            f"Beyond the data its mean returns to zero (its prior mean) within about {span}, "
-            "and its uncertainty grows back to the prior level."
-        )
+        return smooth_continuation(span)
     if head == "linear":
         if len(lin) == 1:
             return "The linear trend is assumed to continue beyond the data with the same slope."
@@ -90,11 +101,14 @@ def describe_extrapolation(
         last = together.on[-1] if together.on else None
         if last is not None and math.isfinite(last.high):
             return _switched_off_from(last, axis, x_data)
+        period = together.lead.periodic[0].param("period") if together.head == "periodic" else 0
+        if period and fades_beyond(facts, period, x_data):
+            return fading_sentence(period, axis)
         return gathered_continuation(together, facts, axis)
     if parts is None:
         return "Beyond the data it follows its covariance function; no simple summary is given."
     if parts.gates and is_gradual(parts.gates, x_data):
-        return _continuation(parts, axis, x_data) + (
+        return _continuation(parts, axis, x_data, facts) + (
             " Its change factors keep scaling it gradually beyond the data, as over it."
         )
     if parts.gates:
@@ -104,7 +118,7 @@ def describe_extrapolation(
         last = on[-1]
         if math.isfinite(last.high):
             return _switched_off_from(last, axis, x_data)
-    return _continuation(parts, axis, x_data)
+    return _continuation(parts, axis, x_data, facts)
 
 
 def _switched_off_from(last: Interval, axis: Axis, x_data: np.ndarray | None) -> str:

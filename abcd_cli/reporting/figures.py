@@ -26,6 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
+from abcd_cli.reporting.density import WINDOW_CYCLES, dense_window
 from abcd_cli.reporting.thinning import COLUMNS_PER_INCH, needs_thinning, thin
 
 FULL_WIDTH = 6.5
@@ -76,6 +77,23 @@ def new_axes(width: float, height: float) -> tuple[Figure, Axes]:
     fig = Figure(figsize=(width, height), layout="constrained")
     fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03)
     ax = fig.add_subplot()
+    _style(ax)
+    return fig, ax
+
+
+def new_panels(width: float, height: float) -> tuple[Figure, Axes, Axes]:
+    """A figure of two styled axes, one above the other, each ``height`` high: a window of a
+    dense curve above, its whole span below."""
+    fig = Figure(figsize=(width, 2 * height), layout="constrained")
+    fig.get_layout_engine().set(w_pad=0.03, h_pad=0.03)
+    top, bottom = fig.subplots(2, 1)
+    _style(top)
+    _style(bottom)
+    return fig, top, bottom
+
+
+def _style(ax: Axes) -> None:
+    """The report's look for one axes: white, a light grid, no top or right spine."""
     ax.set_facecolor("white")
     ax.grid(True, color=GRID_COLOUR, linewidth=0.6, alpha=0.8)
     ax.set_axisbelow(True)
@@ -88,7 +106,17 @@ def new_axes(width: float, height: float) -> tuple[Figure, Axes]:
     ax.xaxis.label.set_color(TEXT_COLOUR)
     ax.yaxis.label.set_color(TEXT_COLOUR)
     _plain_ticks(ax)
-    return fig, ax
+
+
+def zoom_to(ax: Axes, window: tuple[float, float], x: np.ndarray, *curves: np.ndarray) -> None:
+    """Show only ``window`` of x, the y limits fitted to the ``curves`` (on x) there."""
+    low, high = window
+    inside = (x >= low) & (x <= high)
+    values = np.concatenate([c[inside] for c in curves]) if inside.any() else np.zeros(0)
+    ax.set_xlim(low, high)
+    if values.size and np.ptp(values) > 0:
+        pad = 0.05 * float(np.ptp(values))
+        ax.set_ylim(float(values.min()) - pad, float(values.max()) + pad)
 
 
 def _plain_ticks(ax: Axes) -> None:
@@ -210,12 +238,25 @@ def component_figure(
     y_label: str,
     title: str,
 ) -> Figure:
-    """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded."""
+    """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded.
+    A curve too dense to read (:mod:`density`) is drawn over its last few cycles of the data,
+    with the whole span in a second panel below."""
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
-    fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
-    draw_band(ax, x_grid, mean, sd, "posterior mean")
-    shade_extrapolation(ax, x_grid, float(x_data_range[1]))
-    set_labels(ax, x_label, y_label, title)
+    end = float(x_data_range[1])
+    window = dense_window(x_grid, mean, end, HALF_WIDTH)
+    if window is None:
+        fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
+        draw_band(ax, x_grid, mean, sd, "posterior mean")
+        shade_extrapolation(ax, x_grid, end)
+        set_labels(ax, x_label, y_label, title)
+        return fig
+    fig, top, bottom = new_panels(HALF_WIDTH, HALF_HEIGHT)
+    for ax in (top, bottom):
+        draw_band(ax, x_grid, mean, sd, "posterior mean")
+    zoom_to(top, window, x_grid, mean - 2 * np.abs(sd), mean + 2 * np.abs(sd))
+    set_labels(top, x_label, y_label, f"{title}: last {WINDOW_CYCLES} cycles")
+    shade_extrapolation(bottom, x_grid, end)
+    set_labels(bottom, x_label, y_label, f"{title}: whole span")
     return fig
 
 
@@ -229,15 +270,27 @@ def cumulative_figure(
     y_label: str,
     title: str,
 ) -> Figure:
-    """Sum of the components so far (mean ± 2 sd) against the data points, half width."""
+    """Sum of the components so far (mean ± 2 sd) against the data points, half width; a
+    curve too dense to read drawn as :func:`component_figure` draws it."""
     x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     x, y = _arrays(("x", x), ("y", y))
-    fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
-    draw_band(ax, x_grid, mean, sd, "sum of components")
-    draw_points(ax, x, y, size=1.8)
+    end = float(np.max(x)) if x.size else float(np.max(x_grid))
+    window = dense_window(x_grid, mean, end, HALF_WIDTH)
+    if window is None:
+        fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
+        panels = [(ax, title)]
+    else:
+        fig, top, ax = new_panels(HALF_WIDTH, HALF_HEIGHT)
+        panels = [(top, f"{title}: last {WINDOW_CYCLES} cycles")]
+        panels.append((ax, f"{title}: whole span"))
+    for panel, heading in panels:
+        draw_band(panel, x_grid, mean, sd, "sum of components")
+        draw_points(panel, x, y, size=1.8)
+        set_labels(panel, x_label, y_label, heading)
+    if window is not None:
+        zoom_to(top, window, np.concatenate([x_grid, x]), np.concatenate([mean, y]))
     if x.size:
-        shade_extrapolation(ax, x_grid, float(np.max(x)))
-    set_labels(ax, x_label, y_label, title)
+        shade_extrapolation(ax, x_grid, end)
     return fig
 
 

@@ -140,7 +140,7 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
     )
     return (
         f"The forecast {reach}. It averages over structures and their parameters: it mixes the"
-        f" forecasts of the {posterior.structure_count} structures of lowest BIC {fitted}"
+        f" forecasts of the {posterior.structure_count} best-scoring structures {fitted}"
         f" fitted, each weighted by its evidence, {parameters_clause(posterior.draws)}; the"
         " band holds the central 95% of a new observation, noise included. The components"
         " above describe the most probable structure, of weight"

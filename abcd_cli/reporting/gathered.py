@@ -97,18 +97,23 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
     )
 
 
-def amplitude_modifier(g: Gathered) -> str:
+def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:
     """'with increasing amplitude', 'whose amplitude changes across the data' or '' (a steady
-    amplitude, or a polynomial trend, whose amplitude is its shape)."""
-    if g.head == "linear" or g.trend == "flat":
+    amplitude, or a polynomial trend, whose amplitude is its shape): as the terms' prior
+    amplitude moves, or as the fitted curve's does (``curve``) when it is given."""
+    trend = curve if curve is not None and g.head == "periodic" else g.trend
+    if g.head == "linear" or trend == "flat":
         return ""
-    if g.trend in ("increasing", "decreasing"):
-        return f"with {g.trend} amplitude"
+    if trend in ("increasing", "decreasing"):
+        return f"with {trend} amplitude"
     return "whose amplitude changes across the data"
 
 
-def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str:
-    """What the terms are, and what the sum's amplitude does across the data (in y's units)."""
+def gathered_sentence(
+    g: Gathered, axis: Axis, x_data: np.ndarray | None, amplitude: bool = True
+) -> str:
+    """What the terms are, and (``amplitude``) what the sum's prior amplitude does across the
+    data (in y's units): a cycle's is said from its fitted curve instead (``paragraphs``)."""
     n = number_word(len(g.terms))
     what = {
         "periodic": f"{n} terms of the model with this period",
@@ -116,7 +121,7 @@ def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str
         "linear": f"{n} polynomial terms of the model",
     }[g.head]
     text = f"It gathers {what}, described here as one."
-    if g.head == "linear":
+    if g.head == "linear" or not amplitude:
         return text
     first, last = format_amount(g.amplitude[0], axis), format_amount(g.amplitude[-1], axis)
     low, high = format_amount(g.amplitude.min(), axis), format_amount(g.amplitude.max(), axis)
@@ -130,6 +135,16 @@ def gathered_sentence(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str
     return (
         f"{text} Its amplitude changes across the data, between about {low} and {high},"
         f" largest around {peak}."
+    )
+
+
+def smooth_continuation(span: str) -> str:
+    """What a smooth component does past the data, in a reader's words: it stops contributing
+    within about one lengthscale (``span``), so the forecast returns to the long-run trend."""
+    return (
+        f"Beyond the data its contribution fades to nothing within about {span}, so the"
+        " forecast returns to the long-run trend (the series' mean and the components that"
+        " carry on), with this component's uncertainty growing back to its full size."
     )
 
 
@@ -149,8 +164,5 @@ def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str
         return text + "."
     if g.head == "smooth":
         longest = max(product_lengthscale(t.smooth) for t in g.terms)
-        return (
-            "Beyond the data its mean returns to zero (its prior mean) within about"
-            f" {format_span(longest, axis)}, and its uncertainty grows back to the prior level."
-        )
+        return smooth_continuation(format_span(longest, axis))
     return "Beyond the data the trend is assumed to continue along the same curve."

@@ -5,11 +5,20 @@ variance it explains and how it changes the cross-validated error. R² values ar
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
+from abcd_cli.reporting.curves import (
+    Amplitudes,
+    amplitude_trend,
+    applied_part,
+    fitted_amplitudes,
+    mean_trend,
+    trend_shape,
+)
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -23,7 +32,7 @@ from abcd_cli.reporting.factors import (
 )
 from abcd_cli.reporting.gathered import Gathered, gathered, gathered_sentence
 from abcd_cli.reporting.numbers import format_number, format_percent
-from abcd_cli.reporting.phrases import degree_adverb, noun_phrase
+from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
@@ -32,7 +41,6 @@ from abcd_cli.reporting.trends import (
     data_spacing,
     in_data_range,
     lin_trend,
-    mean_trend,
     noise_profile,
     overall_direction,
 )
@@ -43,6 +51,7 @@ from abcd_cli.reporting.wording import (
     join_words,
     ordinal,
     percent,
+    place_in_data,
     rate_unit,
 )
 
@@ -74,11 +83,53 @@ def _shape_sentences(parts: Factors, axis: Axis) -> list[str]:
     return [sentence] if sentence else []
 
 
-def _periodic_sentences(parts: Factors, axis: Axis) -> list[str]:
-    """The shape within a period (declared by the periodic factor) and how fast it drifts
-    between cycles (the smooth factors' lengthscale over the period)."""
+def amplitude_sentence(
+    amplitudes: Amplitudes, axis: Axis, x_data: np.ndarray | None, modulators: Sequence[str] = ()
+) -> str:
+    """A cycle's amplitude as its fitted curve shows it (:mod:`curves`): steady ('stays about
+    1.3') only within ``AMPLITUDE_SHARE``, else between what sizes it varies and where it is
+    largest, and by what cycles it is ``modulated`` ('a periodic function with a period of
+    10 years')."""
+    sizes = amplitudes.sizes
+    lead = "Measured from its fitted curve, its amplitude (half its rise and fall within a period)"
+    if amplitudes.steady:
+        return f"{lead} stays about {format_amount(amplitudes.typical, axis)} across the data."
+    low, high = format_amount(float(sizes.min()), axis), format_amount(float(sizes.max()), axis)
+    peak = float(amplitudes.centres[int(np.argmax(sizes))])
+    where = format_position(peak, axis, coarse_precision(x_data))
+    text = f"{lead} varies between about {low} and {high} across the data, largest around {where}"
+    if modulators:
+        verb = "modulates" if len(modulators) == 1 else "modulate"
+        text += f", as {join_words(list(modulators))} {verb} it"
+    return text + "."
+
+
+def _modulators(terms: Sequence[Factors], axis: Axis) -> list[str]:
+    """What multiplies a cycle's terms and so changes its amplitude: other cycles ('a periodic
+    function with a period of 10 years') and smooth factors ('a smooth factor changing over
+    about 2.5 years'), each once."""
+    out = [m for t in terms for m in modulator_phrases(t, axis)]
+    for t in terms:
+        if t.smooth:
+            span = format_span(product_lengthscale(t.smooth), axis)
+            out.append(f"a smooth factor changing over about {span}")
+    return list(dict.fromkeys(out))
+
+
+def _periodic_sentences(
+    parts: Factors,
+    axis: Axis,
+    facts: ComponentFacts | None = None,
+    x_data: np.ndarray | None = None,
+) -> list[str]:
+    """The shape within a period (declared by the periodic factor), its amplitude as its fitted
+    curve shows it, and how fast it drifts between cycles (the smooth factors' lengthscale over
+    the period)."""
     period = parts.periodic[0].param("period")
     out = _shape_sentences(parts, axis)
+    amplitudes = fitted_amplitudes(facts, period, x_data) if facts is not None else None
+    if amplitudes is not None and not parts.lin:
+        out.append(amplitude_sentence(amplitudes, axis, x_data, _modulators([parts], axis)))
     if parts.smooth:
         length = product_lengthscale(parts.smooth)
         periods = length / period
@@ -133,13 +184,32 @@ def _noise_sentence(
     return f"{lead}; its standard deviation ranges between about {low} and {high}."
 
 
-def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """How the linear factors scale the amplitude (or standard deviation) across the data."""
+def _lin_sentences(
+    parts: Factors, axis: Axis, x_data: np.ndarray | None, facts: ComponentFacts | None = None
+) -> list[str]:
+    """How the linear factors scale the amplitude (or standard deviation) across the data; a
+    cycle's from its fitted curve (its sizes at the start and end of the data), and said as
+    the curve shows it when the curve does not rise or fall as the factors would have it."""
     what = "standard deviation" if parts.head == "noise" else "amplitude"
     lins = parts.lin
     adverb = degree_adverb(len(lins))
-    trend = lin_trend(lins, data_range(x_data))
-    where = format_position(lins[0].param("location"), axis, coarse_precision(x_data))
+    span = data_range(x_data)
+    trend = lin_trend(lins, span)
+    location = lins[0].param("location")
+    where = format_position(location, axis, coarse_precision(x_data))
+    if parts.head == "periodic" and facts is not None:
+        amplitudes = fitted_amplitudes(facts, parts.periodic[0].param("period"), x_data)
+        if amplitudes is not None:
+            first, last = amplitudes.sizes[0], amplitudes.sizes[-1]
+            moves = {"increasing": last > first, "decreasing": last < first}
+            if trend in moves and moves[trend] and not amplitudes.steady:
+                verb = "grows" if trend == "increasing" else "shrinks"
+                return [
+                    f"Its amplitude {verb} {adverb} across the data: measured from its fitted"
+                    f" curve, from about {format_amount(first, axis)} in the first period to"
+                    f" about {format_amount(last, axis)} in the last."
+                ]
+            return [amplitude_sentence(amplitudes, axis, x_data)]
     if trend == "increasing":
         text = f"Its {what} grows {adverb} across the data"
     elif trend == "decreasing":
@@ -148,7 +218,7 @@ def _lin_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> lis
         return [f"Its {what} is smallest near {where} and grows linearly away from it."]
     else:
         text = f"Its {what} changes {adverb} with {axis.x_name}"
-    if len(lins) == 1:
+    if len(lins) == 1 and span is not None and span[0] <= location <= span[1]:
         text += f", in proportion to the distance from {where}"
     return [text + "."]
 
@@ -158,17 +228,24 @@ def _trend_sentences(
 ) -> list[str]:
     """Whether the mean rises or falls over the data, and a single Lin's slope per unit of x
     (per year, day, ... by the data's span when x counts time: :func:`rate_unit`)."""
-    x, mean = in_data_range(facts, x_data)
-    trend = classify_trend(mean)
+    x, mean = applied_part(facts, x_data)
+    trend = mean_trend(facts, x_data)
+    where = "Where it applies" if parts.gates else "Over the data"
     start, end = format_amount(mean[0], axis), format_amount(mean[-1], axis)
     if trend == "increasing":
-        text = f"Over the data it only increases, from {start} to {end}"
+        text = f"{where} it only increases, from {start} to {end}"
     elif trend == "decreasing":
-        text = f"Over the data it only decreases, from {start} to {end}"
+        text = f"{where} it only decreases, from {start} to {end}"
     elif trend == "flat":
-        return ["Over the data it stays essentially flat."]
+        level = format_amount(float(np.median(mean)), axis)
+        if parts.gates:
+            return [f"{where} it stays flat, at about {level}: switching it acts as a step."]
+        return [f"{where} it stays essentially flat, at about {level}."]
     else:
-        return ["It is not monotonic: over the data it goes both up and down."]
+        return [f"It is not monotonic: {where.lower()} it goes both up and down."]
+    shape = trend_shape(x, mean)
+    if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
+        text += ", though not along a straight line"
     if parts.head == "linear" and len(parts.lin) == 1 and not parts.gates and x[-1] > x[0]:
         slope = (mean[-1] - mean[0]) / (x[-1] - x[0])
         unit, size = rate_unit(float(x[-1] - x[0]), axis)
@@ -196,8 +273,9 @@ def _interval_sentences(on: list[Interval], axis: Axis, x_data: np.ndarray | Non
     if not events:
         return []
     events.sort()
+    span = data_range(x_data)
     words = [
-        f"{verb} around {format_position(x, axis, switch_precision(s, spacing))}"
+        f"{verb} around {place_in_data(x, axis, span, switch_precision(s, spacing))}"
         for x, verb, s in events
     ]
     widths = {2.0 * s for _, _, s in events}
@@ -224,11 +302,11 @@ def _detail_sentences(
         adverb = degree_adverb(len(parts.lin)) if parts.lin and not parts.gates else None
         out.append(_noise_sentence(facts, axis, x_data, adverb))
     elif head == "periodic":
-        out += _periodic_sentences(parts, axis)
+        out += _periodic_sentences(parts, axis, facts, x_data)
     elif head == "smooth":
         out += _shape_sentences(parts, axis)
     if parts.lin and head not in ("linear", "noise"):
-        out += _lin_sentences(parts, axis, x_data)
+        out += _lin_sentences(parts, axis, x_data, facts)
     if head in ("smooth", "linear"):
         out += _trend_sentences(parts, facts, axis, x_data)
     gradual = bool(parts.gates) and is_gradual(parts.gates, x_data)
@@ -244,7 +322,33 @@ def _detail_sentences(
         out += _gradual_sentences(parts, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
+        if head == "constant" or (head == "linear" and mean_trend(facts, x_data) == "flat"):
+            out += _step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
     return out
+
+
+def _step_sentences(
+    on: list[Interval], facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """A level switched on or off within the data is a step: each switch's size and direction
+    in the data's units (its level where it is on, measured from zero where it is off)."""
+    _, mean = applied_part(facts, x_data)
+    if not len(mean) or not on:
+        return []
+    level = float(np.median(mean))
+    size = format_amount(abs(level), axis)
+    span, spacing = data_range(x_data), data_spacing(x_data)
+    events = []
+    for i in on:
+        for x, steep, sign in ((i.low, i.low_steep, 1.0), (i.high, i.high_steep, -1.0)):
+            if math.isfinite(x):
+                way = "rise" if sign * level > 0 else "fall"
+                when = place_in_data(x, axis, span, switch_precision(steep, spacing))
+                events.append((x, f"a {way} of about {size} around {when}"))
+    if not events:
+        return []
+    words = [w for _, w in sorted(events)]
+    return [f"In the units of {axis.y_name} that is {join_words(words, 'and then')}."]
 
 
 def _gathered_sentences(
@@ -252,7 +356,18 @@ def _gathered_sentences(
 ) -> list[str]:
     """A gathered component: what it gathers and its amplitude, the leading term's shape,
     the trend of its mean (smooth and polynomial), where it switches."""
-    out = [gathered_sentence(g, axis, x_data)]
+    amplitudes = (
+        fitted_amplitudes(facts, g.lead.periodic[0].param("period"), x_data)
+        if g.head == "periodic"
+        else None
+    )
+    if amplitudes is None:
+        out = [gathered_sentence(g, axis, x_data)]
+    else:
+        out = [
+            gathered_sentence(g, axis, x_data, amplitude=False),
+            amplitude_sentence(amplitudes, axis, x_data, _modulators(g.terms, axis)),
+        ]
     if g.head == "periodic":
         out += _periodic_sentences(g.lead, axis)
     elif g.head == "smooth":
@@ -311,6 +426,27 @@ def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
     return forms[(facts.index - 1) % len(forms)]
 
 
+#: A component that adds at least this share of the variance explained (ΔR²) while lowering
+#: the cross-validated MAE by less than ``SMALL_CV_GAIN`` gets a sentence on why the two differ.
+LARGE_R2_GAIN = 0.05
+#: See ``LARGE_R2_GAIN``: a fall of the cross-validated MAE below this share is small.
+SMALL_CV_GAIN = 0.02
+
+
+def _conflict_sentences(facts: ComponentFacts) -> list[str]:
+    """Why a component can add much to R² and little to the cross-validated error: R² counts
+    how closely it follows the data it was fitted to; the cross-validated error, how much it
+    helps predict blocks of data left out."""
+    if facts.is_noise or facts.delta_r2 < LARGE_R2_GAIN or facts.mae_reduction >= SMALL_CV_GAIN:
+        return []
+    return [
+        f"It adds {percent(facts.delta_r2)} to the variance explained but lowers the"
+        f" cross-validated error by only {percent(facts.mae_reduction, fine=True)}: it follows"
+        " the data it was fitted to closely, but helps little to predict a block of data left"
+        " out, as a component that tracks local wiggles does."
+    ]
+
+
 def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
     """How the cross-validated MAE changes, with a warning when the component does not lower it."""
     before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
@@ -322,7 +458,7 @@ def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
             f"The cross-validated mean absolute error falls by {reduction} when it is added, "
             f"from {before} to {after}.",
         )
-        return [forms[(facts.index - 1) % len(forms)]]
+        return [forms[(facts.index - 1) % len(forms)], *_conflict_sentences(facts)]
     if facts.mae_reduction < 0 and reduction != percent(0.0, fine=True):
         change = (
             f"The cross-validated mean absolute error rises by {reduction}, from {before} to "
@@ -364,7 +500,12 @@ def component_paragraph(
     parts = factors_of(facts.kernel, x_data)
     direction = mean_trend(facts, x_data)
     phrase = noun_phrase(
-        facts.kernel, axis, x_data=x_data, direction=direction, input_name=input_name
+        facts.kernel,
+        axis,
+        x_data=x_data,
+        direction=direction,
+        input_name=input_name,
+        amplitude=amplitude_trend(facts, x_data),
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None

@@ -38,6 +38,7 @@ from abcd_cli.reporting.wording import (
     format_position,
     format_span,
     join_words,
+    place_in_data,
 )
 
 _DEGREE_ADVERBS = {1: "linearly", 2: "quadratically", 3: "cubically"}
@@ -52,11 +53,22 @@ def degree_adverb(n_lin: int) -> str:
 
 
 def _lin_modifier(
-    lins: Sequence[BaseKernel], what: str, x_range: tuple[float, float] | None
+    lins: Sequence[BaseKernel],
+    what: str,
+    x_range: tuple[float, float] | None,
+    curve: str | None = None,
 ) -> str:
-    """'with linearly increasing amplitude', 'with standard deviation varying linearly', ..."""
+    """'with linearly increasing amplitude', 'with standard deviation varying linearly', ...;
+    ``curve``: how the fitted curve's amplitude moves (``curves.amplitude_trend``), which the
+    words follow when it does not rise or fall as the linear factors would have it."""
     adverb = degree_adverb(len(lins))
     trend = lin_trend(lins, x_range)
+    if curve is not None and curve != trend:
+        return (
+            f"with {curve} {what}"
+            if curve in ("increasing", "decreasing")
+            else f"with varying {what}"
+        )
     if trend in ("increasing", "decreasing"):
         return f"with {adverb} {trend} {what}"
     return f"with {what} varying {adverb}"
@@ -65,6 +77,12 @@ def _lin_modifier(
 def _period_text(per: BaseKernel, axis: Axis) -> str:
     """'a period of 1.0 year'."""
     return f"a period of {format_span(per.param('period'), axis)}"
+
+
+def modulator_phrases(parts: Factors, axis: Axis) -> list[str]:
+    """The cycles that multiply a periodic term's leading one: 'a periodic function with a
+    period of 10 years'."""
+    return [f"{extra.noun} with {_period_text(extra, axis)}" for extra in parts.periodic[1:]]
 
 
 def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str, list[str]]:
@@ -76,13 +94,14 @@ def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str
     if head == "periodic" and lead is not None:
         noun = lead.approximate_noun if parts.smooth else lead.noun
         post = [f"with {_period_text(lead, axis)}"]
-        for extra in parts.periodic[1:]:
-            post.append(f"modulated by {extra.noun} with {_period_text(extra, axis)}")
+        post += [f"modulated by {m}" for m in modulator_phrases(parts, axis)]
         return noun, post
     if head == "smooth" and lead is not None:
         return lead.noun, [lead.modifier] if lead.modifier else []
     if head == "linear":
         degree = len(parts.lin)
+        if degree == 1 and direction == "flat":  # flat where it applies: a level, or a step
+            return ("a constant level" if parts.gates else "a nearly flat linear trend"), []
         if degree == 1 and direction in ("increasing", "decreasing"):
             return f"a linearly {direction} function", []
         return DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
@@ -123,8 +142,10 @@ def on_clause(on: Sequence[Interval], axis: Axis, x_data: np.ndarray | None) -> 
     if not on:
         return "is switched off everywhere"
 
+    span = data_range(x_data)
+
     def at(x: float, s: float) -> str:
-        return format_position(x, axis, switch_precision(s, spacing))
+        return place_in_data(x, axis, span, switch_precision(s, spacing))
 
     if len(on) == 1:
         i = on[0]
@@ -183,6 +204,7 @@ def _gathered_phrase(
     x_data: np.ndarray | None,
     direction: str | None,
     input_name: str | None,
+    amplitude: str | None = None,
 ) -> str:
     """The phrase of a gathered component: its leading term's head ('a periodic function with
     a period of 1.0 year', a polynomial of the terms' largest degree), how the amplitude of
@@ -195,13 +217,20 @@ def _gathered_phrase(
             noun, post = DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
     else:
         noun, post = _head_phrase(g.lead, axis, direction)
-        modifier = amplitude_modifier(g)
+        if g.head == "periodic":
+            others = [m for t in g.terms for m in modulator_phrases(t, axis)]
+            post += [
+                f"modulated by {m}"
+                for m in dict.fromkeys(others)
+                if f"modulated by {m}" not in post
+            ]
+        modifier = amplitude_modifier(g, amplitude)
         if modifier.startswith("with "):
             post.append(modifier)
     if input_name is not None:
         noun = of_input(noun, input_name)
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
-    modifier = amplitude_modifier(g)
+    modifier = amplitude_modifier(g, amplitude)
     if modifier.startswith("whose "):
         phrase += f" {modifier}"
     clause = on_clause(g.on, axis, x_data)
@@ -217,9 +246,12 @@ def noun_phrase(
     x_data: np.ndarray | None = None,
     direction: str | None = None,
     input_name: str | None = None,
+    amplitude: str | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
-    with a period of 1.0 year and linearly increasing amplitude'.
+    with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
+    amplitude moves on its fitted curve (``curves.amplitude_trend``), which the words on its
+    amplitude follow where the kernel's factors alone would say otherwise.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -233,7 +265,7 @@ def noun_phrase(
             return _noise_sum_phrase(kernel, x_data)
         together = gathered(kernel, x_data)
         if together is not None:
-            return _gathered_phrase(together, axis, x_data, direction, input_name)
+            return _gathered_phrase(together, axis, x_data, direction, input_name, amplitude)
         return f"a function with covariance {kernel.structure}"
     noun, post = _head_phrase(parts, axis, direction)
     if input_name is not None and parts.head not in ("noise", "constant"):
@@ -241,7 +273,8 @@ def noun_phrase(
     x_range = data_range(x_data)
     if parts.lin and parts.head != "linear":
         what = "standard deviation" if parts.head == "noise" else "amplitude"
-        post.append(_lin_modifier(parts.lin, what, x_range))
+        curve = amplitude if parts.head == "periodic" else None
+        post.append(_lin_modifier(parts.lin, what, x_range, curve))
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     if parts.gates:
         if is_gradual(parts.gates, x_data):

@@ -35,6 +35,7 @@ from abcd_cli.reporting.component_text import column, component_phrase
 from abcd_cli.reporting.effects import summary_bullets
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
+from abcd_cli.reporting.weak import weak_cycle_reason
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
@@ -106,7 +107,7 @@ def frame_of(dec: Decomposition, figures: bool = True) -> Frame:
 def data_section(dec: Decomposition, n_dropped: int, frame: Frame) -> dict[str, Any]:
     """The data's description and its figure: y against x for a series; for several inputs
     y against each input, and the inputs' names and kinds."""
-    level = level_sentence(dec.level, dec.axis) if dec.level else ""
+    level = level_sentence(dec.level, dec.axis) if dec.level else reference_sentence(dec)
     if dec.series is not None:
         draw = partial(plots.data_figure, frame.x, frame.y, frame.x_label, frame.y_label)
         return {
@@ -131,6 +132,22 @@ def _dropped(n_dropped: int) -> str:
     if not n_dropped:
         return "no rows dropped"
     return f"{format_number(int(n_dropped))} {rows} with missing values dropped"
+
+
+def reference_sentence(dec: Decomposition) -> str:
+    """What every level and size in the report is measured from, stated once: the series'
+    mean when the model subtracts it (``prior_mean`` "data"), else zero; a model with its own
+    constant level says so in :func:`level_sentence`."""
+    prior = dec.model.prior_mean
+    if prior == "constant":
+        return ""
+    if prior == "zero":
+        return f" Levels below are in the units of {dec.y_name}, measured from zero."
+    mean = format_amount(dec.model.scaling.y_shift, dec.axis)
+    return (
+        f" The mean of {dec.y_name} is {mean}; every level below is in the units of {dec.y_name}"
+        f" and measured from that mean (a component at −10 lies 10 below it)."
+    )
 
 
 def series_description(dec: Decomposition, n_dropped: int) -> str:
@@ -180,9 +197,10 @@ def level_sentence(level: tuple[float, float], axis: Axis) -> str:
 
 #: What a greedy report says of the method that made it.
 GREEDY_METHOD = (
-    "These are the components of the one structure of lowest BIC that the greedy search found"
-    " (--method greedy), so the report gives no probabilities; --method posterior weighs the"
-    " search's best structures and says how sure each finding is."
+    "These are the components of the one structure that the greedy search scored best"
+    " (--method greedy; the appendix gives its score), so the report gives no probabilities;"
+    " --method posterior weighs the search's best structures and says how sure each finding"
+    " is."
 )
 
 
@@ -190,7 +208,9 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
     """The executive summary's sentences and one bullet per component; with a posterior over
     structures (``facts``), its findings with their probabilities first, and each bullet
     tagged with the probability of what its component shows."""
-    phrases = [component_phrase(dec, c) for c in dec.components]
+    phrases = [
+        possibly(component_phrase(dec, c), weak_cycle_reason(dec, c)) for c in dec.components
+    ]
     if facts is not None:
         tags = [component_tag(component_finding(c, facts), dec) for c in dec.components]
         phrases = [f"{p} ({tag})" if tag else p for p, tag in zip(phrases, tags, strict=True)]
@@ -205,6 +225,12 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
         f" component{'' if n == 1 else 's'}."
     )
     return summary | certainty_summary(facts, dec) | {"findings": findings_json(facts, dec)}
+
+
+def possibly(phrase: str, reason: str | None) -> str:
+    """A weak cycle's bullet (``reporting/weak.py``): 'possibly a periodic function ... (not
+    established: its period is one of four comparable peaks ...)'; other phrases unchanged."""
+    return f"possibly {phrase} (not established: {reason})" if reason else phrase
 
 
 def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[str, Any]:

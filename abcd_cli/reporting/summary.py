@@ -7,11 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
+from abcd_cli.reporting.curves import amplitude_trend, mean_trend
 from abcd_cli.reporting.numbers import format_pvalue
 from abcd_cli.reporting.phrases import noun_phrase
-from abcd_cli.reporting.trends import (
-    mean_trend,
-)
 from abcd_cli.reporting.wording import (
     capitalise,
     join_words,
@@ -90,7 +88,13 @@ def summary_sentences(
     intro = f"The search found {number_word(n)} additive {noun} in the data."
     if phrases is None:
         phrases = [
-            noun_phrase(facts.kernel, axis, x_data=x_data, direction=mean_trend(facts, x_data))
+            noun_phrase(
+                facts.kernel,
+                axis,
+                x_data=x_data,
+                direction=mean_trend(facts, x_data),
+                amplitude=amplitude_trend(facts, x_data),
+            )
             for facts in components
         ]
     bullets = [capitalise(phrase) + "." for phrase in phrases]

@@ -96,12 +96,6 @@ def in_data_range(
     return (x[mask], mean[mask]) if mask.sum() >= 2 else (x, mean)
 
 
-def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
-    """Whether the component's posterior mean is "increasing", "decreasing", "flat" or
-    "not monotonic" over the data range."""
-    return classify_trend(in_data_range(facts, x_data)[1])
-
-
 def noise_profile(kernel: Kernel, span: tuple[float, float]) -> np.ndarray:
     """The noise's prior standard deviation across ``span`` (k(x, x) includes white noise)."""
     xs = np.linspace(span[0], span[1], 201)

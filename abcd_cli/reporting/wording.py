@@ -104,6 +104,28 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
     return f"{moment.day} {month} {moment.year}, {moment:%H:%M}"
 
 
+def place_in_data(
+    x: float, axis: Axis, span: tuple[float, float] | None, precision: float | None = None
+) -> str:
+    """A point on x as the data can place it: ``format_position`` within the data's ``span``
+    (first, last x), 'before the data begin' or 'after the data end' outside it, where no
+    observation says when; also when rounding to ``precision`` would print a time outside
+    it (a change at 1933.8 of data that begin in March 1934 is not 'around 1933')."""
+    if span is None:
+        return format_position(x, axis, precision)
+    first, last = span
+    if x < first:
+        return "before the data begin"
+    if x > last:
+        return "after the data end"
+    shown = format_position(x, axis, precision)
+    if shown < format_position(first, axis, precision) and shown.isdigit():
+        return format_position(first, axis, precision)
+    if shown > format_position(last, axis, precision) and shown.isdigit():
+        return format_position(last, axis, precision)
+    return shown
+
+
 def _plain_number(x: float, precision: float | None) -> str:
     """x with decimals to match ``precision`` (or 4 significant digits), trailing zeros cut."""
     if not math.isfinite(x):

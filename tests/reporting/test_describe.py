@@ -466,7 +466,7 @@ def test_extrapolation_by_kind() -> None:
     periodic = describe_extrapolation(make_facts(Per((1.0, 10.8, 1.0))), YEAR)
     assert "repeating" in periodic and "10.8 years" in periodic
     smooth = describe_extrapolation(make_facts(SE((2.3, 1.0))), YEAR)
-    assert "zero" in smooth and "2.3 years" in smooth
+    assert "fades to nothing" in smooth and "2.3 years" in smooth
     assert "continue" in describe_extrapolation(make_facts(Lin((1.0, 0.0))), YEAR)
     noise = describe_extrapolation(make_facts(WN((1.0,)), is_noise=True), YEAR)
     assert "uncorrelated" in noise

@@ -55,7 +55,7 @@ def test_the_band_is_said_to_average_structures_and_their_parameters(agreeing) -
     dec, forecast = agreeing
     text = forecast_text(dec, forecast)
     assert "It averages over structures and their parameters" in text
-    assert "mixes the forecasts of the 2 structures" in text
+    assert "mixes the forecasts of the 2 best-scoring structures" in text
     assert f"those of {DRAWS} draws of its parameters from their posterior" in text
 
 

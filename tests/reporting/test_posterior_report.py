@@ -9,7 +9,7 @@ import pytest
 from abcd_cli.decompose.components import decompose
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels.text import parse_kernel
-from abcd_cli.reporting.certainty import FACT, FLOOR, LIKELY
+from abcd_cli.reporting.certainty import FACT, FEW_CYCLES, FLOOR, LIKELY
 from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.render import render_html
 from abcd_cli.reporting.sections import GREEDY_METHOD
@@ -175,7 +175,30 @@ def test_a_cycle_seen_too_few_times_is_never_a_fact():
         for f in context["json"]["summary"]["findings"]
         if f["kind"] == "periodic" and round(f["value"]) == 3
     ]
-    assert three["probability"] == pytest.approx(0.95) and three["wording"] == "likely"
+    assert three["probability"] == pytest.approx(0.95) and three["wording"] == FEW_CYCLES
     assert "the data hold only 2.6 cycles" in three["text"]
-    assert "3.0 years" in context["summary"]["likely"]
-    assert not any("3.0 years" in fact for fact in context["summary"]["facts"])
+    summary = context["summary"]
+    assert "3.0 years" in summary["few_cycles"] and "too few to be sure" in summary["few_cycles"]
+    assert not any("3.0 years" in fact for fact in summary["facts"])
+
+
+def test_no_probability_of_a_fact_is_worded_as_likely():
+    """A cycle held by 0.95 of the weight but seen 2.6 times is not listed under 'Likely, but
+    not certain' with its 0.95: that sentence and its probability contradict each other."""
+    model = fixed_model()
+    doc = posterior_doc()
+    for entry, w in zip(doc["posterior"]["structures"], (0.02, 0.03, 0.95), strict=True):
+        entry["weight"] = w
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    summary = build_context(dec, "Sales", "sales.csv", doc, figures=False)["summary"]
+    assert "3.0 years" not in summary["likely"]
+    assert "probability 0.95" not in summary["likely"]
+
+
+def test_probabilities_are_worded_relative_to_the_structures_weighed(context):
+    summary = context["summary"]
+    assert "The data show" not in summary["certainty"]
+    assert "among the structures weighed" in summary["certainty"].lower()
+    assert summary["likely"].startswith("Likely among the structures weighed")
+    html = render_html(context)
+    assert "The data show" not in html

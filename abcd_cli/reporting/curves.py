@@ -1,0 +1,174 @@
+"""What a component's own fitted curve shows, measured so that the words about it can be
+checked against it: a cycle's amplitude period by period, whether a trend is a straight line,
+a flat level or a step, and whether a cycle keeps its size past the data.
+
+The curve is the component's posterior mean on its grid (``ComponentFacts.x_grid``, ``mean``),
+in the data's units. A cycle's amplitude in one period is half its rise and fall there,
+a_k = (max m − min m) / 2 over the k-th whole period of the data. Its amplitude "stays about
+ā" only when (max a_k − min a_k) / max a_k ≤ ``AMPLITUDE_SHARE``; otherwise the report says
+how it varies, between min a_k and max a_k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
+from abcd_cli.reporting.gathered import gathered
+from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, data_range, in_data_range
+
+#: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
+#: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
+#: the amplitude varies and between what sizes.
+AMPLITUDE_SHARE = 0.25
+#: A cycle whose amplitude over its last forecast period is below this share of its amplitude
+#: over the last period of the data is said to fade beyond the data, not to keep repeating.
+FADE_SHARE = 0.5
+#: A trend is called linear only when a straight line explains at least this share of its
+#: curve's variance where it applies (R² of the line fitted to the curve).
+LINEAR_SHARE = 0.98
+#: A trend whose straight-line change across the part of the data where it applies is below
+#: this share of its level there is flat (a constant level, not a rising or falling line).
+FLAT_SHARE = 0.05
+#: Points of the grid a period must hold for its amplitude to be measured.
+MIN_POINTS = 4
+
+
+@dataclass(frozen=True)
+class Amplitudes:
+    """A cycle's amplitude in each whole period of the data: the periods' centres and a_k."""
+
+    centres: np.ndarray
+    sizes: np.ndarray
+
+    @property
+    def steady(self) -> bool:
+        """Whether the amplitude varies by at most ``AMPLITUDE_SHARE`` of its largest."""
+        top = float(self.sizes.max())
+        return top <= 0.0 or (top - float(self.sizes.min())) / top <= AMPLITUDE_SHARE
+
+    @property
+    def typical(self) -> float:
+        return float(np.median(self.sizes))
+
+
+def cycle_amplitudes(x: np.ndarray, mean: np.ndarray, period: float) -> Amplitudes | None:
+    """a_k = (max − min) / 2 of ``mean`` over each whole period [x₀ + k·period, x₀ + (k+1)·period)
+    of ``x``; None when fewer than two periods hold ``MIN_POINTS`` points each, or the curve
+    does not move."""
+    x = np.asarray(x, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    if x.size < 2 or not np.isfinite(period) or period <= 0:
+        return None
+    count = int(np.floor((x[-1] - x[0]) / period + 1e-9))
+    centres, sizes = [], []
+    for k in range(count):
+        low = x[0] + k * period
+        inside = (x >= low) & (x < low + period)
+        if inside.sum() >= MIN_POINTS:
+            centres.append(low + period / 2)
+            sizes.append(float(np.ptp(mean[inside])) / 2)
+    if len(sizes) < 2 or max(sizes) <= 0.0:  # no curve to measure (a flat zero)
+        return None
+    return Amplitudes(np.array(centres), np.array(sizes))
+
+
+def fitted_amplitudes(
+    facts: ComponentFacts, period: float, x_data: np.ndarray | None
+) -> Amplitudes | None:
+    """The cycle's amplitudes period by period over the data, from its own fitted curve."""
+    return cycle_amplitudes(*in_data_range(facts, x_data), period)
+
+
+def amplitude_trend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
+    """How a cycle's amplitude moves on its fitted curve over the data: "flat" when steady
+    (``Amplitudes.steady``), else "increasing", "decreasing" or "not monotonic"; None for a
+    component that is not a cycle along one input, or whose curve cannot be measured."""
+    parts = factors_of(facts.kernel, x_data)
+    if parts is None:
+        together = gathered(facts.kernel, x_data)
+        parts = together.lead if together is not None else None
+    if parts is None or parts.head != "periodic":
+        return None
+    amplitudes = fitted_amplitudes(facts, parts.periodic[0].param("period"), x_data)
+    if amplitudes is None:
+        return None
+    return "flat" if amplitudes.steady else classify_trend(amplitudes.sizes, DIP_TOLERANCE)
+
+
+def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None) -> bool:
+    """Whether the fitted curve's cycle shrinks past the data: its amplitude over the last
+    period of the grid is below ``FADE_SHARE`` of that over the data's last period."""
+    span = data_range(x_data)
+    x = np.asarray(facts.x_grid, dtype=float)
+    mean = np.asarray(facts.mean, dtype=float)
+    if span is None or x[-1] - span[1] < period:
+        return False
+
+    def size(low: float, high: float) -> float | None:
+        inside = (x >= low) & (x <= high)
+        return float(np.ptp(mean[inside])) / 2 if inside.sum() >= MIN_POINTS else None
+
+    before, after = size(span[1] - period, span[1]), size(x[-1] - period, x[-1])
+    if not before or after is None:
+        return False
+    return after < FADE_SHARE * before
+
+
+@dataclass(frozen=True)
+class TrendShape:
+    """A trend's curve where it applies within the data: its level there, and whether a
+    straight line fits it (``linear``) and changes by at least ``FLAT_SHARE`` of the level
+    (else ``flat``)."""
+
+    level: float
+    linear: bool
+    flat: bool
+
+
+def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
+    """The shape of a trend's curve ``mean`` on ``x`` (the part where it applies); None with
+    fewer than three points. A line m ≈ a + b·x is fitted by least squares; R² = 1 − SSE/SST."""
+    x = np.asarray(x, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    if x.size < 3:
+        return None
+    level = float(np.median(mean))
+    slope, intercept = np.polyfit(x, mean, 1)
+    change = abs(slope) * float(np.ptp(x))
+    spread = float(np.sum((mean - mean.mean()) ** 2))
+    residual = float(np.sum((mean - (intercept + slope * x)) ** 2))
+    linear = spread <= 0.0 or 1.0 - residual / spread >= LINEAR_SHARE
+    scale = max(abs(level), float(np.max(np.abs(mean))))
+    flat = scale <= 0.0 or change <= FLAT_SHARE * scale
+    return TrendShape(level, linear, flat)
+
+
+def applied_part(facts: ComponentFacts, x_data: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The curve over the data where the component applies: within the intervals its change
+    factors switch it on (all of the data when it has none, or they scale it gradually)."""
+    x, mean = in_data_range(facts, x_data)
+    parts = factors_of(facts.kernel, x_data)
+    if parts is None or not parts.gates or is_gradual(parts.gates, x_data):
+        return x, mean
+    inside = np.zeros(x.shape, dtype=bool)
+    for i in stated_intervals(parts.gates, x_data):
+        inside |= (x >= i.low) & (x <= i.high)
+    return (x[inside], mean[inside]) if inside.sum() >= 3 else (x, mean)
+
+
+def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
+    """Whether the component's posterior mean is "increasing", "decreasing", "flat" or "not
+    monotonic" where it applies over the data: a component switched off within the data is
+    judged where it is on (its switch is a step, not a fall), and there it is flat when its
+    straight-line change is below ``FLAT_SHARE`` of its level (its level is then the step's
+    size, measured from zero where it is off)."""
+    x, mean = applied_part(facts, x_data)
+    shape = trend_shape(x, mean)
+    switched = x.size < in_data_range(facts, x_data)[0].size
+    if switched and shape is not None and shape.flat:
+        return "flat"
+    return classify_trend(mean)

@@ -1,0 +1,37 @@
+"""What a component is said to do past the data, checked against its own fitted curve there
+(reporting/extrapolation.py over reporting/curves.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from abcd_cli.kernels import SE, Per
+from abcd_cli.reporting.describe import describe_extrapolation
+from tests.axes import YEAR
+from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
+
+CYCLE = prod(Per((1.0, 1.0, 1.0)), SE((2.0, 1.0)))
+LAST = float(X_DATA[-1])
+
+
+def test_a_cycle_that_fades_past_the_data_is_not_said_to_keep_repeating() -> None:
+    """Its fitted curve dies away within a year or two of the data's end."""
+    fade = np.where(GRID > LAST, np.exp(-(((GRID - LAST) / 1.0) ** 2)), 1.0)
+    facts = make_facts(CYCLE, np.sin(2 * np.pi * GRID) * fade)
+    text = describe_extrapolation(facts, YEAR, x_data=X_DATA)
+    assert "keep repeating" not in text
+    assert "fades" in text
+
+
+def test_a_cycle_that_keeps_its_size_past_the_data_keeps_repeating() -> None:
+    facts = make_facts(CYCLE, np.sin(2 * np.pi * GRID))
+    text = describe_extrapolation(facts, YEAR, x_data=X_DATA)
+    assert "keep repeating every 1.0 year" in text
+
+
+def test_a_smooth_component_past_the_data_is_said_without_jargon() -> None:
+    """'its mean returns to zero (its prior mean)' where a reader needs the forecast's
+    return to the long-run trend."""
+    text = describe_extrapolation(make_facts(SE((2.0, 1.0))), YEAR, x_data=X_DATA)
+    assert "prior" not in text
+    assert "the forecast returns to the long-run trend" in text

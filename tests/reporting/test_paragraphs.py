@@ -1,0 +1,104 @@
+"""A component's paragraph checked against its own fitted curve (reporting/paragraphs.py over
+reporting/curves.py): a cycle's amplitude as the curve shows it, modulated by the cycle that
+multiplies it; a trend's shape where it applies."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from abcd_cli.kernels import SE, After, Before, C, Lin, Per, Sum
+from abcd_cli.reporting.describe import component_paragraph, mean_trend, noun_phrase
+from tests.axes import YEAR
+from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
+
+YEARLY = Per((1.0, 1.0, 1.0))
+DECADE = Per((1.0, 10.0, 1.0))
+
+
+def _modulated_curve(grid: np.ndarray) -> np.ndarray:
+    """A yearly cycle whose size swings between 1 and 3 with a 10-year cycle."""
+    return np.sin(2 * np.pi * grid) * (2.0 + np.cos(2 * np.pi * grid / 10.0))
+
+
+def test_a_modulated_cycle_is_not_said_to_keep_a_steady_amplitude() -> None:
+    """Radio's yearly cycle read 'Its amplitude stays about 1.40 across the data' while its
+    figure swung between 1 and 3 with the 10-year cycle."""
+    kernel = Sum((prod(YEARLY, C((1.0,))), prod(YEARLY, DECADE)))
+    facts = make_facts(kernel, _modulated_curve(GRID))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "stays about" not in text
+    low, high = (
+        float(v) for v in re.findall(r"varies between about ([\d.]+) and ([\d.]+)", text)[0]
+    )
+    assert 0.9 < low < 1.2 and 2.8 < high < 3.1  # the curve's sizes: 2 ± 1
+    assert "as a periodic function with a period of 10.0 years modulates it" in text
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA)
+    assert "modulated by a periodic function with a period of 10.0 years" in phrase
+
+
+def test_a_steady_cycle_states_its_amplitude_in_the_data_units() -> None:
+    facts = make_facts(prod(YEARLY, SE((20.0, 1.0))), 1.5 * np.sin(2 * np.pi * GRID))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "stays about 1.50 across the data" in text
+
+
+def test_a_growing_amplitude_is_measured_from_the_curve_not_from_a_zero_before_the_data() -> None:
+    """'in proportion to the distance from 1940' of data that begin in 1949 placed nothing a
+    reader could see; the curve's sizes at both ends do."""
+    lin = Lin((1.0, 1940.0))
+    curve = 0.2 * (GRID - 1940.0) * np.sin(2 * np.pi * GRID)
+    text = component_paragraph(make_facts(prod(YEARLY, lin), curve), YEAR, x_data=X_DATA)
+    assert "1940" not in text
+    assert "grows linearly across the data" in text and "in the last" in text
+
+
+def _step_facts():
+    """A linear factor, nearly flat at 177 over the data, switched off from 1955: a step."""
+    kernel = prod(Lin((0.01, 1800.0)), Before((1955.0, 0.05)))
+    curve = np.where(GRID < 1955.0, 177.0 + 0.05 * (GRID - 1949.0), 0.0)
+    return kernel, make_facts(kernel, curve)
+
+
+def test_a_flat_trend_that_switches_off_is_a_step_not_a_linear_trend() -> None:
+    """'A linear trend' and 'linearly decreasing from 177 to 0' were said of a component flat
+    at 177 that then switches off."""
+    kernel, facts = _step_facts()
+    direction = mean_trend(facts, X_DATA)
+    assert direction == "flat"
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA, direction=direction)
+    assert "linear" not in phrase and phrase.startswith("a constant level which applies until")
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "linearly" not in text and "decreases" not in text
+    assert "stays flat, at about 177" in text and "step" in text
+
+
+def test_a_level_switched_off_gives_the_size_and_direction_of_its_step() -> None:
+    """A level drop was never given in the data's units."""
+    facts = make_facts(prod(C((60.0,)), Before((1955.0, 0.05))), np.where(GRID < 1955, -66.1, 0.0))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "a rise of about 66.1 around" in text  # switching off a level of −66.1 raises y
+    up = make_facts(prod(C((60.0,)), After((1955.0, 0.05))), np.where(GRID > 1955, 40.0, 0.0))
+    assert "a rise of about 40.0 around" in component_paragraph(up, YEAR, x_data=X_DATA)
+
+
+def test_a_large_r2_gain_with_a_small_cv_gain_is_explained() -> None:
+    """17.5% of R² and 1.6% off the cross-validated error, without a word on why."""
+    facts = make_facts(SE((1.0, 1.0)), delta_r2=0.175, cv_before=10.0, cv_after=9.84)
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert (
+        "adds 17.5% to the variance explained but lowers the cross-validated error by only" in text
+    )
+    assert "left out" in text
+
+
+def test_a_phrase_on_amplitude_follows_the_curve_not_the_factors_alone() -> None:
+    """The linear factor (zero in 1940, before the data) would have the amplitude grow; the
+    fitted curve's shrinks, so the heading must not say it increases."""
+    kernel = prod(YEARLY, Lin((1.0, 1940.0)))
+    curve = (3.0 - 0.2 * (GRID - 1949.0)) * np.sin(2 * np.pi * GRID)
+    facts = make_facts(kernel, curve)
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "increasing amplitude" not in text and "grows" not in text
+    assert "decreasing amplitude" in text

@@ -1,0 +1,91 @@
+"""Weak cycles said as possible, with the reason (reporting/weak.py over
+decompose/periods.py): a period that is one of several comparable periodogram peaks, or that
+barely lowers the cross-validated error, is no plain bullet and no fact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.decompose.components import decompose
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.engines.exact import negative_log_likelihood
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model
+from abcd_cli.reporting.context import build_context
+from abcd_cli.reporting.weak import weak_cycle_reason
+from tests.reporting.test_posterior_report import _structure
+from tests.reporting.test_report import _search_doc
+
+AXIS = (Axis("year", "date", "output"),)
+X = 1960.0 + np.arange(240) / 4.0  # quarterly, 60 years
+
+
+def _model(y: np.ndarray, kernel_text: str) -> Model:
+    sc = Scaling.from_data(X, y)
+    kernel = sc.kernel_in(parse_kernel(kernel_text))
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(X), sc.y_in(y)), X.size)
+    return Model(kernel, sc, X, y, nll)
+
+
+def _context(y: np.ndarray, period: float) -> tuple[dict, object]:
+    model = _model(y, f"Per(lengthscale=2.0, period={period}, sd=1.0) + WN(sd=1.0)")
+    dec = decompose(model, AXIS, extrapolate=0.1, seed=0)
+    return build_context(dec, "Output", "output.csv", _search_doc(model), figures=False), dec
+
+
+@pytest.fixture(scope="module")
+def equal_peaks() -> tuple[dict, object]:
+    """Four cycles of equal size (2.6, 3.7, 5.1 and 7.3 years) in noise; the model holds the
+    2.6-year one."""
+    rng = np.random.default_rng(1)
+    y = sum(np.sin(2 * np.pi * X / p + k) for k, p in enumerate((2.6, 3.7, 5.1, 7.3)))
+    return _context(y + 0.5 * rng.standard_normal(X.size), 2.6)
+
+
+def test_a_cycle_among_equal_peaks_is_possible_with_its_reason(equal_peaks) -> None:
+    """A 2.6-year cycle, one of many equal peaks, was a plain bullet."""
+    context, dec = equal_peaks
+    (bullet,) = [b for b in context["summary"]["bullets"] if "period" in b]
+    assert bullet.startswith("Possibly a periodic function")
+    assert "comparable peaks in the periodogram" in bullet
+    section = next(c for c in context["components"] if "period" in c["phrase"])
+    assert "possible rather than established" in section["paragraph_note"]
+
+
+def test_a_cycle_the_data_single_out_stays_a_plain_bullet() -> None:
+    rng = np.random.default_rng(2)
+    y = 3.0 * np.sin(2 * np.pi * X / 2.6) + 0.5 * rng.standard_normal(X.size)
+    context, dec = _context(y, 2.6)
+    (periodic,) = [c for c in dec.components if not c.is_noise]
+    assert weak_cycle_reason(dec, periodic) is None
+    assert not any(b.startswith("Possibly") for b in context["summary"]["bullets"])
+
+
+def test_a_weak_cycle_held_by_every_structure_is_not_a_fact(equal_peaks) -> None:
+    """At probability 1.00 because every weighed structure held it, the loose cycle was
+    stated as a fact in the posterior report."""
+    _, dec = equal_peaks
+    model = dec.model
+    other = model.scaling.kernel_in(
+        parse_kernel(
+            "Per(lengthscale=2.0, period=2.6, sd=1.0) + SE(lengthscale=1.0, sd=0.5) + WN(sd=1.0)"
+        )
+    )
+    doc = _search_doc(model)
+    doc["settings"].update({"method": "posterior", "pool": 2, "draws": 3})
+    doc["posterior"] = {
+        "prior": {"structures": "uniform over the pool", "parameters": "normal"},
+        "draws": 3,
+        "structures": [
+            _structure(k, w, model.bic + 5.0 * i)
+            for i, (k, w) in enumerate(zip((model.kernel, other), (0.7, 0.3), strict=True))
+        ],
+    }
+    context = build_context(dec, "Output", "output.csv", doc, figures=False)
+    (cycle,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "periodic"]
+    assert cycle["probability"] == pytest.approx(1.0)
+    assert cycle["wording"] == "uncertain" and "only possible" in cycle["text"]
+    assert not any("2.6 years" in fact for fact in context["summary"]["facts"])
+    assert "2.6 years" in context["summary"]["uncertain"]
