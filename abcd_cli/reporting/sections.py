@@ -246,8 +246,8 @@ def table_section(dec: Decomposition, components: list[dict[str, Any]]) -> dict[
         "rows": rows,
     }
     noise = [c.index for c in dec.components if c.is_noise]
-    if noise and dec.components[-1].cum_r2 >= FULL_R2:
-        table["noise_note"] = noise_sentence(noise[0])
+    full = noise and dec.components[-1].cum_r2 >= FULL_R2
+    table["noise_note"] = noise_sentence(noise[0]) if full else None
     if dec.series is None:
         table["folds"] = folds_sentence(dec)
     return table

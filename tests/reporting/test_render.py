@@ -141,7 +141,12 @@ def build_fake_context(months: int = 144, kind: str = "svg") -> dict[str, Any]:
             "stops improving noticeably.",
             "bullets": [f"{p}." for p in PHRASES],
         },
-        "table": {"baseline": "Baseline (mean)", "baseline_mae": 103.54, "rows": rows},
+        "table": {
+            "baseline": "Baseline (mean)",
+            "baseline_mae": 103.54,
+            "rows": rows,
+            "noise_note": None,
+        },
         "components": components,
         "forecast": {
             "text": "The full model's forecast for the three years after the data, with "
