@@ -117,13 +117,18 @@ def of_input(noun: str, name: str) -> str:
 
 
 def _join_modifiers(post: Sequence[str]) -> str:
-    """Join postmodifiers with 'and', dropping a repeated leading 'with'."""
+    """Join postmodifiers with 'and', dropping a repeated leading 'with'; a participle
+    ('modulated by ...') after another modifier follows a comma: 'a periodic function with a
+    period of 1.0 year, modulated by a periodic function with a period of 10 years'."""
     text = ""
     for i, item in enumerate(post):
         if i == 0:
             text = item
             continue
         previous = post[i - 1]
+        if item.startswith("modulated by "):
+            text += f"{' and' if previous.startswith('modulated by ') else ','} {item}"
+            continue
         if item.startswith("with ") and previous.startswith("with "):
             item = item[len("with ") :]
         text += f" and {item}"
@@ -231,11 +236,13 @@ def _gathered_phrase(
         noun = of_input(noun, input_name)
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     modifier = amplitude_modifier(g, amplitude)
-    if modifier.startswith("whose "):
+    modulated = any(item.startswith("modulated by ") for item in post)
+    if modifier.startswith("whose ") and not modulated:  # a modulation says it changes
         phrase += f" {modifier}"
     clause = on_clause(g.on, axis, x_data)
     if clause:
-        phrase += f" {'and' if modifier.startswith('whose ') else 'which'} {clause}"
+        joined = modifier.startswith("whose ") and not modulated
+        phrase += f" {'and' if joined else 'which'} {clause}"
     return phrase
 
 

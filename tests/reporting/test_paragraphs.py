@@ -38,6 +38,18 @@ def test_a_modulated_cycle_is_not_said_to_keep_a_steady_amplitude() -> None:
     assert "modulated by a periodic function with a period of 10.0 years" in phrase
 
 
+def test_a_modulated_cycles_heading_reads_as_one_phrase() -> None:
+    """Radio's heading read 'a periodic function with a period of 1.0 year and modulated by
+    a periodic function with a period of 10.0 years whose amplitude changes across the data':
+    a dangling 'and', and a 'whose' that seemed to speak of the 10-year cycle."""
+    kernel = Sum((prod(YEARLY, C((1.0,))), prod(YEARLY, DECADE)))
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA, amplitude="changing")
+    assert phrase == (
+        "a periodic function with a period of 1.0 year, modulated by a periodic function"
+        " with a period of 10.0 years"
+    )
+
+
 def test_a_steady_cycle_states_its_amplitude_in_the_data_units() -> None:
     facts = make_facts(prod(YEARLY, SE((20.0, 1.0))), 1.5 * np.sin(2 * np.pi * GRID))
     text = component_paragraph(facts, YEAR, x_data=X_DATA)
