@@ -230,8 +230,8 @@ def _gathered_phrase(
                 if f"modulated by {m}" not in post
             ]
         modifier = amplitude_modifier(g, amplitude)
-        if modifier.startswith("with "):
-            post.append(modifier)
+        if modifier.startswith("with "):  # beside the period, before any modulation
+            post.insert(1 if post else 0, modifier)
     if input_name is not None:
         noun = of_input(noun, input_name)
     phrase = " ".join([noun, _join_modifiers(post)]).strip()

@@ -48,6 +48,11 @@ def test_a_modulated_cycles_heading_reads_as_one_phrase() -> None:
         "a periodic function with a period of 1.0 year, modulated by a periodic function"
         " with a period of 10.0 years"
     )
+    growing = noun_phrase(kernel, YEAR, x_data=X_DATA, amplitude="increasing")
+    assert growing == (
+        "a periodic function with a period of 1.0 year and increasing amplitude, modulated by"
+        " a periodic function with a period of 10.0 years"
+    )
 
 
 def test_a_steady_cycle_states_its_amplitude_in_the_data_units() -> None:
