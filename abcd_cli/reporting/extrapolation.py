@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.reporting.curves import fades_beyond
+from abcd_cli.reporting.curves import amplitude_trend, fades_beyond
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -71,7 +71,9 @@ def _continuation(
             span = format_span(product_lengthscale(parts.smooth), axis)
             text += f", its exact shape becoming less certain beyond about {span} from the data"
         if lin:
-            text += f", with its amplitude still {change}"
+            # 'still' only where the fitted curve's amplitude moved that way over the data
+            steady = facts is not None and amplitude_trend(facts, x_data) == "flat"
+            text += f", with its amplitude {'' if steady else 'still '}{change}"
         return text + "."
     if head == "smooth":
         span = format_span(product_lengthscale(parts.smooth), axis)

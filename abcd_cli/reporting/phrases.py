@@ -60,9 +60,12 @@ def _lin_modifier(
 ) -> str:
     """'with linearly increasing amplitude', 'with standard deviation varying linearly', ...;
     ``curve``: how the fitted curve's amplitude moves (``curves.amplitude_trend``), which the
-    words follow when it does not rise or fall as the linear factors would have it."""
+    words follow when it does not rise or fall as the linear factors would have it ('' when it
+    stays steady over the data)."""
     adverb = degree_adverb(len(lins))
     trend = lin_trend(lins, x_range)
+    if curve == "flat":  # steady over the data: the paragraph gives its size
+        return ""
     if curve is not None and curve != trend:
         return (
             f"with {curve} {what}"
@@ -282,7 +285,7 @@ def noun_phrase(
         what = "standard deviation" if parts.head == "noise" else "amplitude"
         curve = amplitude if parts.head == "periodic" else None
         post.append(_lin_modifier(parts.lin, what, x_range, curve))
-    phrase = " ".join([noun, _join_modifiers(post)]).strip()
+    phrase = " ".join([noun, _join_modifiers([p for p in post if p])]).strip()
     if parts.gates:
         if is_gradual(parts.gates, x_data):
             clause = gradual_clause(parts.gates, axis, x_data)

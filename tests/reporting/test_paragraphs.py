@@ -9,7 +9,9 @@ import re
 import numpy as np
 
 from abcd_cli.kernels import SE, After, Before, C, Lin, Per, Sum
+from abcd_cli.reporting.curves import amplitude_trend
 from abcd_cli.reporting.describe import component_paragraph, mean_trend, noun_phrase
+from abcd_cli.reporting.extrapolation import describe_extrapolation
 from tests.axes import YEAR
 from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
 
@@ -119,3 +121,21 @@ def test_a_phrase_on_amplitude_follows_the_curve_not_the_factors_alone() -> None
     text = component_paragraph(facts, YEAR, x_data=X_DATA)
     assert "increasing amplitude" not in text and "grows" not in text
     assert "decreasing amplitude" in text
+
+
+def test_a_cycle_steady_over_the_data_is_not_said_to_vary_or_to_keep_growing() -> None:
+    """Airline's 4.4-year cycle (Per × Lin) read 'and varying amplitude' in its heading,
+    'stays about 11.8 across the data' in its paragraph and 'its amplitude still growing
+    linearly' beyond the data: three claims on one curve whose amplitude is steady over the
+    data and grows only past it."""
+    kernel = prod(Per((1.0, 4.4, 1.0)), Lin((1.0, 1938.0)))
+    beyond = np.clip(GRID - 1961.0, 0.0, None)
+    curve = 12.0 * (1.0 + 0.3 * beyond) * np.sin(2 * np.pi * GRID / 4.4)
+    facts = make_facts(kernel, curve)
+    trend = amplitude_trend(facts, X_DATA)
+    assert trend == "flat"
+    phrase = noun_phrase(kernel, YEAR, x_data=X_DATA, amplitude=trend)
+    assert phrase == "a periodic function with a period of 4.4 years"
+    assert "stays about 12.0 across the data" in component_paragraph(facts, YEAR, x_data=X_DATA)
+    beyond_text = describe_extrapolation(facts, YEAR, x_data=X_DATA)
+    assert "with its amplitude growing linearly" in beyond_text and "still" not in beyond_text
