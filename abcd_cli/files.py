@@ -165,7 +165,11 @@ def _sync_if_file(stream: object) -> None:
     except (AttributeError, OSError, ValueError):
         return  # no descriptor: a test's capture
     if stat.S_ISREG(os.fstat(fd).st_mode):
-        os.fsync(fd)
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):  # cannot sync: not a loss
+                raise
 
 
 def _write_stream(path: Path, payload: bytes) -> None:

@@ -10,6 +10,7 @@ import click
 from abcd_cli.cli.options import batch_search_options
 from abcd_cli.cli.output import echo
 from abcd_cli.errors import AbcdError
+from abcd_cli.files import StandardOutputError
 
 #: Failed series named in the closing error.
 _LISTED = 10
@@ -77,6 +78,8 @@ def benchmark(
             for path in todo:
                 try:
                     _one_series(path, out, executor, opts)
+                except StandardOutputError:
+                    raise  # nothing more can be said: the command stops
                 except AbcdError as exc:
                     _failed(path, exc, failures)
     if failures:
@@ -195,5 +198,7 @@ def _whole_series(
             continue
         try:
             _finish(path, out, found)
+        except StandardOutputError:
+            raise
         except AbcdError as exc:
             _failed(path, exc, failures)

@@ -128,3 +128,16 @@ def test_standard_input_redirected_from_an_output(folder: Path) -> None:
         line = abcd(folder, args, subprocess.PIPE, inputs.fileno())
     assert "-o X.csv would overwrite the input X.csv" in line
     assert contents(folder) == before
+
+
+def test_benchmark_stops_at_a_full_standard_output(folder: Path) -> None:
+    """Its line for each series goes to standard output: when that fails the command stops
+    with the one error, rather than count it as that series' failure and go on."""
+    (folder / "series").mkdir()
+    shutil.copy(folder / "d.csv", folder / "series" / "a.csv")
+    (folder / "out").mkdir()
+    for fmt in ("html", "json", "pdf"):
+        (folder / "out" / f"a.{fmt}").write_text("done before")
+    with open("/dev/full", "w") as full:
+        line = abcd(folder, ["benchmark", "series", "-o", "out", *QUICK], full.fileno())
+    assert line == "Error: could not write to standard output: no space left on device"
