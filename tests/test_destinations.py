@@ -24,7 +24,7 @@ from typing import BinaryIO
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from abcd_cli.cli.main import main
@@ -470,6 +470,8 @@ def tree(folder: Path) -> dict[str, tuple[str, str]]:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(out=st.sampled_from(BENCHMARK_OUT), link=REPORT_LINK)
+@example(out=".", link=(".", "d.html", "d.csv"))  # the series it reads
+@example(out="sub", link=("sub", "d.pdf", "X.csv"))  # a series --series left out
 def test_benchmark_changes_no_series_and_no_foreign_file(
     tmp_path_factory: pytest.TempPathFactory,
     model_text: str,

@@ -69,7 +69,7 @@ def benchmark(
             echo(f"{path.stem}: reports already there, skipped")
         else:
             todo.append(path)
-    _check_destinations(files, todo, out, opts)
+    _check_destinations(folder, todo, out, opts)
     failures: dict[str, AbcdError] = {}
     with shared_executor(opts) as executor:
         if distribute == "series":
@@ -86,11 +86,10 @@ def benchmark(
         raise _summary(failures, len(files))
 
 
-def _check_destinations(
-    files: list[Path], todo: list[Path], out: Path, opts: dict[str, Any]
-) -> None:
+def _check_destinations(folder: str, todo: list[Path], out: Path, opts: dict[str, Any]) -> None:
     """Refuse, before any search, a report or checkpoint of a series to do that would land on
-    a series file or on another of them (``destinations.check_destinations``)."""
+    a series file of ``folder`` (any, not only those --series chose) or on another of them
+    (``destinations.check_destinations``)."""
     from abcd_cli.api import search_settings
     from abcd_cli.cli.options import settings_of
     from abcd_cli.destinations import check_destinations
@@ -107,7 +106,8 @@ def _check_destinations(
         for path in todo
         for checkpoint in checkpoint_paths(_checkpoint(out, path), settings)
     ]
-    check_destinations({path.name: str(path) for path in files}, outputs, checkpoints)
+    series = {path.name: str(path) for path in sorted(Path(folder).glob("*.csv"))}
+    check_destinations(series, outputs, checkpoints)
 
 
 def _failed(path: Path, exc: AbcdError, failures: dict[str, AbcdError]) -> None:
