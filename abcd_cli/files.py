@@ -31,7 +31,7 @@ import secrets
 import stat
 import sys
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from abcd_cli.errors import InputError
 
@@ -49,7 +49,7 @@ class StandardOutputError(InputError):
 
 
 class _Writable(Protocol):
-    def write(self, data: bytes, /) -> int | None: ...
+    def write(self, data: Any, /) -> int | None: ...
 
 
 def is_standard_stream(path: str | Path | None) -> bool:
@@ -67,7 +67,7 @@ def write_output(path: str | Path, data: str | bytes, what: str = "the output") 
     ``path`` is standard output, "the report")."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if is_standard_stream(path):
-        write_stdout(payload, what)
+        _write_stdout(payload, what)
         return
     path = Path(path)
     kind = output_kind(path)
@@ -113,7 +113,7 @@ def output_kind(path: Path) -> str:
     raise InputError(f"cannot write {path}: it is {what}")
 
 
-def write_stdout(payload: bytes, what: str = "the output") -> None:
+def _write_stdout(payload: bytes, what: str = "the output") -> None:
     """Write ``payload`` to standard output, flushed (and synced when it is a regular file);
     StandardOutputError naming ``what`` and the reason when any of it is not taken."""
     out = sys.stdout
@@ -123,17 +123,17 @@ def write_stdout(payload: bytes, what: str = "the output") -> None:
         out.flush()
         buffer = getattr(out, "buffer", None)
         if buffer is None:  # a text stream without bytes underneath (a test's capture)
-            write_all(out, payload.decode("utf-8", errors="replace"))
+            _write_all(out, payload.decode("utf-8", errors="replace"))
             out.flush()
         else:
-            write_all(buffer, payload)
+            _write_all(buffer, payload)
             buffer.flush()
             _sync_if_file(buffer)
     except OSError as exc:
         raise stdout_failure(what, exc) from None
 
 
-def write_all(stream: _Writable, data: bytes | str) -> None:
+def _write_all(stream: _Writable, data: bytes | str) -> None:
     """Write all of ``data`` to ``stream``, again after a partial write; OSError when a write
     takes nothing (a full disk, a file object that stopped taking data)."""
     done = 0
