@@ -135,10 +135,13 @@ def _write_stdout(payload: bytes, what: str = "the output") -> None:
 
 def _write_all(stream: _Writable, data: bytes | str) -> None:
     """Write all of ``data`` to ``stream``, again after a partial write; OSError when a write
-    takes nothing (a full disk, a file object that stopped taking data)."""
+    takes nothing (a full disk, a file object that stopped taking data). A text stream that
+    answers None (IPython's, in a worker) is taken at its word that it wrote everything."""
     done = 0
     while done < len(data):
         taken = stream.write(data[done:])
+        if taken is None and isinstance(data, str):
+            return
         if taken is None or taken <= 0:
             unit = "bytes" if isinstance(data, bytes) else "characters"
             raise OSError(errno.EIO, f"the write stopped after {done} of {len(data)} {unit}")

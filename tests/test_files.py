@@ -196,6 +196,21 @@ def test_standard_output_that_stops_taking_data_is_an_error(
     assert caught.value.exit_code == 2
 
 
+class ChunkedText(io.StringIO):
+    """A text stream without bytes underneath that takes five characters per write."""
+
+    def write(self, text: str) -> int:
+        return super().write(text[:5])
+
+
+def test_text_standard_output_takes_every_character(monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = ChunkedText()
+    monkeypatch.setattr(sys, "stdout", stream)
+    write_output("-", "ü and more text\n" * 20)
+    monkeypatch.undo()
+    assert stream.getvalue() == "ü and more text\n" * 20
+
+
 def test_standard_output_on_a_full_device_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     full = open("/dev/full", "w")  # noqa: SIM115 (closed below, its failed bytes dropped)
     try:
