@@ -4,14 +4,18 @@ A command names its inputs (the data, a model file), its outputs (``-o``, ``--js
 checkpoints its search keeps. :func:`check_destinations` refuses, with one line naming both
 paths (an ``InputError``, exit code 2):
 
-* an output that is one of the inputs (the same file by any name: a link, ``./``, ...);
+* an output that is one of the inputs (the same file by any name: a link, ``./``, ...; for
+  ``-``, the regular file standard input was redirected from, by its device and inode);
 * two outputs that are the same file (``-`` twice: both on standard output);
 * a checkpoint that is an input or an output;
 * a checkpoint path that holds something other than this program's checkpoint (a file without
   its header, a link, a folder or a special file): it would be overwritten and then removed;
 * an output that is the checkpoint of a search running now (``checkpoint_lock``);
 * an output that cannot be written (``files.output_kind``: no such folder, read-only, a folder,
-  a block device or a socket).
+  a block device or a socket), and a FIFO output that no process reads: a FIFO or device
+  output is opened here and held open until it is written (``files.hold_stream``).
+
+:func:`output_folder` checks (and makes) a folder a command writes its files into.
 
 How each file is then written is :mod:`abcd_cli.files`'s job.
 """
@@ -19,11 +23,13 @@ How each file is then written is :mod:`abcd_cli.files`'s job.
 from __future__ import annotations
 
 import os
+import stat
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from abcd_cli.errors import InputError
-from abcd_cli.files import is_standard_stream, output_kind
+from abcd_cli.files import hold_stream, is_standard_stream, output_kind
 from abcd_cli.kernel_search.checkpoint import refuse_foreign_checkpoint
 from abcd_cli.kernel_search.checkpoint_lock import running_search
 
@@ -44,8 +50,9 @@ def check_destinations(
         raise InputError(f"{_both(ins)} cannot both read standard input")
     for what, path in outs:
         if not is_standard_stream(path):
-            output_kind(Path(path))
             _refuse_running_checkpoint(what, Path(path))
+            if output_kind(Path(path)) == "stream":
+                hold_stream(Path(path))
     for i, (what, path) in enumerate(outs):
         for other, other_path in outs[:i]:
             if _same(path, other_path):
@@ -87,13 +94,54 @@ def _given(named: Mapping[str, str | os.PathLike | None]) -> list[Named]:
     return [(what, str(path)) for what, path in named.items() if path is not None]
 
 
+def output_folder(path: str, what: str) -> Path:
+    """The folder ``path`` a command writes its files into (``what``: its option), made if
+    missing; InputError when it is not a folder or cannot be made or written in."""
+    folder = Path(path)
+    try:
+        if not folder.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+        mode = folder.stat().st_mode
+    except OSError as exc:
+        raise InputError(
+            f"{what} {path}: cannot make or use this folder ({exc.strerror or exc}); give a"
+            " folder that exists or can be made"
+        ) from None
+    if not stat.S_ISDIR(mode):
+        raise InputError(f"{what} {path} is not a folder; give a folder for the reports")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{what} {path}: the folder is not writable; give one that is")
+    return folder
+
+
 def _refuse_inputs(what: str, path: str, inputs: Iterable[Named]) -> None:
     for source, source_path in inputs:
-        if not is_standard_stream(path) and _same(path, source_path):
+        if is_standard_stream(path):
+            continue
+        if is_standard_stream(source_path) and _is_standard_input(path):
+            raise InputError(
+                f"{what} {path} would overwrite the input {source}: standard input is read"
+                " from that file; choose another name"
+            )
+        if _same(path, source_path):
             raise InputError(
                 f"{what} {path} would overwrite the input {source} ({source_path}); choose"
                 " another name"
             )
+
+
+def _is_standard_input(path: str) -> bool:
+    """Whether ``path`` is the regular file standard input reads (``cmd - < FILE``), by the
+    device and inode of its descriptor; False when standard input has none (a test's
+    capture) or is a pipe, a terminal or a device."""
+    try:
+        stdin = os.fstat(sys.stdin.fileno())
+        target = os.stat(path)
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return False
+    if not stat.S_ISREG(stdin.st_mode):
+        return False
+    return (stdin.st_dev, stdin.st_ino) == (target.st_dev, target.st_ino)
 
 
 def _both(named: Sequence[Named]) -> str:

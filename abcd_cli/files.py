@@ -1,13 +1,18 @@
 """How the program writes a file it was told to write.
 
-* ``-`` is standard output.
+* ``-`` is standard output: every byte is checked to have been taken (a short write that
+  stops, a full disk, a closed pipe, an I/O error are a :class:`StandardOutputError`), flushed,
+  and synced to disk when standard output is a regular file.
 * A regular file, or a new one, is replaced atomically: the data go to a hidden part file
   beside it (``.NAME.PID.RANDOM.abcd.part``), are flushed to disk and renamed over it, so a
   reader sees the old file or the whole new one. An existing file keeps its permissions; a
   read-only one is refused.
 * A symbolic link is followed: its target is written as above, the link stays.
 * A FIFO or a character device (``/dev/null``, a terminal) is written to directly, never
-  replaced; a FIFO that no process reads is refused rather than waited on.
+  replaced; a FIFO that no process reads is refused rather than waited on. The destination
+  checks open it before any work (:func:`hold_stream`) and keep it open until it is written,
+  so that a FIFO without a reader is refused at once and a reader that is there waits for the
+  output instead of seeing the end of a probe's empty write.
 * A folder, a block device or a socket is refused.
 * Part files left by a write of this program that was killed (its process no longer exists)
   are removed by the next write to the same path.
@@ -19,18 +24,32 @@ starts, in :mod:`abcd_cli.destinations`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
 import stat
 import sys
 from pathlib import Path
+from typing import Any, Protocol
 
 from abcd_cli.errors import InputError
 
 #: The name that means standard output (for outputs) or standard input (for inputs).
 STANDARD_STREAM = "-"
 PART_SUFFIX = ".abcd.part"
+
+#: FIFOs and devices opened by the destination checks, by (device, inode), until written.
+_held_streams: dict[tuple[int, int], int] = {}
+
+
+class StandardOutputError(InputError):
+    """Standard output did not take what was written to it (a full disk, a closed pipe, an
+    I/O error, a write that stopped short)."""
+
+
+class _Writable(Protocol):
+    def write(self, data: Any, /) -> int | None: ...
 
 
 def is_standard_stream(path: str | Path | None) -> bool:
@@ -42,12 +61,13 @@ def shown(path: str | Path) -> str:
     return "standard output" if is_standard_stream(path) else str(path)
 
 
-def write_output(path: str | Path, data: str | bytes) -> None:
+def write_output(path: str | Path, data: str | bytes, what: str = "the output") -> None:
     """Write ``data`` (text as UTF-8) to ``path`` as the module docstring says; InputError
-    with a one-line message when it cannot be written."""
+    with a one-line message when it cannot be written (``what``: how it names the data when
+    ``path`` is standard output, "the report")."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if is_standard_stream(path):
-        _write_stdout(payload)
+        _write_stdout(payload, what)
         return
     path = Path(path)
     kind = output_kind(path)
@@ -93,26 +113,75 @@ def output_kind(path: Path) -> str:
     raise InputError(f"cannot write {path}: it is {what}")
 
 
-def _write_stdout(payload: bytes) -> None:
+def _write_stdout(payload: bytes, what: str = "the output") -> None:
+    """Write ``payload`` to standard output, flushed (and synced when it is a regular file);
+    StandardOutputError naming ``what`` and the reason when any of it is not taken."""
     out = sys.stdout
-    out.flush()
-    buffer = getattr(out, "buffer", None)
-    if buffer is None:  # a text stream without bytes underneath (a test's capture)
-        out.write(payload.decode("utf-8", errors="replace"))
+    try:
+        if out is None:
+            raise OSError(errno.EBADF, "there is no standard output")
+        out.flush()
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:  # a text stream without bytes underneath (a test's capture)
+            _write_all(out, payload.decode("utf-8", errors="replace"))
+            out.flush()
+        else:
+            _write_all(buffer, payload)
+            buffer.flush()
+            _sync_if_file(buffer)
+    except OSError as exc:
+        raise stdout_failure(what, exc) from None
+
+
+def _write_all(stream: _Writable, data: bytes | str) -> None:
+    """Write all of ``data`` to ``stream``, again after a partial write; OSError when a write
+    takes nothing (a full disk, a file object that stopped taking data). A text stream that
+    answers None (IPython's, in a worker) is taken at its word that it wrote everything."""
+    done = 0
+    while done < len(data):
+        taken = stream.write(data[done:])
+        if taken is None and isinstance(data, str):
+            return
+        if taken is None or taken <= 0:
+            unit = "bytes" if isinstance(data, bytes) else "characters"
+            raise OSError(errno.EIO, f"the write stopped after {done} of {len(data)} {unit}")
+        done += taken
+
+
+def stdout_failure(what: str | None, exc: OSError) -> StandardOutputError:
+    """The one-line error of a failed write to standard output: "could not write the report
+    to standard output: no space left on device"."""
+    if exc.errno == errno.EPIPE:
+        reason = "the program reading it closed the pipe"
     else:
-        buffer.write(payload)
-        buffer.flush()
+        text = exc.strerror or str(exc)
+        reason = text[:1].lower() + text[1:]
+    target = f"{what} to standard output" if what else "to standard output"
+    return StandardOutputError(f"could not write {target}: {reason}")
+
+
+def _sync_if_file(stream: object) -> None:
+    """fsync standard output when it is a regular file, so that a disk that fills late (or
+    a network file system) fails here rather than after the command said it wrote."""
+    try:
+        fd = stream.fileno()  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return  # no descriptor: a test's capture
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):  # cannot sync: not a loss
+                raise
 
 
 def _write_stream(path: Path, payload: bytes) -> None:
-    """Write into a FIFO or device in place. A FIFO is opened without waiting: ENXIO means
-    that nobody reads it, which is refused instead of blocking forever."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno == 6:  # ENXIO
-            raise InputError(f"cannot write {path}: no process is reading this FIFO") from None
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write into a FIFO or device in place, through the descriptor the destination checks
+    held (:func:`hold_stream`) or one opened now."""
+    key = _identity(path)
+    fd = _held_streams.pop(key, None) if key is not None else None
+    if fd is None:
+        fd = _open_stream(path)
     try:
         os.set_blocking(fd, True)
         view = memoryview(payload)
@@ -122,6 +191,46 @@ def _write_stream(path: Path, payload: bytes) -> None:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
+
+
+def hold_stream(path: Path) -> None:
+    """Open the FIFO or device ``path`` for writing now and keep it open until the output is
+    written to it: a FIFO that nobody reads is refused before any work, and its reader waits
+    for the output (a probe that closed again would hand it an empty file)."""
+    key = _identity(path)
+    if key is not None and key not in _held_streams:
+        _held_streams[key] = _open_stream(path)
+
+
+def release_streams() -> None:
+    """Close the streams held by :func:`hold_stream` that were never written (the command
+    failed): their readers see the end of an empty output."""
+    while _held_streams:
+        _, fd = _held_streams.popitem()
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _open_stream(path: Path) -> int:
+    """A FIFO or device opened for writing without waiting: ENXIO means that nobody reads the
+    FIFO, which is refused instead of blocking forever."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise InputError(
+                f"cannot write {path}: no process is reading this FIFO; start its reader"
+                " before abcd"
+            ) from None
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _replace(target: Path, payload: bytes, shown: Path) -> None:

@@ -297,7 +297,7 @@ class FittedSearch:
 
     def save(self, path: str | Path) -> Path:
         """Write :meth:`to_dict` as JSON to ``path`` atomically; returns the path."""
-        write_output(path, json.dumps(self.document, indent=1))
+        write_output(path, json.dumps(self.document, indent=1), "the model")
         return Path(path)
 
     def discard_checkpoints(self) -> None:

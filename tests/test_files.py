@@ -5,18 +5,28 @@ part file of a write killed half-way is removed by the next write to the same pa
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import socket
 import stat
 import subprocess
 import sys
 import threading
+import types
 from pathlib import Path
 
 import pytest
 
 from abcd_cli.errors import InputError
-from abcd_cli.files import PART_SUFFIX, remove_stale_parts, write_output
+from abcd_cli.files import (
+    PART_SUFFIX,
+    StandardOutputError,
+    hold_stream,
+    release_streams,
+    remove_stale_parts,
+    write_output,
+)
 
 
 def parts(folder: Path) -> list[str]:
@@ -139,6 +149,140 @@ def test_dash_is_standard_output(capfdbinary: pytest.CaptureFixture[bytes]) -> N
     write_output("-", b"\x00binary\n")
     write_output("-", "text ü\n")
     assert capfdbinary.readouterr().out == b"\x00binary\ntext \xc3\xbc\n"
+
+
+class ShortWriter(io.RawIOBase):
+    """A byte stream that takes at most ``chunk`` bytes per write and nothing once it holds
+    ``room`` bytes (a disk that fills)."""
+
+    def __init__(self, chunk: int, room: int) -> None:
+        self.chunk, self.room, self.taken = chunk, room, bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        n = min(len(data), self.chunk, self.room - len(self.taken))
+        self.taken += bytes(data[:n])
+        return n
+
+
+def standard_output(monkeypatch: pytest.MonkeyPatch, raw: io.RawIOBase) -> None:
+    """Standard output whose bytes go to ``raw`` without a buffer in between."""
+    monkeypatch.setattr(sys, "stdout", types.SimpleNamespace(buffer=raw, flush=lambda: None))
+
+
+def test_standard_output_takes_every_byte_of_partial_writes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = ShortWriter(chunk=7, room=10_000)
+    payload = bytes(range(256)) * 10
+    with monkeypatch.context() as patch:
+        standard_output(patch, raw)
+        write_output("-", payload)
+    assert bytes(raw.taken) == payload
+
+
+def test_standard_output_that_stops_taking_data_is_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raw = ShortWriter(chunk=64, room=100)
+    with monkeypatch.context() as patch, pytest.raises(StandardOutputError) as caught:
+        standard_output(patch, raw)
+        write_output("-", b"x" * 1000, "the table")
+    assert caught.value.message == (
+        "could not write the table to standard output: the write stopped after 100 of 1000 bytes"
+    )
+    assert caught.value.exit_code == 2
+
+
+class ChunkedText(io.StringIO):
+    """A text stream without bytes underneath that takes five characters per write."""
+
+    def write(self, text: str) -> int:
+        return super().write(text[:5])
+
+
+def test_text_standard_output_takes_every_character(monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = ChunkedText()
+    monkeypatch.setattr(sys, "stdout", stream)
+    write_output("-", "ü and more text\n" * 20)
+    monkeypatch.undo()
+    assert stream.getvalue() == "ü and more text\n" * 20
+
+
+def test_standard_output_on_a_full_device_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    full = open("/dev/full", "w")  # noqa: SIM115 (closed below, its failed bytes dropped)
+    try:
+        monkeypatch.setattr(sys, "stdout", full)
+        with pytest.raises(StandardOutputError, match="the report to standard output: no space"):
+            write_output("-", "{}" * 10_000, "the report")
+    finally:
+        monkeypatch.undo()
+        with contextlib.suppress(OSError):
+            full.close()
+
+
+def test_standard_output_on_a_closed_pipe_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the output is written
+    pipe = open(write_end, "w")  # noqa: SIM115 (closed below, its failed bytes dropped)
+    try:
+        monkeypatch.setattr(sys, "stdout", pipe)
+        with pytest.raises(StandardOutputError, match="the program reading it closed the pipe"):
+            write_output("-", "x" * 100)
+    finally:
+        monkeypatch.undo()
+        with contextlib.suppress(OSError):
+            pipe.close()
+
+
+def test_held_fifo_is_refused_at_once_without_a_reader(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="no process is reading this FIFO"):
+        hold_stream(fifo)
+
+
+def test_held_fifo_gives_its_reader_the_whole_output(tmp_path: Path) -> None:
+    """The reader is there before the check; holding the FIFO open from the check until the
+    write means it reads the output, not the end of an empty probe."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        for _ in range(200):  # until the reader has opened its end
+            try:
+                hold_stream(fifo)
+                break
+            except InputError:
+                threading.Event().wait(0.05)
+        write_output(fifo, b"whole output")
+    finally:
+        release_streams()
+    reader.join(10)
+    assert chunks == [b"whole output"]
+
+
+def test_released_fifo_ends_its_reader(tmp_path: Path) -> None:
+    """A command that fails after the check closes the FIFO: its reader sees an empty end
+    rather than waiting forever."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(fifo.read_bytes()))
+    reader.start()
+    for _ in range(200):
+        try:
+            hold_stream(fifo)
+            break
+        except InputError:
+            threading.Event().wait(0.05)
+    release_streams()
+    reader.join(10)
+    assert chunks == [b""] and not reader.is_alive()
 
 
 def test_failed_write_leaves_the_target_and_no_part(

@@ -8,7 +8,9 @@ from typing import Any
 import click
 
 from abcd_cli.cli.options import batch_search_options
+from abcd_cli.cli.output import echo
 from abcd_cli.errors import AbcdError
+from abcd_cli.files import StandardOutputError
 
 #: Failed series named in the closing error.
 _LISTED = 10
@@ -46,25 +48,28 @@ def benchmark(
 ) -> None:
     """Search and write PDF, HTML and JSON reports for each CSV in DATASETS.
 
-    Series whose three reports already exist are skipped, so an interrupted run resumes; a
+    The output folder is made if missing; a report or checkpoint that would land on a series
+    file (through a link) or on another is refused before any search. Series whose three
+    reports already exist are skipped, so an interrupted run resumes; a
     search interrupted mid-way continues from its checkpoint in the output folder. A series
     that cannot be read, searched or written is reported as 'NAME: failed: ...' and the others
     go on; the command then ends with an error naming the failed series.
     """
     from abcd_cli.cli.running import shared_executor
+    from abcd_cli.destinations import output_folder
     from abcd_cli.errors import InputError
 
     if distribute == "series" and not opts["scheduler"]:
         raise InputError("--distribute series needs --scheduler (local or an address)")
     files = _series_files(folder, only)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir, "-o")
     todo = []
     for path in files:
         if all(Path(p).exists() for p in _outputs(out, path).values()):
-            click.echo(f"{path.stem}: reports already there, skipped")
+            echo(f"{path.stem}: reports already there, skipped")
         else:
             todo.append(path)
+    _check_destinations(folder, todo, out, opts)
     failures: dict[str, AbcdError] = {}
     with shared_executor(opts) as executor:
         if distribute == "series":
@@ -73,10 +78,36 @@ def benchmark(
             for path in todo:
                 try:
                     _one_series(path, out, executor, opts)
+                except StandardOutputError:
+                    raise  # nothing more can be said: the command stops
                 except AbcdError as exc:
                     _failed(path, exc, failures)
     if failures:
         raise _summary(failures, len(files))
+
+
+def _check_destinations(folder: str, todo: list[Path], out: Path, opts: dict[str, Any]) -> None:
+    """Refuse, before any search, a report or checkpoint of a series to do that would land on
+    a series file of ``folder`` (any, not only those --series chose) or on another of them
+    (``destinations.check_destinations``)."""
+    from abcd_cli.api import search_settings
+    from abcd_cli.cli.options import settings_of
+    from abcd_cli.destinations import check_destinations
+    from abcd_cli.kernel_search.checkpoint import checkpoint_paths
+
+    settings = search_settings(settings_of(opts))
+    outputs = {
+        f"the {fmt.upper()} report of {path.stem}": report
+        for path in todo
+        for fmt, report in _outputs(out, path).items()
+    }
+    checkpoints = [
+        checkpoint
+        for path in todo
+        for checkpoint in checkpoint_paths(_checkpoint(out, path), settings)
+    ]
+    series = {path.name: str(path) for path in sorted(Path(folder).glob("*.csv"))}
+    check_destinations(series, outputs, checkpoints)
 
 
 def _failed(path: Path, exc: AbcdError, failures: dict[str, AbcdError]) -> None:
@@ -136,9 +167,7 @@ def _finish(path: Path, out: Path, found: Any) -> None:
 
     write_reports(found, _outputs(out, path))
     found.discard_checkpoints()
-    click.echo(
-        f"{path.stem}: {found.structure}  BIC {found.bic:.2f}  ({found.elapsed_seconds:.0f} s)"
-    )
+    echo(f"{path.stem}: {found.structure}  BIC {found.bic:.2f}  ({found.elapsed_seconds:.0f} s)")
 
 
 def _whole_series(
@@ -162,12 +191,14 @@ def _whole_series(
     checkpoints = [_checkpoint(out, path) for path in todo]
     for path, found in search_many(todo, settings, executor, checkpoints):
         if found is None:
-            click.echo(f"{path.stem}: skipped, the workers searching it kept dying")
+            echo(f"{path.stem}: skipped, the workers searching it kept dying")
             continue
         if isinstance(found, AbcdError):
             _failed(path, found, failures)
             continue
         try:
             _finish(path, out, found)
+        except StandardOutputError:
+            raise
         except AbcdError as exc:
             _failed(path, exc, failures)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from abcd_cli.cli.options import X_OPTION, Y_OPTION
+from abcd_cli.cli.output import echo
 
 
 @click.command("describe-data", short_help="Check a CSV file and describe it in one line.")
@@ -21,4 +22,4 @@ def describe_data(data: str, x: str | None, y: str | None) -> None:
     series = abcd_cli.load(data, x=x, y=y)
     for warning in series.warnings:
         click.echo(f"Warning: {warning}", err=True)
-    click.echo(series.description())
+    echo(series.description())

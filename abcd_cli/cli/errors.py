@@ -5,6 +5,9 @@
 * :class:`~abcd_cli.errors.InputError` into ``Error: <message>`` and exit code 2,
 * :class:`~abcd_cli.errors.RunError` (any other :class:`AbcdError`) into ``Error: ...``, exit 1,
 * any other exception into one ``Error: unexpected failure: ...`` line and exit code 1,
+* a :class:`~abcd_cli.files.StandardOutputError` (standard output did not take the output)
+  into its line and exit code 2, standard output then sent to /dev/null so that Python's exit
+  does not fail on it again,
 * ``KeyboardInterrupt`` into ``Interrupted.`` and exit code 130.
 
 With the global ``--debug`` flag (or ``ABCD_DEBUG=1``) the traceback is printed as well.
@@ -25,6 +28,7 @@ import click
 
 from abcd_cli.api import AbcdWarning
 from abcd_cli.errors import AbcdError
+from abcd_cli.files import StandardOutputError
 
 EXIT_INTERRUPTED = 130
 
@@ -48,6 +52,11 @@ def handle_errors(debug: bool = False) -> Iterator[None]:
         yield
     except (click.ClickException, click.exceptions.Exit, click.Abort):
         raise
+    except StandardOutputError as exc:
+        from abcd_cli.cli.output import silence_stdout
+
+        silence_stdout()
+        raise _fail(exc.message, exc.exit_code, debug) from None
     except AbcdError as exc:
         raise _fail(exc.message, exc.exit_code, debug) from None
     except KeyboardInterrupt:

@@ -3,7 +3,9 @@
 Each command is an options -> library call -> output function in a module of its own, added
 to the group below. Commands need no error handling of their own: :class:`AbcdGroup` runs every
 command inside :func:`~abcd_cli.cli.errors.handle_errors` (library errors become one-line
-messages and exit codes) and shows the library's warnings as ``Warning:`` lines on stderr.
+messages and exit codes) and shows the library's warnings as ``Warning:`` lines on stderr; it
+flushes standard output, checked (``cli.output``), and closes the FIFOs the destination checks
+held open.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from abcd_cli import __version__
 from abcd_cli.cli.benchmark_cmd import benchmark
 from abcd_cli.cli.data_cmd import describe_data
 from abcd_cli.cli.errors import EXIT_INTERRUPTED, handle_errors, warnings_to_stderr
+from abcd_cli.cli.output import flush_stdout
 from abcd_cli.cli.predict_cmd import predict
 from abcd_cli.cli.search_cmd import report, search
 from abcd_cli.cli.update_cmd import update
+from abcd_cli.files import release_streams
 
 __all__ = ["EXIT_INTERRUPTED", "AbcdGroup", "handle_errors", "main"]
 
@@ -27,8 +31,13 @@ class AbcdGroup(click.Group):
     """A click group that runs its commands inside :func:`handle_errors`."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        with handle_errors(bool(ctx.params.get("debug"))), warnings_to_stderr():
-            return super().invoke(ctx)
+        try:
+            with handle_errors(bool(ctx.params.get("debug"))), warnings_to_stderr():
+                result = super().invoke(ctx)
+                flush_stdout()
+                return result
+        finally:
+            release_streams()
 
 
 @click.group(cls=AbcdGroup, context_settings={"help_option_names": ["-h", "--help"]})

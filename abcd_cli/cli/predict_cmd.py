@@ -57,6 +57,7 @@ def predict(
     with the mixture of its posterior. A model of several inputs reads them from the columns of
     X.csv with their names (in any order; other columns are ignored)."""
     from abcd_cli.ahead import future_inputs
+    from abcd_cli.cli.output import echo
     from abcd_cli.data.frames import cell_texts
     from abcd_cli.data.reader import load_inputs
     from abcd_cli.data.table import capped
@@ -104,7 +105,5 @@ def predict(
         for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
             values[:, d] = found.checked_x(values[:, d], kind, f"{inputs}: column {name!r}", d)
     table = predictive_table(models, values, weights)
-    write_output(output, to_csv(names, columns, table))
-    click.echo(
-        f"wrote {shown(output)} ({len(columns[0])} rows{mixed})", err=is_standard_stream(output)
-    )
+    write_output(output, to_csv(names, columns, table), "the table")
+    echo(f"wrote {shown(output)} ({len(columns[0])} rows{mixed})", err=is_standard_stream(output))

@@ -9,6 +9,7 @@ import click
 
 from abcd_cli.api import REPORT_FORMATS
 from abcd_cli.cli.options import search_options
+from abcd_cli.cli.output import echo
 from abcd_cli.cli.running import prepare_search, run_search_command
 from abcd_cli.files import is_standard_stream, shown
 from abcd_cli.found import EXTRAPOLATE, MAX_EXTRAPOLATE
@@ -27,7 +28,7 @@ def search(json_out: str | None, **opts: Any) -> None:
     """
     checkpoint = prepare_search(opts, {"DATA.csv": opts["data"]}, {"--json": json_out})
     found = run_search_command(opts, checkpoint)
-    say = functools.partial(click.echo, err=is_standard_stream(json_out))  # stdout: the JSON
+    say = functools.partial(echo, err=is_standard_stream(json_out))  # stdout: the JSON
     say(summary_line(found.search_result))
     say(f"kernel: {found.model.kernel_text(digits=6)}")
     for note in found.notes:
@@ -104,7 +105,7 @@ def report(
         seed=opts["seed"],
         source=source,
     )
-    say = functools.partial(click.echo, err=any(map(is_standard_stream, outputs.values())))
+    say = functools.partial(echo, err=any(map(is_standard_stream, outputs.values())))
     say(f"wrote {shown(output)}")
     if json_out:
         found.save(json_out)

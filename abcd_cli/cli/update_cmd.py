@@ -46,15 +46,16 @@ def update(
     A warning says when the new points lie outside the old model's one-step 95% predictive
     band clearly more often than 5% of the time: the model may need a new search."""
     import abcd_cli
+    from abcd_cli.cli.output import echo
     from abcd_cli.destinations import check_destinations
     from abcd_cli.files import is_standard_stream, shown
     from abcd_cli.found import read_model
 
     check_destinations({"MODEL.json": model_file, "NEW.csv": new_data}, {"-o": output})
     found = read_model(model_file)
-    progress = None if quiet else functools.partial(click.echo, err=True)
+    progress = None if quiet else functools.partial(echo, err=True)
     updated = abcd_cli.update(found, new_data, x=x, y=y, jobs=jobs, progress=progress)
-    say = functools.partial(click.echo, err=is_standard_stream(output))
+    say = functools.partial(echo, err=is_standard_stream(output))
     model = updated.model
     say(f"{model.structure}   BIC {model.bic:.2f}   log likelihood {-model.nll:.2f}   n={model.n}")
     say(f"kernel: {model.kernel_text(digits=6)}")

@@ -149,4 +149,4 @@ def write_report(
         if fmt != "json":
             raise
         raise RunError(f"cannot write the JSON report: {exc}") from exc
-    write_output(path, data)
+    write_output(path, data, "the report")

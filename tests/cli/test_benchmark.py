@@ -91,3 +91,50 @@ def test_a_checkpoint_of_other_settings_is_named_not_overwritten(tmp_path):
 def test_unknown_series_is_an_input_error(tmp_path):
     result = CliRunner().invoke(main, ["benchmark", str(tmp_path), "--series", "zz"])
     assert result.exit_code == 2 and "Error:" in result.output
+
+
+def _refused(result, *needles):
+    """Exit code 2 and one ``Error:`` line on stderr naming each needle."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_a_report_linked_to_a_series_is_refused_before_any_search(tmp_path):
+    data = _folder(tmp_path, ("a",))
+    (data / "a.html").symlink_to("a.csv")
+    before = (data / "a.csv").read_text()
+    args = ["benchmark", str(data), "-o", str(data), "--depth", "0", "--jobs", "1", "--quiet"]
+    _refused(CliRunner().invoke(main, args), f"{data}/a.html would overwrite the input a.csv")
+    assert (data / "a.csv").read_text() == before
+    assert sorted(p.name for p in data.iterdir()) == ["a.csv", "a.html"]
+
+
+def test_a_checkpoint_linked_to_a_series_is_refused(tmp_path):
+    data = _folder(tmp_path, ("a", "b"))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".b.ckpt.json").symlink_to(data / "a.csv")
+    before = (data / "a.csv").read_text()
+    args = ["benchmark", str(data), "-o", str(out), "--depth", "0", "--jobs", "1", "--quiet"]
+    _refused(CliRunner().invoke(main, args), ".b.ckpt.json")
+    assert (data / "a.csv").read_text() == before
+    assert sorted(p.name for p in out.iterdir()) == [".b.ckpt.json"]
+
+
+def test_an_output_folder_that_cannot_be_one_is_one_line(tmp_path):
+    data = _folder(tmp_path, ("a",))
+    (tmp_path / "file").write_text("mine")
+    quick = ["--depth", "0", "--jobs", "1", "--quiet"]
+    for out, needle in [
+        ("file", "is not a folder"),
+        ("file/sub", "cannot make or use this folder"),
+        (str(data / "a.csv"), "is not a folder"),
+    ]:
+        result = CliRunner().invoke(
+            main, ["benchmark", str(data), "-o", str(tmp_path / out), *quick]
+        )
+        _refused(result, f"-o {tmp_path / out}", needle)
+    assert (tmp_path / "file").read_text() == "mine"

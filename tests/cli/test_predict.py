@@ -304,7 +304,7 @@ def test_search_with_the_posterior_then_predict_and_report_with_its_mixture(tmp_
     )
     assert result.exit_code == 0, result.output
     forecast = json.loads(report.read_text())["forecast"]
-    assert "mixes the forecasts of the 3 structures" in forecast["text"]
+    assert "mixes the forecasts of the 3 best-scoring structures" in forecast["text"]
     grid = np.array(forecast["x"])
     mixed = predictive_table(models, grid, weights)
     np.testing.assert_allclose(forecast["q97.5"], mixed["q97.5"], rtol=1e-9)
