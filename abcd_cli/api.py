@@ -218,11 +218,14 @@ def _file_of(source: Any) -> str | None:
 def load_warned(
     data: Any, settings: SearchSettings, x: Any = None, y: Any = None, prefix: str = ""
 ) -> Series:
-    """``load(data)``, issuing as :class:`AbcdWarning` (each behind ``prefix``) what was fixed
-    in the data and a prior mean far from them."""
+    """``load(data)`` for a search: refused when it has more inputs than a search takes
+    (``data.inputs.check_input_count``), else issuing as :class:`AbcdWarning` (each behind
+    ``prefix``) what was fixed in the data and a prior mean far from them."""
+    from abcd_cli.data.inputs import check_input_count
     from abcd_cli.kernel_search.settings import prior_mean_warning
 
     series = load(data, x=x, y=y)
+    check_input_count(series.n_dims, series.source)
     far = prior_mean_warning(series.y, settings)
     for text in [*series.warnings, *([far] if far else [])]:
         warnings.warn(prefix + text, AbcdWarning, stacklevel=3)

@@ -67,7 +67,7 @@ def capped(items: Sequence[object], limit: int = LISTED_COLUMNS, pair: bool = Tr
     if pair and len(items) == 2:
         return f"{items[0]} and {items[1]}"
     shown = ", ".join(map(str, items[:limit]))
-    return shown if len(items) <= limit else f"{shown}, ... and {len(items) - limit} more"
+    return shown if len(items) <= limit else f"{shown}, ... and {len(items) - limit:,} more"
 
 
 def check_distinct_names(table: Table, chosen: dict[int, str]) -> None:
