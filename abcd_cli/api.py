@@ -308,17 +308,23 @@ def predict(
     import numpy as np
     import pandas as pd
 
+    from abcd_cli.data.checks import check_given_inputs
     from abcd_cli.data.frames import decimal_years, is_datetime_like
     from abcd_cli.prediction import predictive_table
 
     found = as_found_model(model)
     given = _given_inputs(found, x)
     columns = []
-    for d, (what, column) in enumerate(given.values()):
+    for d, (name, (what, column)) in enumerate(given.items()):
         if is_datetime_like(column):
-            columns.append(found.checked_x(decimal_years(column), "date", what, d))
+            values = found.checked_x(decimal_years(column), "date", what, d)
         else:
-            columns.append(pd.to_numeric(pd.Series(column), errors="raise").to_numpy(float))
+            try:
+                values = pd.to_numeric(pd.Series(column), errors="raise").to_numpy(float)
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"x: column {name!r} must hold numbers or dates: {exc}") from None
+        check_given_inputs(values, name, "x")
+        columns.append(values)
     models, weights, text = found.predictive_models(
         average_seeds,
         seed_weights,
