@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from typing import Any
 
 from abcd_cli.errors import InputError
 
@@ -55,11 +56,11 @@ def _has_formulas(data: bytes) -> bool:
         return False
 
 
-def _unsaved(formulas: object, values: object) -> tuple[int, str]:
+def _unsaved(formulas: Any, values: Any) -> tuple[int, str]:
     """How many cells are formulas in ``formulas`` (the sheet read as written) with no value
     in ``values`` (the same sheet's saved values), and the first one's coordinate."""
     count, first = 0, ""
-    for written, saved in zip(formulas.iter_rows(), values.iter_rows(), strict=False):  # type: ignore[attr-defined]
+    for written, saved in zip(formulas.iter_rows(), values.iter_rows(), strict=False):
         for cell, value in zip(written, saved, strict=False):
             if getattr(cell, "data_type", None) == "f" and value.value is None:
                 count += 1
