@@ -30,7 +30,7 @@ def grown(document: dict[str, Any], n: int, engine: dict | None = None) -> dict[
     x = np.linspace(0.0, 10.0, n)
     doc["data"]["x"], doc["data"]["y"] = x.tolist(), np.sin(x).tolist()
     doc["n"] = n
-    for key in ("seed_models", "engine", "bic_interval", "log_likelihood_interval"):
+    for key in ("seed_models", "engine", "bic", "bic_interval", "log_likelihood_interval"):
         doc.pop(key, None)
     if engine is not None:
         doc["engine"] = engine
