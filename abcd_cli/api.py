@@ -243,11 +243,14 @@ def _file_of(source: Any) -> str | None:
 def load_warned(
     data: Any, settings: SearchSettings, x: Any = None, y: Any = None, prefix: str = ""
 ) -> Series:
-    """``load(data)``, issuing as :class:`AbcdWarning` (each behind ``prefix``) what was fixed
-    in the data and a prior mean far from them."""
+    """``load(data)`` for a search: refused when it has more inputs than a search takes
+    (``data.inputs.check_input_count``), else issuing as :class:`AbcdWarning` (each behind
+    ``prefix``) what was fixed in the data and a prior mean far from them."""
+    from abcd_cli.data.inputs import check_input_count
     from abcd_cli.kernel_search.settings import prior_mean_warning
 
     series = load(data, x=x, y=y)
+    check_input_count(series.n_dims, series.source)
     far = prior_mean_warning(series.y, settings)
     for text in [*series.warnings, *([far] if far else [])]:
         warnings.warn(prefix + text, AbcdWarning, stacklevel=3)
@@ -333,6 +336,7 @@ def predict(
     import numpy as np
     import pandas as pd
 
+    from abcd_cli.data.checks import check_given_inputs
     from abcd_cli.data.frames import decimal_years, is_datetime_like
     from abcd_cli.prediction import predictive_table
 
@@ -346,11 +350,16 @@ def predict(
         x = pd.DataFrame({found.x_names[0]: future.given})
     given = _given_inputs(found, x)
     columns = []
-    for d, (what, column) in enumerate(given.values()):
+    for d, (name, (what, column)) in enumerate(given.items()):
         if is_datetime_like(column):
-            columns.append(found.checked_x(decimal_years(column), "date", what, d))
+            values = found.checked_x(decimal_years(column), "date", what, d)
         else:
-            columns.append(pd.to_numeric(pd.Series(column), errors="raise").to_numpy(float))
+            try:
+                values = pd.to_numeric(pd.Series(column), errors="raise").to_numpy(float)
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"x: column {name!r} must hold numbers or dates: {exc}") from None
+        check_given_inputs(values, name, "x")
+        columns.append(values)
     models, weights, text = found.predictive_models(
         average_seeds,
         seed_weights,

@@ -23,6 +23,7 @@ from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import Engine, NLLBounds, Posterior, PosteriorError
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.posterior import StructurePosterior
+from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
@@ -219,9 +220,23 @@ class Model:
         ):
             raise InputError(f"{where}: x_names must hold one name per input column")
         engine, inducing = read_engine(d.get("engine"), scaling, where)
+        check_conditionable(engine, y.size, where)
         return cls(
             kernel, scaling, x, y, nll, constant_mean, engine, bounds, inducing, x_names=x_names
         )
+
+
+def check_conditionable(engine: Engine, n: int, where: str) -> None:
+    """Refuse (``InputError`` led by ``where``) a model whose engine would not take its ``n``
+    points: the engine's own size check, the one that refuses them to a search
+    (``Engine.check_size``), priced at a default search's evaluations per level."""
+    try:
+        engine.check_size(n, SearchSettings().full_data_evaluations)
+    except InputError as exc:
+        raise InputError(
+            f"{where}: its model of {n} points cannot be conditioned on its data by its engine"
+            f" ({engine.name}): {exc}"
+        ) from None
 
 
 def _nll_bounds(interval: object) -> NLLBounds | None:

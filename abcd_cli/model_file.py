@@ -22,10 +22,12 @@ from abcd_cli.data.series import X_KINDS
 from abcd_cli.engines import engine_names, get_engine
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
-from abcd_cli.kernel_search.settings import ENGINES, METHODS, PRIOR_MEANS
+from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, METHODS, PRIOR_MEANS
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
+from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import bic
 from abcd_cli.schema import (
     Anything,
     Bool,
@@ -143,7 +145,7 @@ SETTINGS = Obj(
         "buffer": Whole(min=1),
         "method": Choice(*METHODS),
         "pool": Whole(min=1),
-        "draws": Whole(min=1),
+        "draws": Whole(min=1, max=MAX_DRAWS),
     },
 )
 #: One level of the search's trace (the report's appendix shows level, structure, BIC and
@@ -196,13 +198,15 @@ POSTERIOR = Obj(
     required={"structures": List(WEIGHED, min_len=1)},
     optional={
         "prior": Obj(optional={"structures": Text(), "parameters": Text()}),
-        "draws": COUNT,
+        "draws": Whole(min=0, max=MAX_DRAWS),
         # probabilities are sums of weights: files of 0.1.0 wrote one as 1 + 4e-15
         "features": List(
             Obj(required={"kind": Text(), "probability": Number(min=0, max=1 + 1e-9)})
         ),
     },
 )
+#: How far, relative to its size, a model's BIC may lie from the one its likelihood gives.
+BIC_TOLERANCE = 1e-9
 #: How far the weights of the posterior's structures may sum from one (they were rounded).
 WEIGHT_SUM_TOLERANCE = 1e-6
 MODEL_SCHEMA = Obj(
@@ -319,8 +323,16 @@ def _check_posterior(posterior: dict[str, Any], chosen: str, width: int, where: 
             "posterior.structures[0].kernel",
             "must be the model's own kernel (internal.kernel), the most probable structure",
         )
+    every_failed = all(entry["failure"] for entry in entries)
     for i, entry in enumerate(entries):
         path = f"posterior.structures[{i}]"
+        if entry["failure"] and entry["weight"] > 0 and not every_failed:
+            refuse(
+                where,
+                f"{path}.weight",
+                f"must be 0 for a structure whose weighing failed ({shown(entry['failure'])}),"
+                f" not {shown(entry['weight'])}",
+            )
         kernel = _check_kernel(entry["kernel"], width, where, f"{path}.kernel")
         theta_path = f"{path}.theta"
         if kernel.n_params == 0 or not entry["theta"]:
@@ -328,6 +340,14 @@ def _check_posterior(posterior: dict[str, Any], chosen: str, width: int, where: 
                 refuse(where, theta_path, "must be an empty list for a kernel without parameters")
             continue
         check(entry["theta"], Rows(FINITE, kernel.n_params), where, theta_path)
+        draws = posterior.get("draws")
+        if draws is not None and len(entry["theta"]) != draws:
+            refuse(
+                where,
+                theta_path,
+                f"must hold one row per draw (posterior.draws: {draws}) or none,"
+                f" not {len(entry['theta'])}",
+            )
         for j, row in enumerate(entry["theta"]):
             with np.errstate(over="ignore"):
                 drawn = kernel.with_theta(np.array(row, dtype=float))
@@ -354,8 +374,9 @@ def _width(model: dict[str, Any], where: str) -> int:
 def _check_model(
     model: dict[str, Any], x: np.ndarray, y: np.ndarray, width: int, where: str
 ) -> None:
-    """A model's kernel, likelihood interval, engine and scaling against the data."""
-    _check_kernel(model["internal"]["kernel"], width, where, "internal.kernel")
+    """A model's kernel, likelihood interval, BIC, engine and scaling against the data."""
+    kernel = _check_kernel(model["internal"]["kernel"], width, where, "internal.kernel")
+    _check_bic(model, kernel, y.size, where)
     interval = model.get("log_likelihood_interval")
     if interval is not None and not interval[0] <= interval[1]:
         refuse(
@@ -369,6 +390,22 @@ def _check_model(
     engine = model.get("engine")
     if engine is not None:
         _check_engine(engine, scaling, width, where, "engine")
+
+
+def _check_bic(model: dict[str, Any], kernel: Kernel, n: int, where: str) -> None:
+    """The model's ``bic``, when it has one, is 2·NLL + p·log n of its ``log_likelihood``
+    (NLL = −log_likelihood, p the kernel's parameters), to ``BIC_TOLERANCE`` of its size:
+    what reads the model (the seeds' evidence weights) computes it from the likelihood."""
+    if "bic" not in model:
+        return
+    expected = bic(-float(model["log_likelihood"]), count_params(kernel), n)
+    if abs(model["bic"] - expected) > BIC_TOLERANCE * max(1.0, abs(expected)):
+        refuse(
+            where,
+            "bic",
+            f"must be 2·(−log_likelihood) + parameters·log n = {expected!r} for its"
+            f" log_likelihood {model['log_likelihood']!r}, not {model['bic']!r}",
+        )
 
 
 def _check_kernel(text: str, width: int, where: str, path: str) -> Kernel:

@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+from scipy.special import ndtr
 from scipy.stats import norm
 
 from abcd_cli.model import Model
 
 QUANTILES = (0.025, 0.10, 0.50, 0.90, 0.975)
+#: Models × rows predicted at once (each of the models' means and sds, and the bisection's
+#: temporaries, is an array of this many float64: 16 MiB).
+BLOCK_ELEMENTS = 2**21
 #: bisection steps for a mixture quantile: the bracket shrinks by 2⁻⁶⁰, below float precision
 _BISECTIONS = 60
 
@@ -43,14 +47,31 @@ def evidence_weights(bics: Sequence[float]) -> np.ndarray:
 
 
 def predictive_table(
-    models: Sequence[Model], x_new: np.ndarray, weights: Sequence[float] | None = None
+    models: Sequence[Model],
+    x_new: np.ndarray,
+    weights: Sequence[float] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """Mean, standard deviation and quantiles of y at each x (noise included), of one model or
-    of the mixture of several with ``weights`` (equal when None)."""
+    of the mixture of several with ``weights`` (equal when None). The rows are taken in blocks
+    of at most ``BLOCK_ELEMENTS`` / len(models), so that the models' means and sds at once stay
+    small whatever the number of rows; ``progress(done, total)`` is called after each block."""
     if not models:
         raise ValueError("predictive_table needs at least one model")
     w = mixture_weights(len(models), weights)
     x = np.asarray(x_new, dtype=float)
+    total = x.shape[0]
+    step = max(1, BLOCK_ELEMENTS // len(models))
+    blocks = []
+    for start in range(0, max(total, 1), step):
+        blocks.append(_block_table(models, x[start : start + step], w))
+        if progress is not None:
+            progress(min(start + step, total), total)
+    return {key: np.concatenate([block[key] for block in blocks]) for key in blocks[0]}
+
+
+def _block_table(models: Sequence[Model], x: np.ndarray, w: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`predictive_table` of one block of rows."""
     moments = [m.predict(x) for m in models]
     means = np.array([mean for mean, _ in moments])
     sds = np.array([sd for _, sd in moments])
@@ -96,10 +117,14 @@ def mixture_quantile(
     if own.shape[0] == 1:
         return own[0]
     lo, hi = own.min(axis=0), own.max(axis=0)
-    safe = np.where(sds > 0, sds, 1.0)
+    positive = sds > 0
+    inverse = 1.0 / np.where(positive, sds, 1.0)
     for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)
-        cdf = w @ np.where(sds > 0, norm.cdf((mid - means) / safe), (mid >= means) * 1.0)
+        cdf = ndtr((mid - means) * inverse)  # Φ, the ufunc: three times norm.cdf's speed
+        if not positive.all():
+            cdf = np.where(positive, cdf, (mid >= means) * 1.0)
+        cdf = w @ cdf
         below = cdf < q
         lo = np.where(below, mid, lo)
         hi = np.where(below, hi, mid)

@@ -10,6 +10,7 @@ from typing import Any
 from abcd_cli.api import REPORT_FORMATS, _file_of, as_found_model
 from abcd_cli.errors import InputError
 from abcd_cli.found import EXTRAPOLATE, FoundModel
+from abcd_cli.limits import TITLE
 
 
 def report(
@@ -76,11 +77,23 @@ def report_context(
     "Analysis of <source>" unless ``title`` is given; ``source`` defaults to the data's."""
     from abcd_cli.reporting.context import build_context
 
+    check_title(title)
     source = source or found.source
     title = title or f"Analysis of {Path(source).stem}"
     dec = found.decomposition(extrapolate, seed)
     n_dropped = int(found.data.get("n_dropped", 0))
     return build_context(dec, title, source, found.document, n_dropped, figures)
+
+
+def check_title(title: str | None, option: str = "title") -> None:
+    """Refuse a title longer than :data:`abcd_cli.limits.TITLE` characters (a title of 20,000
+    words did not finish its PDF in two minutes); ``option`` names it in the message."""
+    most = TITLE.value()
+    if title is not None and len(title) > most:
+        raise InputError(
+            f"{option} is {len(title):,} characters long, more than the {most} a report's title"
+            f" may have; shorten it, or {TITLE.raise_hint()}"
+        )
 
 
 def report_format(output: str, fmt: str | None, option: str = "--format") -> str:

@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from abcd_cli.bounded import read_bounded
 from abcd_cli.errors import InputError
 
 #: How deeply lists and objects may nest in a document (a model file needs 6 levels).
@@ -478,14 +479,15 @@ def refuse(where: str, path: str, problem: str) -> NoReturn:
 
 def load_json(path: str | Path, what: str) -> Any:
     """The JSON document in the file at ``path``; InputError naming it as ``what`` (e.g.
-    "model file") when it is missing, unreadable, not JSON or nested too deeply to parse.
+    "model file") when it is missing, a device, larger than the size limit
+    (:data:`abcd_cli.limits.FILE_BYTES`), unreadable, not JSON or nested too deeply to parse.
     JSON's NaN and Infinity are read as floats: :class:`Number` refuses them."""
+    if not Path(path).exists():
+        raise InputError(f"{what} {path} does not exist")
+    data = read_bounded(path, f"{what} {path}", what)
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{what} {path} does not exist") from None
+        return json.loads(data.decode("utf-8"))
     except RecursionError:
         raise InputError(f"{what} {path} nests lists or objects too deeply to be read") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"cannot read {what} {path}: {exc}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -249,6 +250,28 @@ def test_predict_at_datetimes_is_predict_at_decimal_years(found: abcd_cli.FoundM
         abcd_cli.predict(numbers, at)
     with pytest.raises(InputError, match="average_seeds needs a search with seeds > 1"):
         abcd_cli.predict(found, [2003.0], average_seeds=True)
+
+
+@pytest.mark.parametrize(
+    ("value", "cell", "message"),
+    [
+        (np.nan, "NaN", "column 'x' has no value in row 2"),
+        (np.inf, "inf", "column 'x' value 'inf' is infinite or too large for a 64-bit"),
+        (1e200, "1e200", "column 'x' has values as large as 1e+200"),
+    ],
+)
+def test_predict_refuses_x_the_command_line_refuses(
+    found: abcd_cli.FoundModel, tmp_path: Path, value: float, cell: str, message: str
+) -> None:
+    """Before: NaN or inf x gave rows of NaN where ``abcd predict`` refused the file."""
+    for given in ([2003.0, value], pd.DataFrame({"x": [2003.0, value]})):
+        with pytest.raises(InputError, match=f"^x: (row 2: )?{re.escape(message)}"):
+            abcd_cli.predict(found, given)
+    model = found.save(tmp_path / "model.json")
+    (tmp_path / "x.csv").write_text(f"x\n2003.0\n{cell}\n")
+    args = ["predict", str(model), str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.csv")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and message in result.stderr
 
 
 # ----------------------------------------------------------------------------- report

@@ -50,6 +50,8 @@ from abcd_cli.schema import (
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSION_MODELS = ROOT / "benchmarks" / "several_inputs" / "outputs" / "regression_models"
 SEVERAL_INPUTS = REGRESSION_MODELS / "diabetes-0-search-se-rq.json"
+#: A posterior (20 structures, 32 draws each) of the airline series, 129 points.
+POSTERIOR_MODEL = ROOT / "benchmarks/accuracy/outputs/peers/models/01-airline-extrap.json"
 AT = [2001.0, 2003.5, 2006.0]  # where the property test predicts
 
 
@@ -339,6 +341,49 @@ def test_a_seed_models_entry_is_checked_as_a_model(folder: Path, document: dict)
     again = [good[0], {**good[1], "seed": 0}]
     path = tampered(folder, document, put("seed_models", value=again))
     assert_refused(path, "seed_models[1]: seed must be a new whole number of at least 0, not 0")
+
+
+def test_a_seed_models_likelihood_must_give_its_bic(folder: Path, document: dict) -> None:
+    """Before: a seed model's log likelihood was not checked against its BIC, and the seeds'
+    evidence weights, computed from the likelihood, went to the wrong model."""
+    entry = {k: v for k, v in document.items() if k in ("internal", "log_likelihood", "bic")}
+    raised = {**copy.deepcopy(entry), "seed": 1, "log_likelihood": entry["log_likelihood"] + 50}
+    path = tampered(folder, document, put("seed_models", value=[{"seed": 0, **entry}, raised]))
+    assert_refused(path, "seed_models[1]: not a model: bic must be 2·(−log_likelihood)")
+    path = tampered(folder, document, put("bic", value=document["bic"] - 3))
+    assert_refused(path, "bic must be 2·(−log_likelihood) + parameters·log n")
+
+
+def _structure(i: int, key: str, value: Any) -> Callable[[dict], None]:
+    return put("posterior", "structures", i, key, value=value)
+
+
+POSTERIOR_CASES = {
+    "theta rows not the draws": (
+        lambda doc: doc["posterior"]["structures"][1]["theta"].pop(),
+        "posterior.structures[1].theta must hold one row per draw (posterior.draws: 32) or"
+        " none, not 31",
+    ),
+    "draws of 10⁹": (
+        put("posterior", "draws", value=10**9),
+        "posterior.draws must be a whole number from 0 to 200",
+    ),
+    "draws of 10⁹ in the settings": (
+        put("settings", "draws", value=10**9),
+        "settings.draws must be a whole number from 1 to 200",
+    ),
+    "a failed structure with weight": (
+        _structure(5, "failure", "the chain failed"),
+        "posterior.structures[5].weight must be 0 for a structure whose weighing failed",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(POSTERIOR_CASES))
+def test_a_posteriors_draws_and_weights_are_checked(folder: Path, case: str) -> None:
+    """Before: each of these was accepted without a word."""
+    change, message = POSTERIOR_CASES[case]
+    assert_refused(tampered(folder, _json(POSTERIOR_MODEL), change), message)
 
 
 def test_the_rows_of_several_inputs_have_the_scalings_width(folder: Path) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from abcd_cli.found import SEED_WEIGHTS
 
+#: From this many models × rows on (a few seconds' work), the rows done go to stderr.
+PROGRESS_ELEMENTS = 2_000_000
 #: Output names whose suffix promises another format than the CSV text predict writes.
 NOT_CSV = (".xlsx", ".xlsm", ".xls", ".parquet", ".json")
 
@@ -104,6 +107,24 @@ def predict(
         values, columns, names, kinds = load_inputs(inputs, found.x_names, x)
         for d, (name, kind) in enumerate(zip(names, kinds, strict=True)):
             values[:, d] = found.checked_x(values[:, d], kind, f"{inputs}: column {name!r}", d)
-    table = predictive_table(models, values, weights)
+    rows = values.shape[0]
+    shown_progress = len(models) * rows >= PROGRESS_ELEMENTS
+    table = predictive_table(
+        models, values, weights, _progress(len(models)) if shown_progress else None
+    )
     write_output(output, to_csv(names, columns, table), "the table")
     echo(f"wrote {shown(output)} ({len(columns[0])} rows{mixed})", err=is_standard_stream(output))
+
+
+def _progress(models: int) -> Callable[[int, int], None]:
+    """A line on stderr each time another tenth of the rows is predicted."""
+    said = [0]
+
+    def say(done: int, total: int) -> None:
+        tenth = 10 * done // total
+        if tenth > said[0]:
+            said[0] = tenth
+            plural = "s" if models > 1 else ""
+            click.echo(f"predict: {done:,} of {total:,} rows ({models} model{plural})", err=True)
+
+    return say

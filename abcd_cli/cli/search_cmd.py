@@ -14,7 +14,7 @@ from abcd_cli.cli.running import prepare_search, run_search_command
 from abcd_cli.files import is_standard_stream, shown
 from abcd_cli.found import EXTRAPOLATE, MAX_EXTRAPOLATE
 from abcd_cli.kernel_search.greedy import summary_line
-from abcd_cli.reports import report_format, write_reports
+from abcd_cli.reports import check_title, report_format, write_reports
 
 
 @click.command(short_help="Find the kernel structure that best explains a series.")
@@ -84,6 +84,7 @@ def report(
     from abcd_cli.found import read_model
 
     fmt = report_format(output, fmt)
+    check_title(title, "--title")
     outputs = {"-o": output, "--json": json_out}
     if from_model:
         check_destinations({"--from-model": from_model}, outputs)

@@ -95,3 +95,21 @@ def check_magnitude(values: np.ndarray, name: str, source: str) -> float:
             f"below {MIN_MAGNITUDE:.0e} would underflow the computations, so rescale the column"
         )
     return biggest
+
+
+def check_given_inputs(values: np.ndarray, name: str, source: str) -> None:
+    """New inputs given as numbers (the API's ``predict``) refused as the command line refuses
+    a file's cells: a missing value (NaN) or an infinite one names its row (1-based), then the
+    magnitudes are checked (:func:`check_magnitude`)."""
+    for bad, problem in ((np.isnan(values), "missing"), (np.isinf(values), "infinite")):
+        rows = np.flatnonzero(bad)
+        if rows.size and problem == "missing":
+            raise InputError(f"{source}: column {show(name)} has no value in row {rows[0] + 1}")
+        if rows.size:
+            raise InputError(
+                f"{source}: row {rows[0] + 1}: column {show(name)} value"
+                f" {show(repr(float(values[rows[0]])))} is"
+                " infinite or too large for a 64-bit number"
+            )
+    if values.size:
+        check_magnitude(values, name, source)

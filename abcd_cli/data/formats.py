@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from abcd_cli.data.declared import check_parquet_size, check_workbook_size
+from abcd_cli.data.formulas import check_saved_formulas
 from abcd_cli.data.frames import cell_texts, frame_table
 from abcd_cli.data.table import Table, records_table
 from abcd_cli.errors import InputError
@@ -75,8 +77,15 @@ def format_table(source: str, data: bytes, kind: str) -> Table:
         raise InputError(
             f"{source}: reading {_NAMES[kind]} needs the {_ENGINES[kind]} package: {INSTALL_HINT}"
         ) from None
+    with warnings.catch_warnings():  # openpyxl warns of styles and extensions it skips
+        warnings.simplefilter("ignore")
+        if kind == PARQUET:
+            check_parquet_size(source, data)
+        else:
+            check_workbook_size(source, data)
+            check_saved_formulas(source, data)
     try:
-        with warnings.catch_warnings():  # openpyxl warns of styles and extensions it skips
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if kind == PARQUET:
                 frame = pd.read_parquet(io.BytesIO(data), engine="pyarrow")

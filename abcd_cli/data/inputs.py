@@ -27,6 +27,7 @@ from abcd_cli.data.columns import choose_columns, default_y, find_column
 from abcd_cli.data.table import Table, capped
 from abcd_cli.data.values import input_values, x_values
 from abcd_cli.errors import InputError
+from abcd_cli.limits import INPUTS
 
 #: Ways to give the input columns: None (the defaults), one key, or several.
 InputKeys = str | Sequence[str] | None
@@ -180,3 +181,14 @@ def _unusable(table: Table, index: int) -> tuple[str, tuple[np.ndarray, str] | N
 def _columns(names: list[str]) -> str:
     """'column 'a'' or 'columns 'a', 'b''."""
     return f"column{'s' if len(names) > 1 else ''} {capped(names)}"
+
+
+def check_input_count(n_inputs: int, source: str) -> None:
+    """Refuse a search over more input columns than :data:`abcd_cli.limits.INPUTS`: every
+    base kernel on every input makes a level's candidates grow with their number."""
+    most = INPUTS.value()
+    if n_inputs > most:
+        raise InputError(
+            f"{source}: {n_inputs:,} input columns, more than the {most} one search takes; name"
+            f" the inputs to search with --x a,b,c (x=[...] in Python), or {INPUTS.raise_hint()}"
+        )

@@ -80,6 +80,7 @@ import numpy as np
 from abcd_cli.data.cells import is_missing, show
 from abcd_cli.data.checks import MIN_POINTS, check_magnitude
 from abcd_cli.data.columns import default_x, find_column
+from abcd_cli.data.declared import check_text_rows
 from abcd_cli.data.formats import file_format, format_table
 from abcd_cli.data.inputs import InputKeys
 from abcd_cli.data.series import Series, series_from_table
@@ -141,7 +142,10 @@ def read_data(path: str | Path) -> Table:
     """The table of cells of the file at ``path``: CSV text, a Parquet file or a workbook."""
     source, data = read_source(path)
     kind = file_format(path, data)
-    return text_table(source, data) if kind is None else format_table(source, data, kind)
+    if kind is None:
+        check_text_rows(source, data)
+        return text_table(source, data)
+    return format_table(source, data, kind)
 
 
 def _one_input(table: Table, x: str | None) -> int:

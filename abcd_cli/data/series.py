@@ -19,7 +19,7 @@ from abcd_cli.arrays import as_2d
 from abcd_cli.data.checks import check_count, check_x, check_y
 from abcd_cli.data.dates import DAYS_PER_YEAR, from_decimal_year
 from abcd_cli.data.inputs import InputKeys, choose_inputs, not_periodic_note
-from abcd_cli.data.table import Table, check_distinct_names
+from abcd_cli.data.table import LISTED_COLUMNS, Table, capped, check_distinct_names
 from abcd_cli.data.time_units import counted, in_largest_unit, unit_of_name
 from abcd_cli.data.values import numeric_values
 
@@ -213,13 +213,15 @@ def _dropped_note(missing: np.ndarray) -> str:
 
 
 def _inputs_text(series: Series) -> str:
-    """Each input's name and range: 'a' from 0 to 1 (plain numbers, no time unit), ..."""
+    """Each input's name and range: 'a' from 0 to 1 (plain numbers, no time unit), ...; the
+    first ``LISTED_COLUMNS``, then '... and N more'."""
     parts = []
-    for d, (name, kind) in enumerate(zip(series.x_names, series.x_kinds, strict=True)):
+    shown = list(zip(series.x_names, series.x_kinds, strict=True))[:LISTED_COLUMNS]
+    for d, (name, kind) in enumerate(shown):
         column = Series(np.sort(series.X[:, d]), series.y, name, series.y_name, kind)
         text = _x_range_text(column).removesuffix(" (plain numbers, no time unit)")
         parts.append(f"{name!r} {text}")
-    return ", ".join(parts)
+    return capped(parts + [""] * (series.n_dims - len(parts)), LISTED_COLUMNS, pair=False)
 
 
 def _x_range_text(series: Series) -> str:

@@ -16,13 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from abcd_cli.bounded import read_bounded, read_limited
 from abcd_cli.data.cells import clean_name, is_number, show
 from abcd_cli.data.dates import is_plain_date
 from abcd_cli.errors import InputError
 from abcd_cli.files import STANDARD_STREAM
 
-#: Files larger than this are refused (exact GP inference could not use them anyway).
-MAX_FILE_BYTES = 256 * 1024 * 1024
 #: The delimiters tried, in order of preference, and their names in messages.
 DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
 #: Columns listed by name in a message (the rest are counted).
@@ -68,7 +67,7 @@ def capped(items: Sequence[object], limit: int = LISTED_COLUMNS, pair: bool = Tr
     if pair and len(items) == 2:
         return f"{items[0]} and {items[1]}"
     shown = ", ".join(map(str, items[:limit]))
-    return shown if len(items) <= limit else f"{shown}, ... and {len(items) - limit} more"
+    return shown if len(items) <= limit else f"{shown}, ... and {len(items) - limit:,} more"
 
 
 def check_distinct_names(table: Table, chosen: dict[int, str]) -> None:
@@ -116,31 +115,14 @@ def text_table(source: str, data: bytes) -> Table:
 
 
 def _read_bytes(path: Path, source: str) -> bytes:
-    """The file's bytes (``-``: standard input's), or an InputError saying why they cannot be
-    had."""
+    """The file's bytes (``-``: standard input's), at most the size limit, or an InputError
+    saying why they cannot be had (:mod:`abcd_cli.bounded`)."""
     if str(path) == STANDARD_STREAM:
         stream = getattr(sys.stdin, "buffer", None)
         if sys.stdin is None or stream is None:
             raise InputError("standard input cannot be read here")
-        data = stream.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            raise InputError(f"{source}: more than {MAX_FILE_BYTES // 2**20} MiB")
-        return data
-    try:
-        if path.is_dir():
-            raise InputError(f"{source}: is a directory, not a CSV file")
-        if not path.exists():
-            raise InputError(f"{source}: file not found")
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except PermissionError:
-        raise InputError(f"{source}: permission denied: cannot read the file") from None
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-        raise InputError(f"{source}: cannot read the file: {reason}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{source}: file is larger than {MAX_FILE_BYTES // 2**20} MiB")
-    return data
+        return read_limited(stream, source)
+    return read_bounded(path, source, "CSV file")
 
 
 def _decode(data: bytes, source: str) -> tuple[str, list[str]]:
