@@ -38,6 +38,9 @@ from abcd_cli.errors import InputError
 #: The name that means standard output (for outputs) or standard input (for inputs).
 STANDARD_STREAM = "-"
 PART_SUFFIX = ".abcd.part"
+#: The bytes a part file's name adds to its target's: ".", ".PID" (at most 7 digits on Linux),
+#: ".RANDOM" (8 hexadecimal digits) and the suffix.
+PART_EXTRA = len(".." + "9" * 7 + "." + "0" * 8 + PART_SUFFIX)
 
 #: FIFOs and devices opened by the destination checks, by (device, inode), until written.
 _held_streams: dict[tuple[int, int], int] = {}
@@ -77,27 +80,57 @@ def write_output(path: str | Path, data: str | bytes, what: str = "the output") 
         _replace(Path(os.path.realpath(path)), payload, shown=path)
 
 
+def name_limit(folder: Path) -> int:
+    """The longest file name, in bytes, that ``folder``'s file system takes (255 when it
+    cannot be asked)."""
+    try:
+        return int(os.pathconf(folder if folder.is_dir() else ".", "PC_NAME_MAX"))
+    except (OSError, ValueError):
+        return 255
+
+
+def _refuse_long_name(path: Path, target: Path) -> None:
+    """InputError when ``target``'s part file (``PART_EXTRA`` bytes longer) would not fit its
+    folder: refused before the work, not at the write after it."""
+    size, limit = len(os.fsencode(target.name)), name_limit(target.parent) - PART_EXTRA
+    if size > limit:
+        raise InputError(
+            f"cannot write {path}: its name is {size} bytes, too long for its folder's file"
+            f" system (at most {limit}, leaving room for the part file it is written through):"
+            " choose a shorter name"
+        )
+
+
 def output_kind(path: Path) -> str:
     """ "file" (a regular file, a new one, or a link to either) or "stream" (a FIFO or a
-    character device, written in place); InputError for what cannot be written."""
+    character device, written in place); InputError for what cannot be written, a name too
+    long for its part file included."""
+    target = Path(os.path.realpath(path))
     try:
         st = path.stat()  # follows a symbolic link
     except FileNotFoundError:
-        folder = Path(os.path.realpath(path)).parent
+        folder = target.parent
         if not folder.is_dir():
             raise InputError(f"cannot write {path}: folder {folder} does not exist") from None
         if not os.access(folder, os.W_OK):
             raise InputError(f"cannot write {path}: folder {folder} is not writable") from None
+        _refuse_long_name(path, target)
         return "file"
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise InputError(
+                f"cannot write {path}: its name is too long for its folder's file system:"
+                " choose a shorter name"
+            ) from None
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     mode = st.st_mode
     if stat.S_ISREG(mode):
-        folder = Path(os.path.realpath(path)).parent
+        folder = target.parent
         if not mode & 0o222 or not os.access(path, os.W_OK):  # root passes access()
             raise InputError(f"cannot write {path}: the file is read-only")
         if not os.access(folder, os.W_OK):
             raise InputError(f"cannot write {path}: folder {folder} is not writable")
+        _refuse_long_name(path, target)
         return "file"
     if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
         return "stream"

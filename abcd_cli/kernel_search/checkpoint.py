@@ -20,6 +20,7 @@ import numpy as np
 
 from abcd_cli import __version__
 from abcd_cli.arrays import as_2d
+from abcd_cli.bounded import read_bounded
 from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.checkpoint_names import refuse_long_names
@@ -176,7 +177,7 @@ def _content(
             " remove it or give --checkpoint another path"
         )
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(_read(path))
     except (OSError, ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         raise InputError(f"cannot read checkpoint {path}: {reason}") from None
@@ -195,6 +196,11 @@ def _content(
     return content
 
 
+def _read(path: Path) -> str:
+    """The checkpoint's text, read up to the size limit of any file (``bounded.py``)."""
+    return read_bounded(path, f"checkpoint {path}", "checkpoint").decode("utf-8")
+
+
 def _other_data(path: Path) -> InputError:
     return InputError(
         f"checkpoint {path} was made for other data; it is left as it is: give this search"
@@ -209,7 +215,7 @@ def refuse_other_data(paths: list[Path], x: np.ndarray, y: np.ndarray) -> None:
         if not is_checkpoint(path):
             continue
         try:
-            saved = json.loads(path.read_text(encoding="utf-8")).get("fingerprint")
+            saved = json.loads(_read(path)).get("fingerprint")
         except (OSError, ValueError, RecursionError, AttributeError):
             continue
         if saved != fingerprint(x, y):

@@ -23,23 +23,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from abcd_cli.errors import InputError
-from abcd_cli.files import PART_SUFFIX
+from abcd_cli.files import PART_EXTRA, name_limit
 
-#: The bytes a part file's name adds to its target's: ".", ".PID" (at most 7 digits on Linux),
-#: ".RANDOM" (8 hexadecimal digits) and the suffix.
-PART_EXTRA = len(".." + "9" * 7 + "." + "0" * 8 + PART_SUFFIX)
 #: What a default checkpoint's name ends with, with no output file.
 DEFAULT_SUFFIX = ".abcd.ckpt.json"
 OUTPUT_SUFFIX = ".ckpt.json"
-
-
-def name_limit(folder: Path) -> int:
-    """The longest file name, in bytes, that ``folder``'s file system takes (255 when it
-    cannot be asked)."""
-    try:
-        return int(os.pathconf(folder if folder.is_dir() else ".", "PC_NAME_MAX"))
-    except (OSError, ValueError):
-        return 255
 
 
 def _size(name: str) -> int:

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 import abcd_cli
 from abcd_cli.cli.main import main
 from abcd_cli.cli.running import default_checkpoint
-from abcd_cli.kernel_search.checkpoint_names import PART_EXTRA, name_limit
+from abcd_cli.files import PART_EXTRA, name_limit
 from abcd_cli.kernel_search.settings import SearchSettings
 from tests.cli.test_failures_and_interrupts import series, write_csv
 from tests.kernel_search.test_checkpoint_lock import other_search
@@ -101,3 +101,13 @@ def test_a_long_checkpoint_name_is_refused_before_any_work(in_tmp: Path) -> None
     refused(run("search", "a/data.csv", *QUICK, "--checkpoint", name), "too long", "--checkpoint")
     assert sorted(p.name for p in in_tmp.iterdir()) == ["a", "b"]
     assert os.listdir(in_tmp / "a") == ["data.csv"]
+
+
+def test_an_output_name_too_long_for_its_part_file_is_refused_before_any_work(
+    in_tmp: Path,
+) -> None:
+    """A name of 228-255 bytes passed the checks and failed at the atomic write, after the
+    whole search: its part file's name is PART_EXTRA bytes longer."""
+    name = "r" * (name_limit(in_tmp) - PART_EXTRA + 1)
+    refused(run("search", "a/data.csv", *QUICK, "--json", name), "too long", "shorter name")
+    assert sorted(p.name for p in in_tmp.iterdir()) == ["a", "b"]

@@ -124,3 +124,15 @@ def test_deeply_nested_checkpoint(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="cannot read checkpoint"):
         load_state(path, SETTINGS, X, Y)
+
+
+def test_a_checkpoint_beyond_the_file_limit_is_not_read_whole(
+    tmp_path: Path, saved: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint is read through the same bounded read as data and model files."""
+    path = write(tmp_path / "c.json", dict(saved, padding="x" * 1_200_000))
+    monkeypatch.setenv("ABCD_MAX_FILE_MB", "1")
+    with pytest.raises(InputError, match="larger than the 1 MiB"):
+        load_state(path, SETTINGS, X, Y)
+    monkeypatch.delenv("ABCD_MAX_FILE_MB")
+    assert load_state(path, SETTINGS, X, Y) is not None  # read whole under the default limit
