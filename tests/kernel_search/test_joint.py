@@ -238,7 +238,7 @@ def test_search_with_a_joint_posterior_then_predict_and_report(y, tmp_path):
     written = json.loads(report.read_text())
     forecast = written["forecast"]
     assert "that two searches with different seeds fitted" not in forecast["text"]
-    assert "of lowest BIC two searches with different seeds fitted" in forecast["text"]
+    assert "best-scoring structures two searches with different seeds fitted" in forecast["text"]
     assert "averaged" not in forecast  # the posterior mixes every seed's model already
     assert written["summary"]["certainty"].startswith(
         "The structures of two searches with different seeds, "
