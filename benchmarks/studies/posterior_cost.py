@@ -46,6 +46,22 @@ STAGES = (
 )
 
 
+#: What is counted: (label, module path ending, function name), its calls.
+COUNTS = (
+    ("chains run", "kernel_search/parameter_chain.py", "posterior_draws"),
+    ("models conditioned on the data", "abcd_cli/model.py", "posterior"),
+)
+
+
+def calls(stats: pstats.Stats, path: str, name: str) -> int:
+    """How many times the functions ``name`` in files ending with ``path`` were called."""
+    return sum(
+        row[1]
+        for (filename, _, function), row in stats.stats.items()  # type: ignore[attr-defined]
+        if function == name and filename.endswith(path)
+    )
+
+
 def cumulative(stats: pstats.Stats, path: str, name: str) -> float:
     """The cumulative seconds of the functions ``name`` in files ending with ``path`` (0 when
     it was not called)."""
@@ -72,7 +88,9 @@ def run(data: Path, method: str, depth: int, restarts: int) -> tuple[float, dict
     profile.disable()
     wall = time.perf_counter() - began
     stats = pstats.Stats(profile)
-    return wall, {label: cumulative(stats, path, name) for label, path, name in STAGES}
+    seconds = {label: cumulative(stats, path, name) for label, path, name in STAGES}
+    counts = {label: float(calls(stats, path, name)) for label, path, name in COUNTS}
+    return wall, seconds | counts
 
 
 def table(series: list[str], results: dict[tuple[str, str], tuple[float, dict[str, float]]]) -> str:
@@ -89,6 +107,9 @@ def table(series: list[str], results: dict[tuple[str, str], tuple[float, dict[st
     for label, _, _ in STAGES:
         cells = [f"{results[r][1][label]:.1f}" for r in runs]
         lines.append(f"| {label.replace('  ', '&nbsp;&nbsp;')} | " + " | ".join(cells) + " |")
+    for label, _, _ in COUNTS:
+        cells = [f"{results[r][1][label]:.0f}" for r in runs]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -12,16 +12,17 @@ import pytest
 from scipy.stats import norm
 
 from abcd_cli.data.summary import InputSummaries
+from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import FAILED_NLL
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.fitted import FittedSearch, posterior_features
 from abcd_cli.kernel_search.candidate import Candidate, lost_candidate
 from abcd_cli.kernel_search.greedy import Search, run_search
-from abcd_cli.kernel_search.posterior import LOST, Weighed, ranked
+from abcd_cli.kernel_search.posterior import LOST, NEGLIGIBLE, Weighed, holding, ranked
 from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import MAX_DRAWS, SearchSettings
-from abcd_cli.kernel_search.weighing import WeighTask, weigh, weigh_pool
+from abcd_cli.kernel_search.weighing import WeighTask, approximate, weigh, weigh_pool
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.model_file import check_model_document
@@ -99,6 +100,13 @@ class _Failing:
         raise np.linalg.LinAlgError("not positive definite")
 
 
+class _Raising(_Failing):
+    """An engine whose likelihood raises, as a chain whose evaluation breaks."""
+
+    def objective_value(self, *args, **kwargs):
+        raise np.linalg.LinAlgError("not positive definite")
+
+
 def test_a_structure_that_fails_is_a_result_not_an_exception():
     kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)")
     x = np.linspace(0.0, 1.0, 20)[:, None]
@@ -106,16 +114,20 @@ def test_a_structure_that_fails_is_a_result_not_an_exception():
         kernel, x, np.sin(x[:, 0]), InputSummaries.from_data(x, np.sin(x[:, 0])), 4, (1, 2),
         False, _Failing(),
     )  # fmt: skip
-    log_evidence, theta, acceptance, _, failure = weigh(task)
+    assert "LinAlgError" in approximate(task)  # the first round: its Laplace approximation
+    good = approximate(replace(task, engine=get_engine("exact")))
+    log_evidence, theta, _, _, failure, _ = weigh(replace(task, approx=good, engine=_Raising()))
     assert log_evidence == -math.inf and theta.shape == (0, 3) and "LinAlgError" in failure
 
 
 class _LosingExecutor(SerialExecutor):
-    """Gives the executor's record of a lost worker (a fit's) for the second task."""
+    """Gives the executor's record of a lost worker (a fit's) for the second task of the
+    weighing's first round."""
 
     def map(self, fn, *iterables, timeout=None, chunksize=1):
         for i, result in enumerate(map(fn, *iterables)):
-            yield Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if i == 1 else result
+            lost = i == 1 and fn is approximate
+            yield Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if lost else result
 
 
 def test_a_lost_worker_costs_its_structure_only(y, serial):
@@ -129,6 +141,35 @@ def test_a_lost_worker_costs_its_structure_only(y, serial):
     lost = [s for s in posterior.structures if s.failure]
     assert len(lost) == 1 and "died" in lost[0].failure and lost[0].theta.shape[0] == 0
     assert posterior.weights.sum() == pytest.approx(1.0) and np.all(np.isfinite(posterior.weights))
+
+
+def test_the_smallest_set_holding_a_mass_takes_the_largest_weights_first():
+    assert holding(np.array([0.6, 0.3996, 0.0004]), 1.0 - NEGLIGIBLE) == 2
+    assert holding(np.array([0.3, 0.7, 0.0]), 0.5) == 1  # the largest alone holds it
+    assert holding(np.array([0.5, 0.5]), 1.0) == 2
+    assert holding(np.array([0.0, 0.0]), 0.5) == 1  # nothing holds weight: one is taken
+
+
+def test_a_structure_of_negligible_laplace_weight_gets_no_chain(y):
+    """The chains go to the smallest set of structures holding 1 − NEGLIGIBLE of the weight
+    their Laplace evidences give; the rest keep that evidence and no draws."""
+    search = Search(X, y, POSTERIOR)
+    data = search.data
+    texts = [TRUTH, "Lin(sd=1.0, location=0.0) + WN(sd=1.0)", "C(sd=1.0) + WN(sd=1.0)"]
+    scored = [Scored(data.scaling.kernel_in(parse_kernel(t)), 0.0, 0.0) for t in texts]
+    posterior = weigh_pool(
+        scored, data.X, data.Y, data.full_summary, Scorer(data.scaling, False), 5, 4,
+        search.engine, SerialExecutor(),
+    )  # fmt: skip
+    by_structure = {s.kernel.structure: s for s in posterior.structures}
+    truth = by_structure[parse_kernel(TRUTH).structure]
+    assert truth.theta.shape[0] == 4 and truth.acceptance > 0  # chained
+    others = [s for s in posterior.structures if s is not truth]
+    assert all(s.theta.shape[0] == 0 and not s.failure for s in others)  # no chain, no failure
+    assert all(s.log_evidence == s.laplace_evidence for s in others)
+    laplace = np.array([s.laplace_evidence for s in posterior.structures])
+    left_out = sum(np.exp(s.laplace_evidence - laplace.max()) for s in others)
+    assert left_out / np.exp(laplace - laplace.max()).sum() <= NEGLIGIBLE
 
 
 def test_the_posterior_of_one_seed_is_the_same_serial_and_on_a_pool(y, serial):
