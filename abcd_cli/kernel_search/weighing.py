@@ -12,7 +12,9 @@ its chain of parameter draws, as tasks on the search's executor, in two rounds.
 
 A structure's random numbers come from the seed and its structure alone, as a candidate's fit
 does, and the first round is deterministic, so a resumed weighing (whose structures already
-weighed keep their Laplace evidence) chooses the same chains; a numerical failure is its
+weighed keep their Laplace evidence) chooses the same chains; should a worker die in the first
+round, no chain runs and only the lost structure is saved (``Weighed.lost``: weighed again on
+resuming), so the resumed weighing decides with every evidence. A numerical failure is its
 result, never an exception.
 """
 
@@ -178,8 +180,11 @@ def weigh_pool(
         evidence[scored.kernel.to_text()] = _user(scorer, internal, n)
     keep = chained(evidence)
     by_key = {s.kernel.to_text(): s for s in todo}
+    # which structures get a chain depends on every Laplace evidence: with one lost, none is
+    # decided now (each keeps its Laplace evidence, unsaved), and a resumed weighing decides
+    lost = any(a is LOST for a in approxes)
 
-    def record(key: str, result: Result) -> None:
+    def record(key: str, result: Result, final: bool = True) -> None:
         log_evidence, theta, acceptance, floored, failure, first = result
         scored = by_key[key]
         user = _user(scorer, log_evidence, n)
@@ -187,16 +192,16 @@ def weigh_pool(
             scored.kernel, scored.bic, user, theta, acceptance, floored, failure,
             _user(scorer, first, n),
         )  # fmt: skip
-        if on_weighed is not None:
+        if on_weighed is not None and final:
             on_weighed(key, done[key], len(done), len(pool))
 
     chains = []
     for task, approx in zip(tasks, approxes, strict=True):
         key = task.kernel.to_text()
-        if key in keep and isinstance(approx, Laplace):
+        if key in keep and isinstance(approx, Laplace) and not lost:
             chains.append(replace(task, approx=approx))
         else:
-            record(key, unchained(approx, task))
+            record(key, unchained(approx, task), final=approx is LOST or not lost)
     for task, result in zip(chains, executor.map(weigh, chains), strict=True):
         # not a tuple: the executor's record of a lost worker (a fit's)
         record(task.kernel.to_text(), result if isinstance(result, tuple) else lost_weigh(task))

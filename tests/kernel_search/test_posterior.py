@@ -172,6 +172,36 @@ def test_a_structure_of_negligible_laplace_weight_gets_no_chain(y):
     assert left_out / np.exp(laplace - laplace.max()).sum() <= NEGLIGIBLE
 
 
+def test_a_worker_lost_in_the_laplace_round_leaves_the_chains_to_the_resumed_weighing(y):
+    """The true structure's worker dies in the first round: had the two others been decided
+    without its evidence, one would have got a chain that one run never gives it. Only the
+    lost structure is saved, and the weighing resumed from what was saved is one run's."""
+    search = Search(X, y, POSTERIOR)
+    data = search.data
+    texts = [TRUTH, "Lin(sd=1.0, location=0.0) + WN(sd=1.0)", "C(sd=1.0) + WN(sd=1.0)"]
+    pool = [Scored(data.scaling.kernel_in(parse_kernel(t)), 0.0, 0.0) for t in texts]
+    args = (pool, data.X, data.Y, data.full_summary, Scorer(data.scaling, False), 5, 4)
+
+    class LosingFirst(SerialExecutor):
+        def map(self, fn, *iterables, timeout=None, chunksize=1):
+            for i, result in enumerate(map(fn, *iterables)):
+                lost = i == 0 and fn is approximate
+                yield (
+                    Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if lost else result
+                )
+
+    saved: dict[str, Weighed] = {}
+    weigh_pool(
+        *args, search.engine, LosingFirst(), on_weighed=lambda k, w, *_: saved.update({k: w})
+    )
+    assert [w.lost for w in saved.values()] == [True]
+    kept = {k: w for k, w in saved.items() if not w.lost}
+    resumed = weigh_pool(*args, search.engine, SerialExecutor(), done=kept)
+    once = weigh_pool(*args, search.engine, SerialExecutor())
+    assert [s.theta.shape[0] for s in resumed.structures] == [4, 0, 0]
+    assert [s.to_dict() for s in resumed.structures] == [s.to_dict() for s in once.structures]
+
+
 def test_the_posterior_of_one_seed_is_the_same_serial_and_on_a_pool(y, serial):
     pool = ResilientPool(2, lost_candidate)  # the command line's process pool
     try:
@@ -309,7 +339,10 @@ def test_the_posterior_settings_are_checked():
     assert "method" not in SearchSettings().to_dict()
 
 
-def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp_path):
+@pytest.mark.parametrize("round_", [approximate, weigh], ids=["laplace", "chain"])
+def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp_path, round_):
+    """In either round of the weighing; when it dies in the first, no chain runs before the
+    resumed weighing knows every Laplace evidence, so the result is one run's."""
     ckpt = tmp_path / "state.json"
     stopped = []
 
@@ -317,13 +350,13 @@ def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp
         def map(self, fn, *iterables, timeout=None, chunksize=1):
             items = list(zip(*iterables, strict=True))
             for i, item in enumerate(items):
-                lost = fn is weigh and not stopped and i == 0
+                lost = fn is round_ and not stopped and i == 0
                 yield (
                     Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed")
                     if lost
                     else fn(*item)
                 )
-            if fn is weigh:
+            if fn is round_:
                 stopped.append(True)
 
     first = run_search(X, y, POSTERIOR, executor=Losing(), checkpoint=ckpt)
