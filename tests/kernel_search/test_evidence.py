@@ -11,6 +11,7 @@ from scipy.integrate import trapezoid
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
 from abcd_cli.kernel_search.evidence import (
+    CORRECTED_PARAMS,
     ParameterPrior,
     chain_importance,
     effective_size,
@@ -110,6 +111,18 @@ def test_the_chains_own_proposals_estimate_the_evidence() -> None:
     assert chain.proposals.shape == (400, 1) and chain.proposal_targets.shape == (400,)
     exact = _quadrature_evidence(kernel, X, y, summary)
     assert chain_importance(approx, chain) == pytest.approx(exact, abs=0.1)
+
+
+def test_a_structure_of_many_parameters_keeps_its_laplace_evidence() -> None:
+    """Above CORRECTED_PARAMS a chain of a few hundred steps does not cover the posterior and
+    its estimate falls short: the Laplace evidence stands."""
+    X, y = _noise(n=30)
+    summary = InputSummaries.from_data(X, y)
+    kernel = Sum((SE((0.5, 0.7)), SE((0.1, 0.2)), WN((0.7,))))
+    assert kernel.n_params > CORRECTED_PARAMS
+    approx = laplace(kernel, X, y, summary, EXACT)
+    _, chain = posterior_draws(approx, X, y, EXACT, 4, np.random.default_rng(0), 20, 20)
+    assert chain_importance(approx, chain) == approx.log_evidence
 
 
 def test_the_posterior_variance_of_log_sigma_is_its_curvature_at_the_mode() -> None:
