@@ -28,7 +28,7 @@ from abcd_cli.errors import InputError
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.settings import check_seed
-from abcd_cli.model import Model, particle_models, posterior_of, seed_models
+from abcd_cli.model import Model, Particles, particle_models, posterior_of, seed_models
 from abcd_cli.model_file import check_model_document
 from abcd_cli.prediction import evidence_weights
 
@@ -209,11 +209,22 @@ class FittedSearch:
         """With the method "posterior": the weighed structures and their draws; else None."""
         return posterior_of(self.document)
 
-    def posterior_mixture(self) -> tuple[list[Model], np.ndarray]:
-        """A model per particle of the posterior and their weights (``InputError`` without
-        one)."""
+    def posterior_mixture(self) -> Particles:
+        """A model per particle of the posterior's structures that hold its weight, and their
+        weights (``model.particle_models``; ``InputError`` without a posterior), each
+        conditioned once: predictions, the report and its figures share them."""
         if self.posterior is None:
             raise InputError("the model comes from a greedy search; it holds no posterior")
+        return self._particles
+
+    def particles(self) -> Particles | None:
+        """The posterior's particles as :meth:`posterior_mixture` gives them, None without a
+        posterior (what the report's forecast takes)."""
+        return None if self.posterior is None else self._particles
+
+    @cached_property
+    def _particles(self) -> Particles:
+        assert self.posterior is not None
         where = f"model file {self.origin}" if self.origin else "model document"
         return particle_models(self.model, self.posterior, where)
 

@@ -103,7 +103,7 @@ class FoundModel(FittedSearch):
             )
         from abcd_cli.reporting.notebook import forecast_plot  # slow, as in ``components``
 
-        return forecast_plot(self.decomposition(extrapolate), self.document)
+        return forecast_plot(self.decomposition(extrapolate), self.document, self.particles())
 
     def plot_components(
         self, extrapolate: float = EXTRAPOLATE, *, cumulative: bool = False

@@ -295,14 +295,21 @@ def searches_of(doc: dict) -> int:
     return seeds if isinstance(seeds, int) and not isinstance(seeds, bool) and seeds > 1 else 1
 
 
+#: The posterior's particles as conditioned models, and their weights (``particle_models``).
+Particles = tuple[list[Model], np.ndarray]
+
+
 def particle_models(
     model: Model, posterior: StructurePosterior, where: str = "model file"
-) -> tuple[list[Model], np.ndarray]:
-    """A model per particle of ``posterior`` (its kernel, on ``model``'s data, scaling and
-    engine), each conditioned on the data, and the particles' weights, summing to one.
-    InputError led by ``where`` naming the particle that cannot be conditioned."""
+) -> Particles:
+    """A model per particle of ``posterior``'s structures that hold its weight (its kernel,
+    on ``model``'s data, scaling and engine), each conditioned on the data, and the
+    particles' weights, summing to one: the structures outside the smallest set holding
+    1 − ``posterior.NEGLIGIBLE`` of the weight are left out (``StructurePosterior.held``),
+    the rest's weights divided by what they hold. InputError led by ``where`` naming the
+    particle that cannot be conditioned."""
     models, weights = [], []
-    for (i, j), kernel, weight in posterior.particles():
+    for (i, j), kernel, weight in posterior.held().particles():
         particle = replace(model, kernel=kernel, nll=math.nan, nll_bounds=None)
         try:
             with np.errstate(all="ignore"):  # a failure is the error below, not a warning

@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from abcd_cli.model import Model, particle_models, posterior_of, searches_of, seed_models
+from abcd_cli.model import (
+    Model,
+    Particles,
+    particle_models,
+    posterior_of,
+    searches_of,
+    seed_models,
+)
 from abcd_cli.prediction import (
     evidence_weights,
     mixture_moments,
@@ -184,16 +191,23 @@ class PosteriorForecast:
 
 
 def posterior_forecast(
-    model: Model, search: Mapping[str, Any], x_grid: np.ndarray
+    model: Model,
+    search: Mapping[str, Any],
+    x_grid: np.ndarray,
+    particles: Particles | None = None,
 ) -> PosteriorForecast | None:
     """The forecast of the posterior in ``search`` (a model file of ``--method posterior``)
-    on ``x_grid`` (a series' grid), its particles on ``model``'s data, with its structures'
-    own means and their share of its variance; None without one."""
+    on ``x_grid`` (a series' grid), its particles on ``model``'s data (``particles``: the
+    models and weights ``model.particle_models`` gave, when they are at hand already; else
+    conditioned here), with its structures' own means and their share of its variance; None
+    without one. The mixture is of the structures holding the weight
+    (``StructurePosterior.held``); the count of structures and the top weight are the whole
+    posterior's."""
     posterior = posterior_of(dict(search))
     if posterior is None:
         return None
-    models, weights = particle_models(model, posterior)
-    groups = np.array([i for (i, _), _, _ in posterior.particles()])
+    models, weights = particles or particle_models(model, posterior)
+    groups = np.array([i for (i, _), _, _ in posterior.held().particles()])
     x = np.asarray(x_grid, dtype=float)
     moments = [m.predict(x) for m in models]  # the costly part: once per particle
     means = np.array([mean for mean, _ in moments])

@@ -30,10 +30,18 @@ LogTarget = Callable[[np.ndarray], float]
 
 @dataclass(frozen=True)
 class Chain:
-    """The kept states (rows) and the rate at which the kept steps were accepted."""
+    """The kept states (rows) and the rate at which the kept steps were accepted; and each
+    kept step's proposal θ' (rows of ``proposals``), drawn from N(θ, ``step_covariance``)
+    about the state θ it was proposed from (rows of ``origins``), with its log target
+    log p(y | θ') + log p(θ') (−inf where it cannot be conditioned): draws from known
+    densities whose targets are evaluated, which ``evidence.chain_importance`` weighs."""
 
     states: np.ndarray
     acceptance: float
+    origins: np.ndarray
+    proposals: np.ndarray
+    proposal_targets: np.ndarray
+    step_covariance: np.ndarray
 
     def thinned(self, count: int) -> np.ndarray:
         """``count`` states evenly spaced over the chain (the last always among them)."""
@@ -54,13 +62,15 @@ def metropolis(
     theta = np.asarray(start, dtype=float)
     d = theta.size
     if d == 0:
-        return Chain(np.zeros((steps, 0)), 1.0)
+        empty = np.zeros((steps, 0))
+        return Chain(empty, 1.0, empty, empty, np.full(steps, log_target(theta)), np.zeros((0, 0)))
     values, vectors = np.linalg.eigh(covariance)
     root = vectors * np.sqrt(np.maximum(values, 0.0))
     log_scale = math.log(2.38 / math.sqrt(d))
     current = log_target(theta)
-    states, accepted = [], 0
+    states, origins, proposals, targets, accepted = [], [], [], [], 0
     for step in range(warmup + steps):
+        origin = theta
         proposal = theta + math.exp(log_scale) * (root @ rng.standard_normal(d))
         candidate = log_target(proposal)
         ratio = candidate - current if math.isfinite(candidate) else -math.inf
@@ -72,7 +82,17 @@ def metropolis(
         else:
             accepted += accept
             states.append(theta)
-    return Chain(np.array(states).reshape(-1, d), accepted / max(steps, 1))
+            origins.append(origin)
+            proposals.append(proposal)
+            targets.append(candidate if math.isfinite(candidate) else -math.inf)
+    return Chain(
+        np.array(states).reshape(-1, d),
+        accepted / max(steps, 1),
+        np.array(origins).reshape(-1, d),
+        np.array(proposals).reshape(-1, d),
+        np.array(targets),
+        math.exp(2.0 * log_scale) * (root @ root.T),
+    )
 
 
 def accepts(log_ratio: float, rng: np.random.Generator) -> bool:

@@ -42,14 +42,35 @@ from abcd_cli.kernels.text import parse_kernel
 #: Why a structure has no weight when the worker process weighing it died (twice).
 LOST = "the worker process weighing it died"
 
+#: The weight the posterior may leave out to save time: the structures outside the smallest
+#: set (most probable first) holding 1 − NEGLIGIBLE of the weight get no chain (judged by their
+#: Laplace evidence, before any chain: ``weighing``) and no model of theirs is conditioned for a
+#: forecast or a prediction (``StructurePosterior.held``). A mixture that leaves out weight δ
+#: moves each predictive probability P(y ≤ q) by at most δ, and its mean by δ times the distance
+#: between the means of what it keeps and what it leaves out.
+NEGLIGIBLE = 1e-3
+
+
+def holding(weights: np.ndarray, mass: float) -> int:
+    """How many of ``weights`` (largest first) the smallest set holding at least ``mass`` of
+    their sum takes: k such that the k largest sum to ``mass`` of the total or more; only
+    positive weights count, and at least one is taken."""
+    w = np.sort(np.asarray(weights, dtype=float))[::-1]
+    w = w[w > 0]
+    if w.size == 0:
+        return 1
+    shares = np.cumsum(w) / w.sum()
+    return int(min(np.searchsorted(shares, mass - 1e-12) + 1, w.size))
+
 
 @dataclass(frozen=True)
 class Weighed:
     """One structure of the pool, weighed: its fitted kernel (internal units), BIC and log
     evidence (user units; −inf when the approximation or the chain failed), the chain's draws
-    of theta (rows; empty when it failed), their acceptance rate, how many of the Hessian's
-    eigenvalues were raised to the prior's curvature, and why it failed ("" when it did
-    not)."""
+    of theta (rows; empty when it failed, or when its Laplace weight was negligible and it got
+    no chain: ``NEGLIGIBLE``), their acceptance rate, how many of the Hessian's eigenvalues were
+    raised to the prior's curvature, why it failed ("" when it did not), and its Laplace
+    evidence before the chain's correction (user units; what decided whether it got a chain)."""
 
     kernel: Kernel
     bic: float
@@ -58,6 +79,7 @@ class Weighed:
     acceptance: float = 0.0
     floored: int = 0
     failure: str = ""
+    laplace_evidence: float = -math.inf
 
     @property
     def lost(self) -> bool:
@@ -75,7 +97,8 @@ class Weighed:
         return {
             "kernel": self.kernel.to_text(),
             "bic": self.bic,
-            "log_evidence": self.log_evidence if math.isfinite(self.log_evidence) else None,
+            "log_evidence": _finite_or_none(self.log_evidence),
+            "laplace_evidence": _finite_or_none(self.laplace_evidence),
             "theta": self.theta.tolist(),
             "acceptance": self.acceptance,
             "floored": self.floored,
@@ -85,10 +108,12 @@ class Weighed:
     @classmethod
     def from_dict(cls, d: dict) -> Weighed:
         """The structure written by :meth:`to_dict` (KeyError, TypeError or ValueError when
-        it is not one)."""
+        it is not one; a file written before the Laplace evidence was kept gives it as the log
+        evidence)."""
         kernel = parse_kernel(d["kernel"])
         theta = np.array(d["theta"], dtype=float).reshape(-1, kernel.n_params)
         evidence = d["log_evidence"]
+        laplace = d.get("laplace_evidence", evidence)
         return cls(
             kernel,
             float(d["bic"]),
@@ -97,7 +122,12 @@ class Weighed:
             float(d["acceptance"]),
             int(d["floored"]),
             str(d["failure"]),
+            -math.inf if laplace is None else float(laplace),
         )
+
+
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)
@@ -118,6 +148,14 @@ class StructurePosterior:
     def best(self) -> Weighed:
         """The structure of largest weight (the first of equals)."""
         return self.structures[0]
+
+    def held(self, negligible: float = NEGLIGIBLE) -> StructurePosterior:
+        """The posterior of the smallest set of its structures (most probable first) that holds
+        1 − ``negligible`` of the weight, their weights divided by what they hold (see
+        ``NEGLIGIBLE``); its structures keep their positions."""
+        k = holding(self.weights, 1.0 - negligible)
+        kept = self.weights[:k]
+        return StructurePosterior(self.structures[:k], kept / kept.sum(), self.draws, self.prior)
 
     def particles(self) -> Iterator[tuple[tuple[int, int], Kernel, float]]:
         """Every particle of positive weight: (its structure's and its draw's positions, the

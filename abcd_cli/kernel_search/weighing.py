@@ -1,9 +1,21 @@
 """Weighing the structures of the posterior (``posterior``): each one's Laplace evidence and
-its chain of parameter draws, one task per structure on the search's executor.
+its chain of parameter draws, as tasks on the search's executor, in two rounds.
 
-The chain: ``WARMUP`` adapting steps, then ``STEPS`` kept ones thinned to ``draws``
-(``parameter_chain``). A structure's random numbers come from the seed and its structure
-alone, as a candidate's fit does; a numerical failure is its result, never an exception.
+1. Every structure's Laplace approximation at its posterior's mode (``evidence.laplace``).
+2. The structures of the smallest set holding 1 − ``posterior.NEGLIGIBLE`` of the weight those
+   evidences give get a chain: ``WARMUP`` adapting steps, then ``STEPS`` kept ones thinned to
+   ``draws`` (``parameter_chain``), and their evidence is the Laplace one corrected by
+   importance sampling from the chain's own proposals (``evidence.chain_importance``: the
+   chain evaluated their p(y | θ) p(θ) already, so the correction costs no evaluation). The
+   others keep their Laplace evidence and no draws: the chains are most of the weighing's
+   time, and theirs would move at most ``NEGLIGIBLE`` of the weight.
+
+A structure's random numbers come from the seed and its structure alone, as a candidate's fit
+does, and the first round is deterministic, so a resumed weighing (whose structures already
+weighed keep their Laplace evidence) chooses the same chains; should a worker die in the first
+round, no chain runs and only the lost structure is saved (``Weighed.lost``: weighed again on
+resuming), so the resumed weighing decides with every evidence. A numerical failure is its
+result, never an exception.
 """
 
 from __future__ import annotations
@@ -11,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -19,9 +31,16 @@ from threadpoolctl import threadpool_limits
 from abcd_cli.data.summary import Summary
 from abcd_cli.engines.base import Engine
 from abcd_cli.kernel_search.candidate import entropy
-from abcd_cli.kernel_search.evidence import laplace
+from abcd_cli.kernel_search.evidence import Laplace, chain_importance, laplace, normalised
 from abcd_cli.kernel_search.parameter_chain import posterior_draws
-from abcd_cli.kernel_search.posterior import LOST, StructurePosterior, Weighed, ranked
+from abcd_cli.kernel_search.posterior import (
+    LOST,
+    NEGLIGIBLE,
+    StructurePosterior,
+    Weighed,
+    holding,
+    ranked,
+)
 from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import MAX_DRAWS
 from abcd_cli.kernels import Kernel
@@ -35,7 +54,8 @@ STEPS = MAX_DRAWS
 
 @dataclass(frozen=True)
 class WeighTask:
-    """One structure to weigh: its fitted kernel and the search's data (internal units)."""
+    """One structure to weigh: its fitted kernel and the search's data (internal units);
+    ``approx``, its Laplace approximation, once the first round has made it."""
 
     kernel: Kernel
     X: np.ndarray
@@ -45,20 +65,38 @@ class WeighTask:
     entropy: tuple[int, ...]
     constant_mean: bool
     engine: Engine
+    approx: Laplace | None = None
 
 
-def weigh(task: WeighTask) -> tuple[float, np.ndarray, float, int, str]:
-    """The internal-unit log evidence of ``task``'s structure, its draws of theta, their
-    acceptance rate and the eigenvalues floored; a numerical failure gives −inf and no draws
-    with its message, never an exception (a failed structure must not end the posterior)."""
+#: One structure's result: its internal-unit log evidence (−inf when it failed), its draws of
+#: theta, their acceptance rate, the eigenvalues floored, why it failed ("" when it did not),
+#: and its Laplace evidence (internal units).
+Result = tuple[float, np.ndarray, float, int, str, float]
+
+
+def approximate(task: WeighTask) -> Laplace | str:
+    """The first round: ``task``'s Laplace approximation, or why it failed (a numerical
+    failure, or an evidence that is not finite), never an exception."""
     try:
-        rng = np.random.default_rng(np.random.SeedSequence(list(task.entropy)))
         with threadpool_limits(limits=1, user_api="blas"):
             approx = laplace(
                 task.kernel, task.X, task.y, task.summary, task.engine, task.constant_mean
             )
-            if not math.isfinite(approx.log_evidence):
-                return -math.inf, _none(task), 0.0, approx.floored, "its evidence is not finite"
+    except Exception as exc:  # noqa: BLE001 - one structure's failure must not end the rest
+        return f"{type(exc).__name__}: {exc}"
+    return approx if math.isfinite(approx.log_evidence) else "its evidence is not finite"
+
+
+def weigh(task: WeighTask) -> Result:
+    """The second round: ``task``'s chain from its Laplace approximation (``task.approx``)
+    and the evidence it corrects; a numerical failure gives −inf and no draws with its
+    message, never an exception (a failed structure must not end the posterior)."""
+    approx = task.approx
+    if approx is None:
+        raise ValueError("weigh needs the task's Laplace approximation (approximate's)")
+    try:
+        rng = np.random.default_rng(np.random.SeedSequence(list(task.entropy)))
+        with threadpool_limits(limits=1, user_api="blas"):
             drawn, chain = posterior_draws(
                 approx,
                 task.X,
@@ -71,19 +109,40 @@ def weigh(task: WeighTask) -> tuple[float, np.ndarray, float, int, str]:
                 task.constant_mean,
             )
     except Exception as exc:  # noqa: BLE001 - one structure's failure must not end the rest
-        return -math.inf, _none(task), 0.0, 0, f"{type(exc).__name__}: {exc}"
+        failure = f"{type(exc).__name__}: {exc}"
+        return -math.inf, _none(task), 0.0, 0, failure, approx.log_evidence
     theta = np.array([k.theta() for k in drawn]).reshape(-1, task.kernel.n_params)
-    return approx.log_evidence, theta, chain.acceptance, approx.floored, ""
+    corrected = chain_importance(approx, chain)
+    return corrected, theta, chain.acceptance, approx.floored, "", approx.log_evidence
+
+
+def unchained(approx: Laplace | str, task: WeighTask) -> Result:
+    """The result of a structure that gets no chain: its Laplace evidence and no draws, or its
+    first round's failure."""
+    if isinstance(approx, str):
+        return -math.inf, _none(task), 0.0, 0, approx, -math.inf
+    return approx.log_evidence, _none(task), 0.0, approx.floored, "", approx.log_evidence
 
 
 def _none(task: WeighTask) -> np.ndarray:
     return np.zeros((0, task.kernel.n_params))
 
 
-def lost_weigh(task: WeighTask) -> tuple[float, np.ndarray, float, int, str]:
+def lost_weigh(task: WeighTask) -> Result:
     """The result recorded for a structure whose worker process died twice (a resumed search
     weighs it again: ``Weighed.lost``)."""
-    return -math.inf, _none(task), 0.0, 0, LOST
+    return -math.inf, _none(task), 0.0, 0, LOST, -math.inf
+
+
+def chained(laplace_evidence: dict[str, float]) -> set[str]:
+    """The structures (by kernel text) that get a chain: the smallest set holding
+    1 − ``NEGLIGIBLE`` of the weight their Laplace evidences give (−inf: none)."""
+    keys = list(laplace_evidence)
+    weights = normalised(np.array([laplace_evidence[k] for k in keys]))
+    if not np.any(weights > 0):
+        return set()
+    order = np.argsort(-weights, kind="stable")
+    return {keys[i] for i in order[: holding(weights, 1.0 - NEGLIGIBLE)] if weights[i] > 0}
 
 
 def weigh_pool(
@@ -111,16 +170,45 @@ def weigh_pool(
         )
         for s in todo
     ]
-    results = executor.map(weigh, tasks)
-    for scored, task, result in zip(todo, tasks, results, strict=True):
-        if not isinstance(result, tuple):  # the executor's record of a lost worker (a fit's)
-            result = lost_weigh(task)
-        log_evidence, theta, acceptance, floored, failure = result
-        user = -scorer.user_nll(-log_evidence, n) if math.isfinite(log_evidence) else -math.inf
-        weighed = Weighed(scored.kernel, scored.bic, user, theta, acceptance, floored, failure)
-        key = scored.kernel.to_text()
-        done[key] = weighed
-        if on_weighed is not None:
-            on_weighed(key, weighed, len(done), len(pool))
+    approxes = [
+        a if isinstance(a, Laplace | str) else LOST for a in executor.map(approximate, tasks)
+    ]
+    # one unit for all: the user's shift of log p(y) is the same for every structure
+    evidence = {key: w.laplace_evidence for key, w in done.items()}
+    for scored, approx in zip(todo, approxes, strict=True):
+        internal = approx.log_evidence if isinstance(approx, Laplace) else -math.inf
+        evidence[scored.kernel.to_text()] = _user(scorer, internal, n)
+    keep = chained(evidence)
+    by_key = {s.kernel.to_text(): s for s in todo}
+    # which structures get a chain depends on every Laplace evidence: with one lost, none is
+    # decided now (each keeps its Laplace evidence, unsaved), and a resumed weighing decides
+    lost = any(a is LOST for a in approxes)
+
+    def record(key: str, result: Result, final: bool = True) -> None:
+        log_evidence, theta, acceptance, floored, failure, first = result
+        scored = by_key[key]
+        user = _user(scorer, log_evidence, n)
+        done[key] = Weighed(
+            scored.kernel, scored.bic, user, theta, acceptance, floored, failure,
+            _user(scorer, first, n),
+        )  # fmt: skip
+        if on_weighed is not None and final:
+            on_weighed(key, done[key], len(done), len(pool))
+
+    chains = []
+    for task, approx in zip(tasks, approxes, strict=True):
+        key = task.kernel.to_text()
+        if key in keep and isinstance(approx, Laplace) and not lost:
+            chains.append(replace(task, approx=approx))
+        else:
+            record(key, unchained(approx, task), final=approx is LOST or not lost)
+    for task, result in zip(chains, executor.map(weigh, chains), strict=True):
+        # not a tuple: the executor's record of a lost worker (a fit's)
+        record(task.kernel.to_text(), result if isinstance(result, tuple) else lost_weigh(task))
     structures = [done[s.kernel.to_text()] for s in pool]
     return ranked(structures, draws)
+
+
+def _user(scorer: Scorer, log_evidence: float, n: int) -> float:
+    """An internal-unit log evidence in the user's units (−inf stays)."""
+    return -scorer.user_nll(-log_evidence, n) if math.isfinite(log_evidence) else -math.inf

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abcd_cli.decompose.certainty import posterior_facts
 from abcd_cli.decompose.components import Decomposition
@@ -30,6 +30,9 @@ from abcd_cli.reporting.sections import (
 )
 from abcd_cli.reporting.variance_section import variance_section
 
+if TYPE_CHECKING:
+    from abcd_cli.model import Particles
+
 
 def build_context(
     dec: Decomposition,
@@ -38,15 +41,17 @@ def build_context(
     search: dict[str, Any],
     n_dropped: int = 0,
     figures: bool = True,
+    particles: Particles | None = None,
 ) -> dict[str, Any]:
     """The full report context. ``search`` is the search's JSON (trace, settings, notes, and
     the models of several seeds when there are some). ``figures=False`` draws none (their
     entries stay empty): what the JSON report needs. A model of several inputs adds the
-    variance table (``variance``); its ``forecast`` is None when no input is time."""
+    variance table (``variance``); its ``forecast`` is None when no input is time.
+    ``particles``: the posterior's conditioned particles when the caller holds them."""
     frame = frame_of(dec, figures)
     facts = posterior_facts(dec.model, search)
     components = component_sections(dec, frame, facts)
-    averaged, posterior = mixed_forecasts(dec, search)
+    averaged, posterior = mixed_forecasts(dec, search, particles)
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",

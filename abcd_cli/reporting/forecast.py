@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.figure import Figure
 
@@ -33,6 +33,9 @@ from abcd_cli.reporting.wording import (
     number_word,
     percent,
 )
+
+if TYPE_CHECKING:
+    from abcd_cli.model import Particles
 
 
 def forecast_section(
@@ -64,16 +67,19 @@ def forecast_section(
 
 
 def mixed_forecasts(
-    dec: Decomposition, search: Mapping[str, Any]
+    dec: Decomposition,
+    search: Mapping[str, Any],
+    particles: Particles | None = None,
 ) -> tuple[AveragedForecast | None, PosteriorForecast | None]:
     """A series' forecasts mixed from ``search`` (its document) on its grid: the seeds'
     average and the posterior's mixture, each None without one; (None, None) for a model of
     several inputs. A posterior over several seeds' structures has no seeds' average beside
-    it: its mixture holds every seed's model's structure already, weighed by its evidence."""
+    it: its mixture holds every seed's model's structure already, weighed by its evidence.
+    ``particles``: the posterior's conditioned particles when the caller holds them."""
     if dec.series is None:
         return None, None
     grid = dec.series.x_grid
-    posterior = posterior_forecast(dec.model, search, grid)
+    posterior = posterior_forecast(dec.model, search, grid, particles)
     return (averaged_forecast(search, grid) if posterior is None else None), posterior
 
 

@@ -26,6 +26,7 @@ from abcd_cli.reporting.sections import frame_of
 
 if TYPE_CHECKING:
     from abcd_cli.found import FoundModel
+    from abcd_cli.model import Particles
 
 #: The components table's columns, named and ordered as the report's table names them.
 HEADER = ("#", "Component", "Cumulative R²", "ΔR²", "CV MAE")
@@ -35,10 +36,15 @@ SUMMARY_DPI = 80
 MARKDOWN_SPECIAL = "\\`*_[]<>|"
 
 
-def forecast_plot(dec: Decomposition, search: Mapping[str, Any]) -> Figure:
+def forecast_plot(
+    dec: Decomposition,
+    search: Mapping[str, Any],
+    particles: Particles | None = None,
+) -> Figure:
     """The report's forecast figure of a series: the data, the fit and the forecast band (the
-    posterior mixture's when ``search``, the model's document, holds a posterior)."""
-    averaged, posterior = mixed_forecasts(dec, search)
+    posterior mixture's when ``search``, the model's document, holds a posterior; its
+    conditioned ``particles`` when the caller holds them)."""
+    averaged, posterior = mixed_forecasts(dec, search, particles)
     return forecast_drawing(dec, frame_of(dec), averaged, posterior)()
 
 

@@ -5,9 +5,11 @@ they disagree past the data, on posteriors built by hand."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.decompose.averaged import (
@@ -18,7 +20,7 @@ from abcd_cli.decompose.averaged import (
     posterior_forecast,
     structure_moments,
 )
-from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
+from abcd_cli.kernel_search.posterior import NEGLIGIBLE, StructurePosterior, Weighed
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model, particle_models, posterior_of
 from abcd_cli.prediction import predictive_table
@@ -119,6 +121,44 @@ def test_the_variance_splits_into_the_structures_own_and_their_means_spread() ->
     assert [s.weight for s in forecast.structures] == pytest.approx(w[:2])
     for shown in forecast.structures:
         np.testing.assert_allclose(shown.mean, m_s[shown.rank], rtol=1e-12)
+
+
+def test_a_negligible_structure_is_left_out_and_moves_the_forecast_by_its_weight() -> None:
+    """A structure of weight δ below ``NEGLIGIBLE`` is left out of the mixture (none of its
+    draws is conditioned). The whole mixture is (1 − δ) × the kept one + δ × the left-out
+    one, so its mean differs from the kept one's by δ (m_left − m_kept), and its probability
+    below each of the kept mixture's quantiles by at most δ; the record still counts every
+    structure of the posterior and gives the top weight as it is."""
+    delta = 0.4 * NEGLIGIBLE
+    structures = [(TREND, 0.6), (FLAT, 0.4 - delta), (WIGGLY_TREND, delta)]
+    model, doc = posterior_model(structures)
+    posterior = posterior_of(doc)
+    assert posterior is not None
+    models, weights = particle_models(model, posterior)
+    assert len(models) == 2 * DRAWS and weights.sum() == pytest.approx(1.0)
+    forecast = posterior_forecast(model, doc, GRID)
+    assert forecast is not None
+    assert forecast.structure_count == 3 and forecast.top_weight == pytest.approx(0.6)
+
+    # the whole mixture, every draw of every structure conditioned
+    means, sds, shares = [], [], []
+    for (i, _), kernel, weight in posterior.particles():
+        drawn = Model(kernel, model.scaling, model.x, model.y, math.nan)
+        mean, sd = drawn.predict(GRID)
+        means.append(mean)
+        sds.append(sd)
+        shares.append((i, weight))
+    means, sds = np.array(means), np.array(sds)
+    w = np.array([weight for _, weight in shares])
+    left = np.array([i == 2 for i, _ in shares])
+    whole_mean = w @ means
+    left_mean = w[left] @ means[left] / w[left].sum()
+    np.testing.assert_allclose(
+        whole_mean - forecast.mean, delta * (left_mean - forecast.mean), rtol=1e-6, atol=1e-9
+    )
+    for quantile, p in ((forecast.low, 0.025), (forecast.high, 0.975)):
+        below = w @ norm.cdf((quantile[None, :] - means) / sds)
+        assert np.all(np.abs(below - p) <= delta + 1e-9)
 
 
 def test_structure_moments_group_particles_in_order_of_appearance() -> None:

@@ -11,7 +11,9 @@ from scipy.integrate import trapezoid
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
 from abcd_cli.kernel_search.evidence import (
+    CORRECTED_PARAMS,
     ParameterPrior,
+    chain_importance,
     effective_size,
     floored_inverse,
     hessian,
@@ -21,6 +23,7 @@ from abcd_cli.kernel_search.evidence import (
     parameter_draws,
 )
 from abcd_cli.kernel_search.init import theta_bounds
+from abcd_cli.kernel_search.parameter_chain import posterior_draws
 from abcd_cli.kernels import SE, WN, Sum
 
 EXACT = get_engine("exact")
@@ -68,7 +71,7 @@ def _quadrature_evidence(kernel, X, y, summary) -> float:
 
 def test_the_laplace_evidence_of_white_noise_matches_quadrature() -> None:
     """One parameter, θ = log σ: p(y) = ∫ p(y | θ) p(θ) dθ on a fine grid, against Laplace at
-    the maximum-likelihood σ (the posterior of log σ from 200 points is close to normal)."""
+    the posterior's mode (the posterior of log σ from 200 points is close to normal)."""
     X, y = _noise()
     summary = InputSummaries.from_data(X, y)
     kernel = WN((float(np.sqrt(np.mean(y**2))),))
@@ -96,15 +99,59 @@ def test_importance_sampling_from_laplace_estimates_the_evidence() -> None:
     assert 100 < weighted.effective_size < 4000
 
 
-def test_the_posterior_variance_of_log_sigma_is_one_over_2n_plus_the_prior() -> None:
-    """−log p(y | θ) = Nθ + Σy²/(2e^{2θ}) + c has curvature 2N at its optimum."""
+def test_the_chains_own_proposals_estimate_the_evidence() -> None:
+    """On 12 points, importance sampling from a chain's proposals (weighed against the
+    mixture of the Gaussians they were drawn from, at no further evaluation) comes within
+    0.1 nats of quadrature."""
+    X, y = _noise(n=12)
+    summary = InputSummaries.from_data(X, y)
+    kernel = WN((float(np.sqrt(np.mean(y**2))),))
+    approx = laplace(kernel, X, y, summary, EXACT)
+    _, chain = posterior_draws(approx, X, y, EXACT, 8, np.random.default_rng(0), 400, 200)
+    assert chain.proposals.shape == (400, 1) and chain.proposal_targets.shape == (400,)
+    exact = _quadrature_evidence(kernel, X, y, summary)
+    assert chain_importance(approx, chain) == pytest.approx(exact, abs=0.1)
+
+
+def test_a_structure_of_many_parameters_keeps_its_laplace_evidence() -> None:
+    """Above CORRECTED_PARAMS a chain of a few hundred steps does not cover the posterior and
+    its estimate falls short: the Laplace evidence stands."""
+    X, y = _noise(n=30)
+    summary = InputSummaries.from_data(X, y)
+    kernel = Sum((SE((0.5, 0.7)), SE((0.1, 0.2)), WN((0.7,))))
+    assert kernel.n_params > CORRECTED_PARAMS
+    approx = laplace(kernel, X, y, summary, EXACT)
+    _, chain = posterior_draws(approx, X, y, EXACT, 4, np.random.default_rng(0), 20, 20)
+    assert chain_importance(approx, chain) == approx.log_evidence
+
+
+def test_the_posterior_variance_of_log_sigma_is_its_curvature_at_the_mode() -> None:
+    """−log p(y | θ) = Nθ + Σy²/(2e^{2θ}) + c has curvature 2Σy²e^{−2θ}, 2N at its own
+    optimum; the approximation takes it at the posterior's mode, with the prior's added."""
     X, y = _noise()
     summary = InputSummaries.from_data(X, y)
     kernel = WN((float(np.sqrt(np.mean(y**2))),))
     approx = laplace(kernel, X, y, summary, EXACT)
     prior = ParameterPrior.from_bounds(theta_bounds(kernel, summary))
-    expected = 1.0 / (2 * y.size + prior.precision[0])
+    curvature = 2 * np.sum(y**2) * math.exp(-2 * approx.theta[0])
+    expected = 1.0 / (curvature + prior.precision[0])
     assert approx.covariance[0, 0] == pytest.approx(expected, rel=1e-4)
+
+
+def test_the_approximation_is_taken_at_the_posteriors_mode_not_the_likelihoods() -> None:
+    """For white noise of log sd θ, the posterior's mode solves
+    N − Σy² e^{−2θ} + (θ − centre) / sd² = 0, away from the likelihood's optimum
+    log √(mean y²) when the prior's centre is not there (a short series: the prior weighs)."""
+    X, y = _noise(n=12)
+    summary = InputSummaries.from_data(X, y)
+    fitted = WN((float(np.sqrt(np.mean(y**2))),))
+    approx = laplace(fitted, X, y, summary, EXACT)
+    prior = ParameterPrior.from_bounds(theta_bounds(fitted, summary))
+    t = approx.theta[0]
+    score = y.size - np.sum(y**2) * math.exp(-2 * t) + (t - prior.centre[0]) / prior.sd[0] ** 2
+    assert abs(score) < 1e-4 * y.size
+    assert abs(t - fitted.theta()[0]) > 1e-3
+    assert approx.kernel.theta()[0] == pytest.approx(t)
 
 
 def test_a_direction_the_data_do_not_see_is_held_by_the_prior() -> None:
@@ -134,7 +181,7 @@ def test_parameter_draws_follow_the_laplace_posterior() -> None:
     approx = laplace(kernel, X, y, summary, EXACT)
     draws = np.array([k.theta() for k in parameter_draws(approx, 4000, rng)])
     np.testing.assert_allclose(draws.mean(axis=0), approx.theta, atol=0.2)
-    np.testing.assert_allclose(np.cov(draws.T), approx.covariance, rtol=0.1)
+    np.testing.assert_allclose(np.cov(draws.T), approx.covariance, rtol=0.1, atol=0.01)
     assert parameter_draws(approx, 3, rng)[0].structure == kernel.structure
 
 

@@ -12,16 +12,17 @@ import pytest
 from scipy.stats import norm
 
 from abcd_cli.data.summary import InputSummaries
+from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import FAILED_NLL
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.fitted import FittedSearch, posterior_features
 from abcd_cli.kernel_search.candidate import Candidate, lost_candidate
 from abcd_cli.kernel_search.greedy import Search, run_search
-from abcd_cli.kernel_search.posterior import LOST, Weighed, ranked
+from abcd_cli.kernel_search.posterior import LOST, NEGLIGIBLE, Weighed, holding, ranked
 from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import MAX_DRAWS, SearchSettings
-from abcd_cli.kernel_search.weighing import WeighTask, weigh, weigh_pool
+from abcd_cli.kernel_search.weighing import WeighTask, approximate, weigh, weigh_pool
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.model_file import check_model_document
@@ -99,6 +100,13 @@ class _Failing:
         raise np.linalg.LinAlgError("not positive definite")
 
 
+class _Raising(_Failing):
+    """An engine whose likelihood raises, as a chain whose evaluation breaks."""
+
+    def objective_value(self, *args, **kwargs):
+        raise np.linalg.LinAlgError("not positive definite")
+
+
 def test_a_structure_that_fails_is_a_result_not_an_exception():
     kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)")
     x = np.linspace(0.0, 1.0, 20)[:, None]
@@ -106,16 +114,20 @@ def test_a_structure_that_fails_is_a_result_not_an_exception():
         kernel, x, np.sin(x[:, 0]), InputSummaries.from_data(x, np.sin(x[:, 0])), 4, (1, 2),
         False, _Failing(),
     )  # fmt: skip
-    log_evidence, theta, acceptance, _, failure = weigh(task)
+    assert "LinAlgError" in approximate(task)  # the first round: its Laplace approximation
+    good = approximate(replace(task, engine=get_engine("exact")))
+    log_evidence, theta, _, _, failure, _ = weigh(replace(task, approx=good, engine=_Raising()))
     assert log_evidence == -math.inf and theta.shape == (0, 3) and "LinAlgError" in failure
 
 
 class _LosingExecutor(SerialExecutor):
-    """Gives the executor's record of a lost worker (a fit's) for the second task."""
+    """Gives the executor's record of a lost worker (a fit's) for the second task of the
+    weighing's first round."""
 
     def map(self, fn, *iterables, timeout=None, chunksize=1):
         for i, result in enumerate(map(fn, *iterables)):
-            yield Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if i == 1 else result
+            lost = i == 1 and fn is approximate
+            yield Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if lost else result
 
 
 def test_a_lost_worker_costs_its_structure_only(y, serial):
@@ -129,6 +141,65 @@ def test_a_lost_worker_costs_its_structure_only(y, serial):
     lost = [s for s in posterior.structures if s.failure]
     assert len(lost) == 1 and "died" in lost[0].failure and lost[0].theta.shape[0] == 0
     assert posterior.weights.sum() == pytest.approx(1.0) and np.all(np.isfinite(posterior.weights))
+
+
+def test_the_smallest_set_holding_a_mass_takes_the_largest_weights_first():
+    assert holding(np.array([0.6, 0.3996, 0.0004]), 1.0 - NEGLIGIBLE) == 2
+    assert holding(np.array([0.3, 0.7, 0.0]), 0.5) == 1  # the largest alone holds it
+    assert holding(np.array([0.5, 0.5]), 1.0) == 2
+    assert holding(np.array([0.0, 0.0]), 0.5) == 1  # nothing holds weight: one is taken
+
+
+def test_a_structure_of_negligible_laplace_weight_gets_no_chain(y):
+    """The chains go to the smallest set of structures holding 1 − NEGLIGIBLE of the weight
+    their Laplace evidences give; the rest keep that evidence and no draws."""
+    search = Search(X, y, POSTERIOR)
+    data = search.data
+    texts = [TRUTH, "Lin(sd=1.0, location=0.0) + WN(sd=1.0)", "C(sd=1.0) + WN(sd=1.0)"]
+    scored = [Scored(data.scaling.kernel_in(parse_kernel(t)), 0.0, 0.0) for t in texts]
+    posterior = weigh_pool(
+        scored, data.X, data.Y, data.full_summary, Scorer(data.scaling, False), 5, 4,
+        search.engine, SerialExecutor(),
+    )  # fmt: skip
+    by_structure = {s.kernel.structure: s for s in posterior.structures}
+    truth = by_structure[parse_kernel(TRUTH).structure]
+    assert truth.theta.shape[0] == 4 and truth.acceptance > 0  # chained
+    others = [s for s in posterior.structures if s is not truth]
+    assert all(s.theta.shape[0] == 0 and not s.failure for s in others)  # no chain, no failure
+    assert all(s.log_evidence == s.laplace_evidence for s in others)
+    laplace = np.array([s.laplace_evidence for s in posterior.structures])
+    left_out = sum(np.exp(s.laplace_evidence - laplace.max()) for s in others)
+    assert left_out / np.exp(laplace - laplace.max()).sum() <= NEGLIGIBLE
+
+
+def test_a_worker_lost_in_the_laplace_round_leaves_the_chains_to_the_resumed_weighing(y):
+    """The true structure's worker dies in the first round: had the two others been decided
+    without its evidence, one would have got a chain that one run never gives it. Only the
+    lost structure is saved, and the weighing resumed from what was saved is one run's."""
+    search = Search(X, y, POSTERIOR)
+    data = search.data
+    texts = [TRUTH, "Lin(sd=1.0, location=0.0) + WN(sd=1.0)", "C(sd=1.0) + WN(sd=1.0)"]
+    pool = [Scored(data.scaling.kernel_in(parse_kernel(t)), 0.0, 0.0) for t in texts]
+    args = (pool, data.X, data.Y, data.full_summary, Scorer(data.scaling, False), 5, 4)
+
+    class LosingFirst(SerialExecutor):
+        def map(self, fn, *iterables, timeout=None, chunksize=1):
+            for i, result in enumerate(map(fn, *iterables)):
+                lost = i == 0 and fn is approximate
+                yield (
+                    Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed") if lost else result
+                )
+
+    saved: dict[str, Weighed] = {}
+    weigh_pool(
+        *args, search.engine, LosingFirst(), on_weighed=lambda k, w, *_: saved.update({k: w})
+    )
+    assert [w.lost for w in saved.values()] == [True]
+    kept = {k: w for k, w in saved.items() if not w.lost}
+    resumed = weigh_pool(*args, search.engine, SerialExecutor(), done=kept)
+    once = weigh_pool(*args, search.engine, SerialExecutor())
+    assert [s.theta.shape[0] for s in resumed.structures] == [4, 0, 0]
+    assert [s.to_dict() for s in resumed.structures] == [s.to_dict() for s in once.structures]
 
 
 def test_the_posterior_of_one_seed_is_the_same_serial_and_on_a_pool(y, serial):
@@ -268,7 +339,10 @@ def test_the_posterior_settings_are_checked():
     assert "method" not in SearchSettings().to_dict()
 
 
-def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp_path):
+@pytest.mark.parametrize("round_", [approximate, weigh], ids=["laplace", "chain"])
+def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp_path, round_):
+    """In either round of the weighing; when it dies in the first, no chain runs before the
+    resumed weighing knows every Laplace evidence, so the result is one run's."""
     ckpt = tmp_path / "state.json"
     stopped = []
 
@@ -276,13 +350,13 @@ def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp
         def map(self, fn, *iterables, timeout=None, chunksize=1):
             items = list(zip(*iterables, strict=True))
             for i, item in enumerate(items):
-                lost = fn is weigh and not stopped and i == 0
+                lost = fn is round_ and not stopped and i == 0
                 yield (
                     Candidate(parse_kernel("WN(sd=1.0)"), FAILED_NLL, "failed")
                     if lost
                     else fn(*item)
                 )
-            if fn is weigh:
+            if fn is round_:
                 stopped.append(True)
 
     first = run_search(X, y, POSTERIOR, executor=Losing(), checkpoint=ckpt)
