@@ -17,7 +17,7 @@ import numpy as np
 
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
-from abcd_cli.reporting.gathered import gathered
+from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, data_range, in_data_range
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
@@ -87,11 +87,8 @@ def amplitude_trend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | N
     """How a cycle's amplitude moves on its fitted curve over the data: "flat" when steady
     (``Amplitudes.steady``), else "increasing", "decreasing" or "not monotonic"; None for a
     component that is not a cycle along one input, or whose curve cannot be measured."""
-    parts = factors_of(facts.kernel, x_data)
+    parts = leading_cycle(facts.kernel, x_data)
     if parts is None:
-        together = gathered(facts.kernel, x_data)
-        parts = together.lead if together is not None else None
-    if parts is None or parts.head != "periodic":
         return None
     amplitudes = fitted_amplitudes(facts, parts.periodic[0].param("period"), x_data)
     if amplitudes is None:

@@ -97,6 +97,16 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
     )
 
 
+def leading_cycle(kernel: Kernel, x_data: np.ndarray | None) -> Factors | None:
+    """The factors of a component that is a cycle: its own product's, or its gathered terms'
+    leading one; None for any other component."""
+    parts = factors_of(kernel, x_data)
+    if parts is None:
+        together = gathered(kernel, x_data)
+        parts = together.lead if together is not None else None
+    return parts if parts is not None and parts.head == "periodic" else None
+
+
 def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:
     """'with increasing amplitude', 'whose amplitude changes across the data' or '' (a steady
     amplitude, or a polynomial trend, whose amplitude is its shape): as the terms' prior

@@ -11,8 +11,7 @@ import numpy as np
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.periods import period_rivals
-from abcd_cli.reporting.factors import factors_of
-from abcd_cli.reporting.gathered import gathered
+from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.wording import join_words, number_word, percent
 
 #: A cycle lowering the cross-validated MAE by less than this share is possible at most.
@@ -28,11 +27,8 @@ def cycle_period(dec: Decomposition, c: ComponentFacts) -> float | None:
         return None
     d = c.dims[0] if c.dims else 0
     x = dec.model.X[:, d]
-    parts = factors_of(c.kernel, x)
+    parts = leading_cycle(c.kernel, x)
     if parts is None:
-        together = gathered(c.kernel, x)
-        parts = together.lead if together is not None else None
-    if parts is None or parts.head != "periodic":
         return None
     return float(parts.periodic[0].param("period"))
 
