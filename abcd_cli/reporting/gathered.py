@@ -149,12 +149,16 @@ def gathered_sentence(
 
 
 def smooth_continuation(span: str) -> str:
-    """What a smooth component does past the data, in a reader's words: it stops contributing
-    within about one lengthscale (``span``), so the forecast returns to the long-run trend."""
+    """What a smooth component does past the data, in a reader's words: its posterior mean
+    follows its recent course near the data and relaxes to zero over a few lengthscales
+    (``span``; a squared-exponential correlation is exp(−d²/2ℓ²): 0.61 at d = ℓ, 0.011 at
+    3ℓ), so the forecast far from the data returns to the long-run trend."""
     return (
-        f"Beyond the data its contribution fades to nothing within about {span}, so the"
-        " forecast returns to the long-run trend (the series' mean and the components that"
-        " carry on), with this component's uncertainty growing back to its full size."
+        "Beyond the data it is not assumed to carry on for ever: close to the data it"
+        f" continues its recent course, then over a few times {span} (the length it varies"
+        " over) it eases back to nothing, so far from the data the forecast returns to the"
+        " long-run trend (the series' mean and the components that carry on), with this"
+        " component's uncertainty growing back to its full size."
     )
 
 

@@ -474,6 +474,12 @@ def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
             f"As expected of noise, it explains variance {CV_WARNING}: it cannot be predicted "
             "from neighbouring points."
         )
+    elif percent(facts.delta_r2) == percent(0.0):  # the table shows it adds nothing
+        warning = (
+            "It adds almost nothing to the variance explained and does not improve the"
+            " cross-validated error: it is probably a by-product of the model rather than a"
+            " pattern that helps prediction."
+        )
     else:
         warning = (
             f"Since it explains variance {CV_WARNING}, it probably captures short-lived "

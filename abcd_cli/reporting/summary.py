@@ -35,13 +35,13 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
         shown.append(percent(cum[k - 1]))
         lead = "The first component explains" if k == 1 else f"The first {k} components explain"
         sentences.append(f"{lead} {shown[-1]} of the variation in the data.")
+    every = "Both" if n == 2 else f"All {number_word(n)}"
     if not sentences:
         sentences.append(
-            f"All {number_word(n)} components together explain {percent(cum[-1])} of the "
-            "variation in the data."
+            f"{every} components together explain {percent(cum[-1])} of the variation in the data."
         )
     elif percent(cum[-1]) != shown[-1]:
-        sentences.append(f"All {number_word(n)} together explain {percent(cum[-1])}.")
+        sentences.append(f"{every} together explain {percent(cum[-1])}.")
     return " ".join(sentences)
 
 

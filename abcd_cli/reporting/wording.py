@@ -89,9 +89,8 @@ def format_position(x: float, axis: Axis, precision: float | None = None) -> str
     if not axis.is_time:
         return f"{axis.x_name} = {_plain_number(x, precision)}"
     days = DAYS_PER_YEAR * (1.0 if precision is None else abs(precision))
-    if days >= 182:
-        year = round(x) if axis.kind == "year" else math.floor(x)
-        return str(year)
+    if days >= 182:  # the calendar year the point falls in: 1960.92 is December 1960
+        return str(math.floor(x + 1e-9))
     # dates are on the uniform axis; numbers written as years are calendar fractions
     moment = from_decimal_year(x) if axis.kind == "date" else from_calendar_year(x)
     if moment is None:

@@ -310,7 +310,9 @@ def test_a_new_base_kernel_is_worded_in_the_report(exp_kernel):
         "The third component is a rough function with jagged changes at every scale. It wanders"
         " without a smooth slope, forgetting its past over about 6.0 months. "
     )
-    assert rough["extrapolation"].startswith("Beyond the data its contribution fades to nothing")
+    assert rough["extrapolation"].startswith(
+        "Beyond the data it is not assumed to carry on for ever"
+    )
     # in a product it plays its role: the smooth factor of a periodic head, or the head itself
     per = parse_kernel("Per(lengthscale=1, period=1, sd=1) * Exp(lengthscale=4, sd=1)")
     assert noun_phrase(per, YEAR) == "an approximately periodic function with a period of 1.0 year"

@@ -32,6 +32,7 @@ from abcd_cli.reporting.describe import (
     noun_phrase,
     summary_sentences,
 )
+from abcd_cli.reporting.summary import _explained_sentence
 from tests.axes import NUMBER, YEAR
 
 X_DATA = np.arange(1949.0, 1961.0, 1.0 / 12.0)  # monthly, 1949-1960
@@ -466,7 +467,7 @@ def test_extrapolation_by_kind() -> None:
     periodic = describe_extrapolation(make_facts(Per((1.0, 10.8, 1.0))), YEAR)
     assert "repeating" in periodic and "10.8 years" in periodic
     smooth = describe_extrapolation(make_facts(SE((2.3, 1.0))), YEAR)
-    assert "fades to nothing" in smooth and "2.3 years" in smooth
+    assert "eases back to nothing" in smooth and "a few times 2.3 years" in smooth
     assert "continue" in describe_extrapolation(make_facts(Lin((1.0, 0.0))), YEAR)
     noise = describe_extrapolation(make_facts(WN((1.0,)), is_noise=True), YEAR)
     assert "uncorrelated" in noise
@@ -549,3 +550,20 @@ def test_a_periodic_component_on_a_seconds_axis_states_its_shape_in_seconds() ->
     assert "0.038 seconds wide" in text and "over about 30.0 seconds (some 38 periods)" in text
     assert "every 0.8 seconds" in describe_extrapolation(facts, axis, x_data=grid)
     assert "unit" not in text
+
+
+def test_a_component_adding_no_variance_is_not_said_to_explain_variance() -> None:
+    """Radio's last smooth term (ΔR² +0.0%, residual R² 0.0%) read 'Since it explains
+    variance without improving the cross-validated error'."""
+    idle = make_facts(SE((1.0, 1.0)), delta_r2=0.0002, residual_r2=0.0, cv_after=10.2)
+    text = component_paragraph(idle, YEAR)
+    assert "explains variance" not in text
+    assert "adds almost nothing to the variance explained" in text
+
+
+def test_the_summary_says_both_of_two_components() -> None:
+    """'All two together explain 100.0%.' (temperature) reads 'Both together ...'."""
+    for first in (0.5, 0.95):
+        two = [make_facts(SE((1.0, 1.0)), cum_r2=first), make_facts(SE((1.0, 1.0)), cum_r2=1.0)]
+        text = _explained_sentence(two)
+        assert "All two" not in text and "Both" in text

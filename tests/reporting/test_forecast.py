@@ -4,6 +4,8 @@ built by hand (``tests/decompose/test_averaged.py``)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from matplotlib.lines import Line2D
@@ -82,7 +84,7 @@ def test_disagreeing_structures_are_said_to_part_from_where_and_how_far(parting)
     said = "The structures disagree about the future: from 2012 on, the spread of their means"
     assert f"{said} makes up {threshold} or more of the band's variance" in text
     assert "Past the data the structures agree" not in text
-    assert f"{percent(forecast.peak_share)} around {round(forecast.peak_x)}" in text
+    assert f"{percent(forecast.peak_share)} around {math.floor(forecast.peak_x)}" in text
     (low, low_value), (high, high_value) = forecast.at_peak()
     # lowest first, in y's units, each with its weight; the decomposed one named
     lowest = f"about {format_amount(low_value, dec.axis)} (weight 0.37)"

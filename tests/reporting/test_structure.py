@@ -100,6 +100,6 @@ def test_the_appendix_states_the_run(dec) -> None:
 
 def test_counts_in_the_data_description_go_through_the_formatter(dec) -> None:
     text = sections.series_description(dec, np.int64(1234))
-    assert text.startswith("96 observations of sales from 2000 to 2008")
+    assert text.startswith("96 observations of sales from 2000 to 2007")
     assert text.endswith("; 1,234 rows with missing values dropped.")
     assert sections.series_description(dec, 1).endswith("; 1 row with missing values dropped.")

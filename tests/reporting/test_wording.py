@@ -53,7 +53,7 @@ def test_format_span_on_number_axis_names_the_column() -> None:
 def test_format_position_year_axis_by_precision() -> None:
     x = calendar_year(1958, 3, 14)  # numbers written as years are calendar fractions
     assert format_position(1716.0, YEAR) == "1716"
-    assert format_position(1715.7, YEAR, 1.0) == "1716"  # labelled years round
+    assert format_position(1715.7, YEAR, 1.0) == "1715"  # September 1715, as dates read
     assert format_position(x, YEAR, 1 / 12) == "March 1958"
     assert format_position(x, YEAR, 1 / 365.25) == "14 March 1958"
 
@@ -209,3 +209,12 @@ def test_positions_on_a_named_unit_axis_stay_plain_numbers() -> None:
 def test_a_rate_is_given_per_the_unit_the_span_is_counted_in(axis, span, unit, size) -> None:
     got_unit, got_size = rate_unit(span, axis)
     assert got_unit == unit and got_size == pytest.approx(size)
+
+
+def test_a_year_is_the_calendar_year_a_point_falls_in() -> None:
+    """Monthly data ending in December 1960 (1960.92) read 'from 1949 to 1961': the last year
+    named came after the last observation."""
+    for axis in (YEAR, DATE):
+        assert format_position(1960.92, axis) == "1960"
+        assert format_position(1960.0, axis) == "1960"
+        assert format_position(1949.0 - 1e-12, axis) == "1949"
