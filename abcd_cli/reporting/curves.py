@@ -117,9 +117,9 @@ def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None
 
 @dataclass(frozen=True)
 class TrendShape:
-    """A trend's curve where it applies within the data: its level there, and whether a
-    straight line fits it (``linear``) and changes by at least ``FLAT_SHARE`` of the level
-    (else ``flat``)."""
+    """A trend's curve where it applies within the data: its level there, whether a straight
+    line fits it (``linear``), and whether the curve (its 5th to 95th percentile) stays within
+    ``FLAT_SHARE`` of its size (``flat``: neither a slope nor a swing about its level)."""
 
     level: float
     linear: bool
@@ -135,12 +135,12 @@ def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
         return None
     level = float(np.median(mean))
     slope, intercept = np.polyfit(x, mean, 1)
-    change = abs(slope) * float(np.ptp(x))
     spread = float(np.sum((mean - mean.mean()) ** 2))
     residual = float(np.sum((mean - (intercept + slope * x)) ** 2))
     linear = spread <= 0.0 or 1.0 - residual / spread >= LINEAR_SHARE
     scale = max(abs(level), float(np.max(np.abs(mean))))
-    flat = scale <= 0.0 or change <= FLAT_SHARE * scale
+    low, high = np.percentile(mean, [5.0, 95.0])  # a point on the switch itself aside
+    flat = scale <= 0.0 or float(high - low) <= FLAT_SHARE * scale
     return TrendShape(level, linear, flat)
 
 
@@ -161,8 +161,8 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
     """Whether the component's posterior mean is "increasing", "decreasing", "flat" or "not
     monotonic" where it applies over the data: a component switched off within the data is
     judged where it is on (its switch is a step, not a fall), and there it is flat when its
-    straight-line change is below ``FLAT_SHARE`` of its level (its level is then the step's
-    size, measured from zero where it is off)."""
+    whole range is below ``FLAT_SHARE`` of its size (its level is then the step's size,
+    measured from zero where it is off)."""
     x, mean = applied_part(facts, x_data)
     shape = trend_shape(x, mean)
     switched = x.size < in_data_range(facts, x_data)[0].size

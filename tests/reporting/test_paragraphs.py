@@ -93,6 +93,18 @@ def test_a_flat_trend_that_switches_off_is_a_step_not_a_linear_trend() -> None:
     assert "stays flat, at about 177" in text and "step" in text
 
 
+def test_a_swing_about_a_level_that_switches_off_is_not_a_flat_step() -> None:
+    """Solar's 11-year cycle, a smooth term switched on for part of the data, read 'Where it
+    applies it stays flat, at about −0.0329: switching it acts as a step' while its figure
+    swung between −0.45 and 0.6: its straight-line change was small, its swing was not."""
+    kernel = prod(SE((1.5, 0.5)), Before((1957.0, 0.05)))
+    curve = np.where(GRID < 1957.0, 0.5 * np.sin(2 * np.pi * (GRID - 1949.0) / 4.0), 0.0)
+    facts = make_facts(kernel, curve)
+    assert mean_trend(facts, X_DATA) == "not monotonic"
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "stays flat" not in text and "step" not in text
+
+
 def test_a_level_switched_off_gives_the_size_and_direction_of_its_step() -> None:
     """A level drop was never given in the data's units."""
     facts = make_facts(prod(C((60.0,)), Before((1955.0, 0.05))), np.where(GRID < 1955, -66.1, 0.0))
