@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-from abcd_cli.reporting.density import WINDOW_CYCLES, dense_window
+from abcd_cli.reporting.density import dense_window
 from abcd_cli.reporting.thinning import COLUMNS_PER_INCH, needs_thinning, thin
 
 FULL_WIDTH = 6.5
@@ -108,12 +108,18 @@ def _style(ax: Axes) -> None:
     _plain_ticks(ax)
 
 
+#: Ticks on the x axis of a dense curve's window (labels such as 1959.25 overlapped at more).
+WINDOW_TICKS = 4
+
+
 def zoom_to(ax: Axes, window: tuple[float, float], x: np.ndarray, *curves: np.ndarray) -> None:
-    """Show only ``window`` of x, the y limits fitted to the ``curves`` (on x) there."""
+    """Show only ``window`` of x, the y limits fitted to the ``curves`` (on x) there; at
+    most ``WINDOW_TICKS`` ticks on x, as its labels may need decimals (1959.25)."""
     low, high = window
     inside = (x >= low) & (x <= high)
     values = np.concatenate([c[inside] for c in curves]) if inside.any() else np.zeros(0)
     ax.set_xlim(low, high)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=WINDOW_TICKS, steps=[1, 2, 2.5, 5, 10]))
     if values.size and np.ptp(values) > 0:
         pad = 0.05 * float(np.ptp(values))
         ax.set_ylim(float(values.min()) - pad, float(values.max()) + pad)
@@ -229,6 +235,11 @@ def data_figure(x: ArrayLike, y: ArrayLike, x_label: str, y_label: str) -> Figur
     return fig
 
 
+#: The heading of a dense curve's window: it ends at the data's end and spans a few of the
+#: curve's peak spacings, which for a modulated or jagged cycle are fewer than its cycles.
+WINDOW_TITLE = "the data's last stretch"
+
+
 def component_figure(
     x_grid: ArrayLike,
     mean: ArrayLike,
@@ -254,7 +265,7 @@ def component_figure(
     for ax in (top, bottom):
         draw_band(ax, x_grid, mean, sd, "posterior mean")
     zoom_to(top, window, x_grid, mean - 2 * np.abs(sd), mean + 2 * np.abs(sd))
-    set_labels(top, x_label, y_label, f"{title}: last {WINDOW_CYCLES} cycles")
+    set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
     shade_extrapolation(bottom, x_grid, end)
     set_labels(bottom, x_label, y_label, f"{title}: whole span")
     return fig
@@ -281,7 +292,7 @@ def cumulative_figure(
         panels = [(ax, title)]
     else:
         fig, top, ax = new_panels(HALF_WIDTH, HALF_HEIGHT)
-        panels = [(top, f"{title}: last {WINDOW_CYCLES} cycles")]
+        panels = [(top, f"{title}: {WINDOW_TITLE}")]
         panels.append((ax, f"{title}: whole span"))
     for panel, heading in panels:
         draw_band(panel, x_grid, mean, sd, "sum of components")

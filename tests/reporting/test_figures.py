@@ -31,6 +31,12 @@ def test_sixty_years_of_a_monthly_cycle_are_not_a_solid_block() -> None:
     assert top.get_xlim()[1] - top.get_xlim()[0] < 6  # a few cycles, above
     assert _peaks_per_inch(top, GRID, mean) <= MAX_PEAKS_PER_INCH
     assert "whole span" in whole.get_title(loc="left")
+    # the window's heading claims no count of cycles: on a modulated or jagged cycle the peak
+    # spacing it is cut by is shorter than the period ('last 4 cycles' over 1.8 of them)
+    assert top.get_title(loc="left") == "Component 1: the data's last stretch"
+    low, high = top.get_xlim()
+    ticks = [t for t in top.get_xticks() if low <= t <= high]
+    assert 2 <= len(ticks) <= 5  # decimal-year labels that do not run into each other
 
     y = np.sin(2 * np.pi * X_DATA) + 0.1
     fig = plots.cumulative_figure(GRID, mean, sd, X_DATA, y, "year", "y", "Components 1-2")
