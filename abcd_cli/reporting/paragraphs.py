@@ -315,8 +315,13 @@ def _detail_sentences(
         if len(mean):
             level = mean[int(np.argmax(np.abs(mean)))]
             where = "Its"
-            if parts.gates:
-                where = "At its strongest, its" if gradual else "Where it applies, its"
+            if parts.gates and gradual:
+                where = "At its strongest, its"
+            elif parts.gates:  # the level its steps are measured by (_step_sentences)
+                where, level = (
+                    "Where it applies, its",
+                    float(np.median(applied_part(facts, x_data)[1])),
+                )
             out.append(f"{where} level is about {format_amount(level, axis)}.")
     if gradual and x_data is not None:
         out += _gradual_sentences(parts, axis, x_data)

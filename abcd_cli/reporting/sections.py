@@ -11,6 +11,7 @@ model here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -134,6 +135,14 @@ def _dropped(n_dropped: int) -> str:
     return f"{format_number(int(n_dropped))} {rows} with missing values dropped"
 
 
+def format_mean(mean: float, spread: float) -> str:
+    """The series' mean to the precision its spread is read at (the decimals that give the
+    sd to two significant digits): levels of a few tenths measured from a mean of 1,360.65
+    need its decimals, or a level of −0.50 would place the series below every observation."""
+    digits = 1 - math.floor(math.log10(spread)) if spread > 0 and math.isfinite(spread) else 0
+    return format_number(mean, decimals=digits) if digits > 0 else format_number(mean)
+
+
 def reference_sentence(dec: Decomposition) -> str:
     """What every level and size in the report is measured from, stated once: the series'
     mean when the model subtracts it (``prior_mean`` "data"), else zero; a model with its own
@@ -143,7 +152,7 @@ def reference_sentence(dec: Decomposition) -> str:
         return ""
     if prior == "zero":
         return f" Levels below are in the units of {dec.y_name}, measured from zero."
-    mean = format_amount(dec.model.scaling.y_shift, dec.axis)
+    mean = format_mean(dec.model.scaling.y_shift, dec.model.scaling.y_scale)
     return (
         f" The mean of {dec.y_name} is {mean}; every level below is in the units of {dec.y_name}"
         f" and measured from that mean (a component at −10 lies 10 below it)."

@@ -105,6 +105,17 @@ def test_a_swing_about_a_level_that_switches_off_is_not_a_flat_step() -> None:
     assert "stays flat" not in text and "step" not in text
 
 
+def test_a_switched_levels_size_is_the_one_its_steps_give() -> None:
+    """Solar's level read 'its level is about −0.501' and then 'a fall of about 0.464 ...
+    then a rise of about 0.464': two sizes for one level."""
+    curve = np.where((GRID > 1951) & (GRID < 1955), -0.464, 0.0)
+    curve[np.argmin(np.abs(GRID - 1953.0))] = -0.501  # one grid point further out
+    kernel = prod(C((0.5,)), After((1951.0, 0.05)), Before((1955.0, 0.05)))
+    text = component_paragraph(make_facts(kernel, curve), YEAR, x_data=X_DATA)
+    assert "level is about −0.464" in text and "a fall of about 0.464" in text
+    assert "0.501" not in text
+
+
 def test_a_level_switched_off_gives_the_size_and_direction_of_its_step() -> None:
     """A level drop was never given in the data's units."""
     facts = make_facts(prod(C((60.0,)), Before((1955.0, 0.05))), np.where(GRID < 1955, -66.1, 0.0))
