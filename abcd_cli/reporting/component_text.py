@@ -23,10 +23,10 @@ from abcd_cli.kernels.base import copy_with, reads_x
 from abcd_cli.reporting.curves import amplitude_trend, mean_trend
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
-from abcd_cli.reporting.factors import is_gradual, stated_intervals
+from abcd_cli.reporting.factors import factors_of, is_gradual, product_lengthscale, stated_intervals
 from abcd_cli.reporting.paragraphs import component_paragraph, opening, statistics_sentences
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
-from abcd_cli.reporting.wording import format_amount, join_words, number_word
+from abcd_cli.reporting.wording import format_amount, format_span, join_words, number_word
 
 
 def on_first_input(kernel: Kernel) -> Kernel:
@@ -54,7 +54,28 @@ def input_names(dec: Decomposition, dims: tuple[int, ...]) -> list[str]:
 def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = True) -> str:
     """The component's noun phrase, naming the inputs it reads when there are several;
     ``direction``: whether a trend says which way its mean goes ('a linearly increasing
-    function' rather than 'a linear trend')."""
+    function' rather than 'a linear trend'). Smooth components of a series whose phrases
+    would read alike name the scale each varies over ('a smooth function on a scale of about
+    31.7 years which applies ...'), so that no two bullets of the summary are the same."""
+    phrase = _phrase(dec, c, direction)
+    if dec.series is None:
+        return phrase
+    x = column(dec, 0)
+    parts = factors_of(c.kernel, x)
+    twins = [
+        other
+        for other in dec.components
+        if other.index != c.index and _phrase(dec, other, direction) == phrase
+    ]
+    if not twins or parts is None or parts.head != "smooth" or parts.lead is None:
+        return phrase
+    scale = format_span(product_lengthscale(parts.smooth), dec.axis)
+    noun = parts.lead.noun
+    return phrase.replace(noun, f"{noun} on a scale of about {scale}", 1)
+
+
+def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
+    """:func:`component_phrase` before smooth components that read alike are told apart."""
     if dec.series is not None:
         x = column(dec, 0)
         return noun_phrase(

@@ -7,6 +7,9 @@ import pytest
 
 from abcd_cli.decompose.components import decompose
 from abcd_cli.decompose.facts import Axis
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model
+from abcd_cli.reporting.component_text import component_phrase
 from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.sections import format_mean
 from tests.reporting.test_report import _search_doc, fixed_model
@@ -40,3 +43,19 @@ def test_the_mean_is_stated_to_the_precision_of_the_spread() -> None:
     assert format_mean(1360.65, 0.45) == "1,360.65"
     assert format_mean(280.3, 119.0) == "280"
     assert format_mean(31000.4, 15000.0) == "31,000"
+
+
+def test_two_smooth_components_that_read_alike_name_their_scales() -> None:
+    """Solar's summary read 'A smooth function which applies before 1652 and after 1722.'
+    twice, for terms varying over 31.7 and 2.2 years."""
+    first = fixed_model()
+    text = "SE(lengthscale=3.0, sd=5.0) + SE(lengthscale=0.2, sd=2.0) + WN(sd=1.0)"
+    kernel = first.scaling.kernel_in(parse_kernel(text))
+    model = Model(kernel, first.scaling, first.x, first.y, first.nll)
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    smooth = [c for c in dec.components if not c.is_noise]
+    phrases = [component_phrase(dec, c) for c in smooth]
+    assert len(set(phrases)) == 2
+    assert any("a smooth function on a scale of about 3.0 years" in p for p in phrases)
+    noise = next(c for c in dec.components if c.is_noise)
+    assert component_phrase(dec, noise) == "uncorrelated noise"
