@@ -374,7 +374,7 @@ def _gathered_sentences(
             amplitude_sentence(amplitudes, axis, x_data, _modulators(g.terms, axis)),
         ]
     if g.head == "periodic":
-        out += _periodic_sentences(g.lead, axis)
+        out += _periodic_sentences(g.lead, axis) + _rough_terms_sentences(g, axis)
     elif g.head == "smooth":
         out += _shape_sentences(g.lead, axis)
     if g.head in ("smooth", "linear"):
@@ -382,6 +382,24 @@ def _gathered_sentences(
     if not g.always_on:
         out += _interval_sentences(g.on, axis, x_data)
     return out
+
+
+def _rough_terms_sentences(g: Gathered, axis: Axis) -> list[str]:
+    """A gathered cycle whose other terms carry a smooth factor shorter than the period: the
+    leading term's shape does not describe the fitted curve, which follows changes within
+    each cycle (temperature's yearly cycle times a factor of 1.3 days read 'very smooth, close
+    to a pure sinusoid' beside a jagged curve)."""
+    period = g.lead.periodic[0].param("period")
+    lengths = [product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and t.smooth]
+    short = [length for length in lengths if length < period]
+    if not short:
+        return []
+    span = format_span(min(short), axis)
+    return [
+        f"Its fitted curve is rougher than that shape: another of its terms changes over only"
+        f" about {span}, less than a period, so the curve follows short-lived changes within"
+        " each cycle."
+    ]
 
 
 def _gradual_sentences(parts: Factors, axis: Axis, x_data: np.ndarray) -> list[str]:

@@ -162,3 +162,18 @@ def test_a_cycle_steady_over_the_data_is_not_said_to_vary_or_to_keep_growing() -
     assert "stays about 12.0 across the data" in component_paragraph(facts, YEAR, x_data=X_DATA)
     beyond_text = describe_extrapolation(facts, YEAR, x_data=X_DATA)
     assert "with its amplitude growing linearly" in beyond_text and "still" not in beyond_text
+
+
+def test_a_cycle_with_a_term_rougher_than_a_period_is_not_only_smooth() -> None:
+    """Temperature's yearly cycle, gathered with a copy multiplied by a smooth factor of 1.3
+    days, read only 'very smooth, close to a pure sinusoid' beside a jagged curve."""
+    smooth_yearly = Per((5.0, 1.0, 1.0))
+    kernel = Sum((smooth_yearly, prod(Per((5.0, 1.0, 1.0)), SE((0.0036, 1.0)))))
+    text = component_paragraph(make_facts(kernel, np.sin(2 * np.pi * GRID)), YEAR, x_data=X_DATA)
+    assert "rougher than that shape" in text and "1.3 days" in text
+    plain = component_paragraph(
+        make_facts(Sum((smooth_yearly, prod(Per((5.0, 1.0, 1.0)), SE((30.0, 1.0))))), None),
+        YEAR,
+        x_data=X_DATA,
+    )
+    assert "rougher" not in plain
