@@ -132,7 +132,7 @@ def test_plot_components_draws_the_reports_figure_of_each(found: abcd_cli.FoundM
         f"Component {c.index}" for c in dec.components
     ]
     for fig, c in zip(alone, dec.components, strict=True):
-        np.testing.assert_allclose(_line(fig.axes[0], "posterior mean")[1], c.mean)
+        np.testing.assert_allclose(_line(fig.axes[0], "fitted mean")[1], c.mean)
     summed = found.plot_components(cumulative=True)
     assert [f.axes[0].get_title(loc="left") for f in summed] == [
         "Component 1",

@@ -187,9 +187,9 @@ def inputs_drawing(
             axis_label(dec.axes[d]), dec.y_name, title,
         )  # fmt: skip
         note = (
-            f"The line is the component's posterior mean against {dec.names[d]}, the band"
+            f"The line is the component's fitted mean against {dec.names[d]}, the band"
             " ±2 standard deviations; the points are the partial residuals, the data less the"
-            " other components' posterior means (noise aside)."
+            " other components' fitted means (noise aside)."
         )
         if d == dec.time_dim:
             note += " Grey shading marks the extrapolated range."
@@ -202,7 +202,7 @@ def inputs_drawing(
             column(dec, b), (axis_label(dec.axes[a]), axis_label(dec.axes[b])), title,
         )  # fmt: skip
         note = (
-            f"The colours give the component's posterior mean over {dec.names[a]} and"
+            f"The colours give the component's fitted mean over {dec.names[a]} and"
             f" {dec.names[b]} (red above zero, blue below); dots mark the data."
         )
         return draw, note

@@ -246,7 +246,7 @@ def _joint_sentences(dec: Decomposition, c: ComponentFacts) -> list[str]:
         out += effect_sentences(effect, dec.axes)
     elif mean.size:
         out.append(
-            f"At the data its posterior mean ranges from {format_amount(float(mean.min()), axis)}"
+            f"At the data its fitted mean ranges from {format_amount(float(mean.min()), axis)}"
             f" to {format_amount(float(mean.max()), axis)}."
         )
     if len(c.dims) > 2:

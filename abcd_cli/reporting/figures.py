@@ -257,13 +257,13 @@ def component_figure(
     window = dense_window(x_grid, mean, end, HALF_WIDTH)
     if window is None:
         fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
-        draw_band(ax, x_grid, mean, sd, "posterior mean")
+        draw_band(ax, x_grid, mean, sd, "fitted mean")
         shade_extrapolation(ax, x_grid, end)
         set_labels(ax, x_label, y_label, title)
         return fig
     fig, top, bottom = new_panels(HALF_WIDTH, HALF_HEIGHT)
     for ax in (top, bottom):
-        draw_band(ax, x_grid, mean, sd, "posterior mean")
+        draw_band(ax, x_grid, mean, sd, "fitted mean")
     zoom_to(top, window, x_grid, mean - 2 * np.abs(sd), mean + 2 * np.abs(sd))
     set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
     shade_extrapolation(bottom, x_grid, end)

@@ -127,7 +127,10 @@ def gathered_sentence(
     n = number_word(len(g.terms))
     what = {
         "periodic": f"{n} terms of the model with this period",
-        "smooth": f"{n} smooth terms of the model with lengthscales within a factor of two",
+        "smooth": (
+            f"{n} smooth terms of the model varying over lengths within a factor of two of"
+            " each other"
+        ),
         "linear": f"{n} polynomial terms of the model",
     }[g.head]
     text = f"It gathers {what}, described here as one."

@@ -107,6 +107,6 @@ def surface_figure(
     colourbar = fig.colorbar(filled, ax=ax, shrink=0.9, pad=0.02)
     colourbar.ax.tick_params(labelsize=FONT_SIZE - 1.5)
     colourbar.ax.yaxis.set_major_locator(MaxNLocator(5))
-    colourbar.set_label("posterior mean", fontsize=FONT_SIZE - 0.5)
+    colourbar.set_label("fitted mean", fontsize=FONT_SIZE - 0.5)
     set_labels(ax, labels[0], labels[1], title)
     return fig

@@ -136,8 +136,8 @@ def _periodic_sentences(
         span = format_span(length, axis)
         if periods < 1:
             out.append(
-                f"Its shape changes quickly from one cycle to the next (typical lengthscale "
-                f"{span}, less than a period), so the repetition is only loose."
+                f"Its shape changes quickly from one cycle to the next (over about {span},"
+                " less than a period), so the repetition is only loose."
             )
         elif periods > 20:
             out.append(
@@ -146,8 +146,8 @@ def _periodic_sentences(
             )
         else:
             out.append(
-                f"Its shape drifts gradually from cycle to cycle, with a typical lengthscale "
-                f"of {span} (about {format_number(periods, decimals=1)} periods)."
+                f"Its shape drifts gradually from cycle to cycle, over about {span} (about"
+                f" {format_number(periods, decimals=1)} periods)."
             )
     return out
 

@@ -59,3 +59,16 @@ def test_two_smooth_components_that_read_alike_name_their_scales() -> None:
     assert any("a smooth function on a scale of about 3.0 years" in p for p in phrases)
     noise = next(c for c in dec.components if c.is_noise)
     assert component_phrase(dec, noise) == "uncorrelated noise"
+
+
+def test_the_body_names_no_lengthscale_and_no_posterior_mean(context) -> None:
+    """'typical lengthscale', 'posterior means' and 'lengthscales within a factor of two'
+    were statisticians' words in the body of every report (the appendix keeps the kernel)."""
+    import json
+    from pathlib import Path
+
+    words = [context["summary"], context["forecast"]] + [
+        {k: c[k] for k in ("phrase", "paragraph", "extrapolation")} for c in context["components"]
+    ]
+    text = json.dumps(words, default=str) + Path("templates/_component.html").read_text()
+    assert "lengthscale" not in text and "posterior mean" not in text
