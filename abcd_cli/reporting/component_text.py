@@ -24,8 +24,9 @@ from abcd_cli.reporting.curves import amplitude_trend, mean_trend
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.factors import factors_of, is_gradual, product_lengthscale, stated_intervals
-from abcd_cli.reporting.paragraphs import component_paragraph, opening, statistics_sentences
+from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
+from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.wording import format_amount, format_span, join_words, number_word
 
 

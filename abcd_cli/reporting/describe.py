@@ -12,8 +12,9 @@ are in :mod:`~abcd_cli.reporting.summary`. Factors and their roles are in
 
 from abcd_cli.reporting.curves import mean_trend
 from abcd_cli.reporting.extrapolation import describe_extrapolation
-from abcd_cli.reporting.paragraphs import CV_WARNING, component_paragraph
+from abcd_cli.reporting.paragraphs import component_paragraph
 from abcd_cli.reporting.phrases import noun_phrase
+from abcd_cli.reporting.statistics_text import CV_WARNING
 from abcd_cli.reporting.summary import describe_checks, summary_sentences
 
 __all__ = [

@@ -1,5 +1,6 @@
-"""The paragraph on one component: what it is, its numbers in the data's units, how much
-variance it explains and how it changes the cross-validated error. R² values are fractions.
+"""The paragraph on one component: what it is and its numbers in the data's units, then
+how much variance it explains and how it changes the cross-validated error
+(:mod:`statistics_text`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from abcd_cli.reporting.factors import (
 from abcd_cli.reporting.gathered import Gathered, gathered, gathered_sentence
 from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
+from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
@@ -50,13 +52,9 @@ from abcd_cli.reporting.wording import (
     format_span,
     join_words,
     ordinal,
-    percent,
     place_in_data,
     rate_unit,
 )
-
-#: The phrase that marks a component which does not improve the cross-validated error.
-CV_WARNING = "without improving the cross-validated error"
 
 
 def opening(index: int, phrase: str) -> str:
@@ -419,99 +417,6 @@ def _gradual_sentences(parts: Factors, axis: Axis, x_data: np.ndarray) -> list[s
     return [text + "."]
 
 
-def _distinct_percents(before: float, after: float) -> tuple[str, str] | None:
-    """Two percentages with enough decimals (up to 3) to tell them apart, or None."""
-    for decimals in (1, 2, 3):
-        a, b = format_percent(before, decimals), format_percent(after, decimals)
-        if a != b:
-            return a, b
-    return None
-
-
-def _variance_sentence(facts: ComponentFacts, previous_r2: float) -> str:
-    """How the share of variance explained changes with this component (three rotating forms)."""
-    res = percent(facts.residual_r2)
-    pair = _distinct_percents(previous_r2, facts.cum_r2)
-    if pair is None:
-        return (
-            "It leaves the share of variance explained practically unchanged at "
-            f"{percent(facts.cum_r2)}."
-        )
-    prev, cum = pair
-    forms = (
-        f"It accounts for {res} of the variance that the earlier components left unexplained, "
-        f"raising the share of variance explained from {prev} to {cum}.",
-        f"Adding it takes the variance explained from {prev} to {cum}, which is {res} of what "
-        "was still unexplained.",
-        f"With it the model explains {cum} of the variance, up from {prev}: it captures {res} "
-        "of the variance that remained.",
-    )
-    return forms[(facts.index - 1) % len(forms)]
-
-
-#: A component that adds at least this share of the variance explained (ΔR²) while lowering
-#: the cross-validated MAE by less than ``SMALL_CV_GAIN`` gets a sentence on why the two differ.
-LARGE_R2_GAIN = 0.05
-#: See ``LARGE_R2_GAIN``: a fall of the cross-validated MAE below this share is small.
-SMALL_CV_GAIN = 0.02
-
-
-def _conflict_sentences(facts: ComponentFacts) -> list[str]:
-    """Why a component can add much to R² and little to the cross-validated error: R² counts
-    how closely it follows the data it was fitted to; the cross-validated error, how much it
-    helps predict blocks of data left out."""
-    if facts.is_noise or facts.delta_r2 < LARGE_R2_GAIN or facts.mae_reduction >= SMALL_CV_GAIN:
-        return []
-    return [
-        f"It adds {percent(facts.delta_r2)} to the variance explained but lowers the"
-        f" cross-validated error by only {percent(facts.mae_reduction, fine=True)}: it follows"
-        " the data it was fitted to closely, but helps little to predict a block of data left"
-        " out, as a component that tracks local wiggles does."
-    ]
-
-
-def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
-    """How the cross-validated MAE changes, with a warning when the component does not lower it."""
-    before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
-    reduction = percent(abs(facts.mae_reduction), fine=True)
-    if facts.improves_cv:
-        forms = (
-            f"It lowers the cross-validated mean absolute error (MAE) by {reduction}, from "
-            f"{before} to {after}.",
-            f"The cross-validated mean absolute error falls by {reduction} when it is added, "
-            f"from {before} to {after}.",
-        )
-        return [forms[(facts.index - 1) % len(forms)], *_conflict_sentences(facts)]
-    if facts.mae_reduction < 0 and reduction != percent(0.0, fine=True):
-        change = (
-            f"The cross-validated mean absolute error rises by {reduction}, from {before} to "
-            f"{after}."
-        )
-    else:
-        change = (
-            f"The cross-validated mean absolute error barely moves ({before} to {after}, "
-            f"{reduction} lower)."
-        )
-    if facts.is_noise:
-        warning = (
-            f"As expected of noise, it explains variance {CV_WARNING}: it cannot be predicted "
-            "from neighbouring points."
-        )
-    elif percent(facts.delta_r2) == percent(0.0):  # the table shows it adds nothing
-        warning = (
-            "It adds almost nothing to the variance explained and does not improve the"
-            " cross-validated error: it is probably a by-product of the model rather than a"
-            " pattern that helps prediction."
-        )
-    else:
-        warning = (
-            f"Since it explains variance {CV_WARNING}, it probably captures short-lived "
-            "fluctuations or noise, or is a by-product of the model, rather than a pattern "
-            "that helps prediction."
-        )
-    return [change, warning]
-
-
 def component_paragraph(
     facts: ComponentFacts,
     axis: Axis,
@@ -546,13 +451,3 @@ def component_paragraph(
         sentences += _gathered_sentences(together, facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)
-
-
-def statistics_sentences(
-    facts: ComponentFacts, axis: Axis, previous_r2: float | None = None
-) -> list[str]:
-    """How the share of variance explained and the cross-validated error change with the
-    component (``previous_r2`` as in :func:`component_paragraph`)."""
-    if previous_r2 is None:
-        previous_r2 = facts.cum_r2 - facts.delta_r2
-    return [_variance_sentence(facts, previous_r2), *_cv_sentences(facts, axis)]
