@@ -1,8 +1,9 @@
 """A rolling-origin backtest of the weighed posterior on the series' own past (issue 62).
 
 At each forecast origin t inside the data, the structures holding the posterior's weight are
-refitted from their fitted values on the points before the origin (``refit.refit_task``: no new
-search), their parameter draws moved with them, and their mixture forecasts the points after
+refitted from their fitted values on the points before the origin (``warm_task``: one warm
+start, no new search), their parameter draws moved with them and widened by √(N/t) (the
+posterior of t points is wider than that of all N), and their mixture forecasts the points after
 the origin up to the report's horizon. Each error is standardised by the mixture's own spread
 there, z = (y − m̄) / s̄ (m̄ and s̄ the mixture's mean and sd, noise included,
 ``prediction.mixture_moments``), and kept with its horizon h = x − x_{t−1}, in the input's units.
@@ -25,7 +26,7 @@ import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -33,11 +34,10 @@ from abcd_cli.arrays import as_2d
 from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines.base import Engine, PosteriorError
-from abcd_cli.kernel_search.candidate import fit_candidate
+from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior, holding
 from abcd_cli.kernel_search.records import SearchResult
-from abcd_cli.kernel_search.refit import refit_task
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
@@ -151,7 +151,7 @@ def run_backtest(
     user = [[scaling.kernel_out(k) for k in _particles(posterior, i)] for i in chosen]
     datas = [SearchData.prepare(xs[:t], ys[:t], settings, x_names) for t in ts]
     tasks = [
-        refit_task(d.scaling.kernel_in(user[s][0]), d, settings, engine)
+        warm_task(d.scaling.kernel_in(user[s][0]), d, settings, engine)
         for d in datas
         for s in range(len(chosen))
     ]
@@ -164,7 +164,7 @@ def run_backtest(
             result = results[o * len(chosen) + s]
             start = tasks[o * len(chosen) + s].kernel
             fitted = result.kernel if result.status == "ok" else start
-            for kernel in _moved(user[s], fitted, data.scaling):
+            for kernel in _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t)):
                 models.append(_model(kernel, data, engine, x_names))
                 w.append(weights[s] / len(user[s]))
         z = _standardised(models, np.array(w), xs[after], ys[after])
@@ -177,21 +177,35 @@ def run_backtest(
     )
 
 
+def warm_task(
+    kernel: Kernel, data: SearchData, settings: SearchSettings, engine: Engine
+) -> FitTask:
+    """The task refitting fitted ``kernel`` on all of ``data`` from its values alone: one
+    start, warm (a refit's jittered starts, ``refit.refit_task``, cost three times as much, and
+    the origin's data differ from the whole by a few points)."""
+    task = data.task(kernel, "all", settings, engine, 1, settings.max_iter)
+    return replace(task, polish=1)
+
+
 def _particles(posterior: StructurePosterior, i: int) -> list[Kernel]:
     """Structure ``i`` at its fitted values, then at ``draw_rows`` of its draws."""
     s = posterior.structures[i]
     return [s.kernel, *(s.kernel.with_theta(s.theta[r]) for r in draw_rows(s.theta.shape[0]))]
 
 
-def _moved(user: list[Kernel], fitted: Kernel, scaling: Scaling) -> list[Kernel]:
+def _moved(user: list[Kernel], fitted: Kernel, scaling: Scaling, spread: float) -> list[Kernel]:
     """The draws of a structure (``user[1:]``, user units; ``user[0]`` its fitted values)
-    moved by the refit: θ_j' = θ_refit + (θ_j − θ̂) on the optimiser's coordinates of the
-    origin's internal units; the refitted kernel alone when it has no draws."""
+    centred on the refit and widened by ``spread``: θ_j' = θ_refit + spread·(θ_j − θ̂) on the
+    optimiser's coordinates of the origin's internal units (spread = √(N/t): a posterior's sd
+    shrinks as 1/√n, and the origin has t of the N points); the refitted kernel alone when the
+    structure has no draws."""
     if len(user) == 1:
         return [fitted]
     centre = scaling.kernel_in(user[0]).theta()
-    shift = fitted.theta() - centre
-    return [fitted.with_theta(scaling.kernel_in(k).theta() + shift) for k in user[1:]]
+    return [
+        fitted.with_theta(fitted.theta() + spread * (scaling.kernel_in(k).theta() - centre))
+        for k in user[1:]
+    ]
 
 
 def _model(kernel: Kernel, data: SearchData, engine: Engine, x_names: Sequence[str]) -> Model:

@@ -8,9 +8,10 @@ conformal quantile per horizon band, floored at 1 or not) widens the test band; 
 each one's 95% coverage of the test points, pooled and per series, and how many series are
 "about right" (coverage 85-100%; with under 20 test points, at least 80%).
 
-Well specified: series drawn from a GP of a fixed structure (SE + Per + WN), backtested with
-that structure alone at its true values (a posterior of one structure, no draws); the table
-gives how much each variant changes the band (the largest factor's distance from 1).
+Well specified: series drawn from a GP of a fixed structure (SE + Per + WN), that structure
+refitted from its true values and weighed alone (a posterior of one structure with its
+parameters' draws), then backtested; the table gives how much each variant changes the band
+(the largest factor's distance from 1).
 
     nice -n 5 .venv/bin/python -m benchmarks.studies.calibration --depth 2 --restarts 1 \\
         --out benchmarks/studies/outputs/calibration.md
@@ -35,8 +36,9 @@ from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.backtest import absent_reason, run_backtest
 from abcd_cli.kernel_search.engine_choice import resolve
-from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
-from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_units
+from abcd_cli.kernel_search.refit import refit
+from abcd_cli.kernel_search.search_data import SearchData
+from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import DATASETS, machine_line, publish, python_command
 
@@ -124,20 +126,19 @@ def about_right(inside: int, n: int) -> bool:
 
 
 def well_specified(seed: int) -> dict:
-    """One draw of the true structure, backtested with it alone: the factors per variant."""
+    """One draw of the true structure, fitted and weighed alone (its parameters' draws as a
+    posterior search makes them), then backtested: its standardised errors."""
     rng = np.random.default_rng(seed)
     x = np.arange(TRUE_POINTS, dtype=float) / 10.0
     kernel = parse_kernel(TRUE_KERNEL)
     K = kernel.gram(x[:, None])
     y = np.linalg.cholesky(K + 1e-9 * np.eye(x.size)) @ rng.standard_normal(x.size)
-    settings = SearchSettings(method="posterior", seed=seed)
-    scaling, _ = prior_mean_units(x, y, settings.prior_mean)
-    inner = scaling.kernel_in(kernel)
-    posterior = StructurePosterior(
-        [Weighed(inner, 0.0, 0.0, np.zeros((0, inner.n_params)))], np.array([1.0])
-    )
-    settings, engine = resolve(settings, x.size)
-    b = run_backtest(x, y, scaling, posterior, settings, engine, SerialExecutor())
+    settings, engine = resolve(SearchSettings(method="posterior", seed=seed), x.size)
+    data = SearchData.prepare(x, y, settings)
+    executor = SerialExecutor()
+    (fitted,) = refit([data.scaling.kernel_in(kernel)], data, settings, engine, executor)
+    posterior = data.weigh([fitted.scored], settings, engine, executor)
+    b = run_backtest(x, y, data.scaling, posterior, settings, engine, executor)
     return {
         "seed": seed,
         "horizon": b.horizon,
