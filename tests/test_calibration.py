@@ -1,13 +1,21 @@
 """The band's calibration by horizon (``abcd_cli.calibration``): its factors against a hand
-computation, how it widens a predictive table, and its JSON form and check."""
+computation, how it widens a predictive table, its JSON form and check, and its use by
+``abcd_cli.predict`` and ``abcd predict`` from a model file."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+import abcd_cli
 from abcd_cli.calibration import (
     Z95,
     Calibration,
@@ -15,6 +23,9 @@ from abcd_cli.calibration import (
     calibrate,
     calibration_problem,
 )
+from abcd_cli.cli.main import main
+from abcd_cli.errors import InputError
+from abcd_cli.found import read_model
 
 
 def test_the_width_factor_is_the_root_mean_square_of_the_errors() -> None:
@@ -107,3 +118,92 @@ def test_an_absent_calibration_holds_its_reason_only() -> None:
     assert calibration_problem({"reason": ""}) != ""
     assert calibration_problem({"reason": "short", "origins": 3}) != ""
     assert calibration_problem([1, 2]) == "must be an object"
+
+
+# -- held in the model file and used by predictions ---------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+#: A posterior (20 structures, 32 draws each) of the airline series, 129 points, written before
+#: calibrations (the tests keep two structures and four draws of it).
+POSTERIOR_MODEL = ROOT / "benchmarks/accuracy/outputs/peers/models/01-airline-extrap.json"
+#: A calibration of it by hand: the band 1.5, 2 and 3 times as wide up to 0.5, 1 and 2 years.
+HAND = Calibration((0.5, 1.0, 2.0), (1.5, 2.0, 3.0), 6, 120, "scale", z=np.ones(3), h=np.ones(3))
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The posterior's model file as written, and with ``HAND`` added."""
+    folder = tmp_path_factory.mktemp("calibrated")
+    doc = json.loads(POSTERIOR_MODEL.read_text())
+    posterior = doc["posterior"]  # its two most probable structures and 4 draws: fast
+    kept = posterior["structures"][:2]
+    total = sum(s["weight"] for s in kept)
+    for s in kept:
+        s["weight"] /= total
+        s["theta"] = s["theta"][:4]
+    posterior.update(structures=kept, draws=4)
+    doc["settings"]["draws"] = 4
+    plain, calibrated = folder / "plain.json", folder / "calibrated.json"
+    plain.write_text(json.dumps(doc))
+    calibrated.write_text(json.dumps({**doc, "calibration": HAND.to_dict()}))
+    return plain, calibrated
+
+
+def test_the_model_file_round_trips_its_calibration(files: tuple[Path, Path]) -> None:
+    found = read_model(files[1])
+    assert found.calibration == HAND
+    assert read_model(files[0]).calibration is None
+
+
+def test_predict_widens_the_posteriors_band_past_the_data_by_horizon(
+    files: tuple[Path, Path],
+) -> None:
+    plain, calibrated = (read_model(p) for p in files)
+    end = float(plain.model.X[:, 0].max())
+    at = np.array([end - 1.0, end + 0.25, end + 0.75, end + 1.5, end + 4.0])
+    before, after = abcd_cli.predict(plain, at), abcd_cli.predict(calibrated, at)
+    np.testing.assert_allclose(after["mean"], before["mean"])
+    np.testing.assert_allclose(after["sd"], before["sd"] * [1.0, 1.5, 2.0, 3.0, 3.0])
+    for q in ("q2.5", "q97.5"):
+        np.testing.assert_allclose(
+            after[q] - after["mean"], (before[q] - before["mean"]) * [1.0, 1.5, 2.0, 3.0, 3.0]
+        )
+    assert "widened 1.50/2.00/3.00 times by horizon, from 6 forecasts" in after.attrs["mixture"]
+
+
+def test_abcd_predict_writes_the_calibrated_table(files: tuple[Path, Path], tmp_path: Path) -> None:
+    plain, calibrated = files
+    x = tmp_path / "x.csv"
+    x.write_text("x\n1961.5\n")
+    tables = []
+    for path in files:
+        out = tmp_path / f"{path.stem}.csv"
+        result = CliRunner().invoke(main, ["predict", str(path), str(x), "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        tables.append(pd.read_csv(out))
+    end = float(read_model(plain).model.X[:, 0].max())
+    factor = HAND.factor_at(np.array([1961.5 - end]))[0]
+    assert tables[1]["sd"][0] == pytest.approx(tables[0]["sd"][0] * factor)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["calibration"]["bands"][0].update(factor=0.0), "factor must be positive"),
+        (lambda d: d["calibration"].update(method="mean"), "method must be one of"),
+        (lambda d: d.update(calibration=[1]), "calibration must be a calibration"),
+        (lambda d: d.pop("posterior"), "calibration belongs to a posterior"),
+    ],
+)
+def test_a_malformed_calibration_is_refused_by_the_model_file_check(
+    files: tuple[Path, Path], tmp_path: Path, change: Any, message: str
+) -> None:
+    doc = json.loads(files[1].read_text())
+    change(doc)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=f"model file {re.escape(str(path))}: .*{message}"):
+        read_model(path)
+    result = CliRunner().invoke(main, ["predict", str(path), "--ahead", "2", "-o", "-"])
+    assert result.exit_code == 2 and result.output.startswith("Error: ")
+    assert len(result.output.splitlines()) == 1 and message in result.output
