@@ -4,6 +4,7 @@ backtest found and what it did to the band, or why the band is not calibrated.""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -39,6 +40,16 @@ def calibration_part(
             "Standardised errors of forecasts from the series' own past, by horizon",
         )
     return part
+
+
+def table_calibration_note(dec: Decomposition, search: Mapping[str, Any]) -> str | None:
+    """For a model without a series (a table of several inputs, or of one input that is not
+    time), why its band is not calibrated: the sentence of the model file's absent
+    calibration; None for a series (its forecast says it) or a search without one."""
+    entry = search.get("calibration")
+    if dec.series is not None or entry is None:
+        return None
+    return calibration_sentence(Calibration.from_dict(entry), dec.axis)
 
 
 def calibration_sentence(c: Calibration, axis: Axis) -> str:
