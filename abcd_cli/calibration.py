@@ -42,7 +42,9 @@ class Calibration:
     (edges[b−1], edges[b]] (edges[−1] = 0), in the input's units; how many forecast
     ``origins`` and ``errors`` made them, by which ``method``. With a ``reason`` it is absent:
     no bands, and the reason in words. ``h`` and ``z``: the backtest's horizons and
-    standardised errors (for the report's figure); ``seconds``: the backtest's time."""
+    standardised errors (for the report's figure); ``seconds``: the backtest's time (not in
+    the model file, which one seed makes the same every time: the search's ``elapsed_seconds``
+    include it)."""
 
     edges: tuple[float, ...] = ()
     factors: tuple[float, ...] = ()
@@ -94,7 +96,6 @@ class Calibration:
             "origins": self.origins,
             "errors": self.errors,
             "backtest": {"horizon": self.h.tolist(), "standardised_error": self.z.tolist()},
-            "seconds": self.seconds,
         }
 
     @classmethod
@@ -116,7 +117,6 @@ class Calibration:
             str(d["method"]),
             h=np.array(backtest["horizon"], dtype=float),
             z=np.array(backtest["standardised_error"], dtype=float),
-            seconds=float(d.get("seconds", 0.0)),
         )
 
 
@@ -128,7 +128,7 @@ def calibration_problem(d: object) -> str:
         if set(d) != {"reason"} or not isinstance(d["reason"], str) or not d["reason"]:
             return "an absent calibration holds only its reason, a non-empty text"
         return ""
-    if set(d) - {"method", "bands", "origins", "errors", "backtest", "seconds"}:
+    if set(d) - {"method", "bands", "origins", "errors", "backtest"}:
         return "has unknown keys"
     if d.get("method") not in METHODS:
         return f"method must be one of {', '.join(METHODS)}"
@@ -159,8 +159,6 @@ def calibration_problem(d: object) -> str:
         return "the backtest's horizons and errors must be lists of one length"
     if not all(_finite(v) for v in h + z):
         return "the backtest's horizons and errors must be finite numbers"
-    if "seconds" in d and not (_finite(d["seconds"]) and d["seconds"] >= 0):
-        return "seconds must be a number of at least 0"
     return ""
 
 

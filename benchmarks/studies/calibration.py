@@ -77,7 +77,8 @@ def run_split(name: str, depth: int, restarts: int) -> dict:
     models, weights, _ = found.predictive_models(False, "evidence", "")
     x_test = test["x"].to_numpy(float)
     table = predictive_table(models, x_test[:, None], weights)
-    c = found.calibration
+    assert found.search_result is not None
+    c = found.search_result.calibration  # with its seconds, which the model file leaves out
     assert c is not None
     return {
         "name": name,
