@@ -14,6 +14,7 @@ time is given with its central 95% interval over the posterior, in the data's un
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing
-from abcd_cli.reporting.weak import weak_cycle_reason
+from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import (
     capitalise,
     format_span,
@@ -82,13 +83,17 @@ def outside_data(f: Finding, dec: Decomposition) -> bool:
     return not float(column.min()) <= f.feature.value <= float(column.max())
 
 
-def weak_findings(facts: PosteriorFacts, dec: Decomposition) -> dict[int, str]:
+def weak_findings(
+    facts: PosteriorFacts, dec: Decomposition, weak: Mapping[int, str] | None = None
+) -> dict[int, str]:
     """The findings shown by a cycle of the decomposed structure that the data do not single
-    out (``reporting/weak.py``), by ``id``, with the reason: every weighed structure may hold
-    it, so its probability says only that the structures weighed agree."""
+    out (``weak``: the reasons by component index, ``reporting/weak.py``), by ``id``, with the
+    reason: every weighed structure may hold it, so its probability says only that the
+    structures weighed agree."""
+    weak = weak_reasons(dec) if weak is None else weak
     out = {}
     for c in dec.components:
-        reason = weak_cycle_reason(dec, c)
+        reason = weak.get(c.index)
         finding = component_finding(c, facts) if reason else None
         if finding is not None and finding.feature.kind == "periodic":
             out[id(finding)] = reason
@@ -235,16 +240,18 @@ def stated(facts: PosteriorFacts) -> list[Finding]:
     return [f for f in facts.findings if wording(f.probability) is not None]  # the floor
 
 
-def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
+def certainty_summary(
+    facts: PosteriorFacts, dec: Decomposition, weak: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """The summary's account of the posterior: an opening, the facts as bullets, the likely
-    and the uncertain findings as two sentences."""
+    and the uncertain findings as two sentences; ``weak`` as for ``weak_findings``."""
     weighed = sum(1 for s in facts.structures if s.weight > 0)
     top = facts.structures[0]
     tiers: dict[str, list[str]] = {"fact": [], FEW_CYCLES: [], "likely": [], "uncertain": []}
-    weak = weak_findings(facts, dec)
+    weak_ones = weak_findings(facts, dec, weak)
     for f in stated(facts):
-        tiers[tier(f, dec, weak)].append(  # type: ignore[index]
-            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})"
+        tiers[tier(f, dec, weak_ones)].append(  # type: ignore[index]
+            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})"
         )
     found = (
         f"The search weighed {number_word(weighed)} structures"
@@ -312,11 +319,14 @@ def component_tag(f: Finding | None, dec: Decomposition) -> str:
     return tag
 
 
-def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, Any]]:
+def findings_json(
+    facts: PosteriorFacts, dec: Decomposition, weak: Mapping[int, str] | None = None
+) -> list[dict[str, Any]]:
     """Every finding for machines: kind, inputs by name, value and interval (user units), its
-    probability and range under the evidence's error, how the summary words it, its words."""
+    probability and range under the evidence's error, how the summary words it, its words;
+    ``weak`` as for ``weak_findings``."""
     out = []
-    weak = weak_findings(facts, dec)
+    weak_ones = weak_findings(facts, dec, weak)
     for f in facts.findings:
         feature = f.feature
         out.append(
@@ -327,8 +337,8 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
                 "interval": list(feature.interval) if feature.interval else None,
                 "probability": f.probability,
                 "probability_range": [f.low, f.high],
-                "wording": tier(f, dec, weak) or "omitted",
-                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})",
+                "wording": tier(f, dec, weak_ones) or "omitted",
+                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})",
             }
         )
     return out

@@ -9,7 +9,7 @@ when it reads more (a note under it says what is drawn, or why nothing is).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -32,25 +32,33 @@ from abcd_cli.reporting.component_text import (
     input_names,
     paragraph,
     section_phrase,
+    section_phrases,
 )
 from abcd_cli.reporting.effects import effect_json
 from abcd_cli.reporting.sections import Frame, axis_label
-from abcd_cli.reporting.weak import weak_cycle_reason
+from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import number_word
 
 
 def component_sections(
-    dec: Decomposition, frame: Frame, facts: PosteriorFacts | None = None
+    dec: Decomposition,
+    frame: Frame,
+    facts: PosteriorFacts | None = None,
+    weak: Mapping[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One section per component, in the report's order; with a posterior over structures
-    (``facts``), each tagged with the probability of what it shows."""
+    (``facts``), each tagged with the probability of what it shows. A weak cycle (``weak``:
+    the reasons by component index, ``weak.weak_reasons``) is headed as possible, as its
+    summary bullet is, and its paragraph says why."""
+    weak = weak_reasons(dec) if weak is None else weak
     sections, previous_r2 = [], 0.0
-    for c in dec.components:
+    for c, phrase in zip(dec.components, section_phrases(dec), strict=True):
         finding = component_finding(c, facts) if facts is not None else None
         uncertain = finding is not None and finding.probability < LIKELY
-        section = component_section(dec, c, previous_r2, frame, uncertain)
-        reason = weak_cycle_reason(dec, c)
+        section = component_section(dec, c, previous_r2, frame, uncertain, phrase)
+        reason = weak.get(c.index)
         if reason:
+            section["phrase"] = f"possibly {section['phrase']}"
             section["paragraph_note"] = f"This cycle is possible rather than established: {reason}."
         if facts is not None:
             section |= certainty_of(finding, dec)
@@ -79,12 +87,17 @@ def certainty_of(finding: Finding | None, dec: Decomposition) -> dict[str, Any]:
 
 
 def component_section(
-    dec: Decomposition, c: ComponentFacts, previous_r2: float, frame: Frame, uncertain: bool = False
+    dec: Decomposition,
+    c: ComponentFacts,
+    previous_r2: float,
+    frame: Frame,
+    uncertain: bool = False,
+    phrase: str | None = None,
 ) -> dict[str, Any]:
     """Component ``c``'s section; ``previous_r2`` is the share of variance the components
     before it explain; an ``uncertain`` one (a posterior's, of probability below ``LIKELY``)
-    says so in its figure's title."""
-    phrase = section_phrase(dec, c)
+    says so in its figure's title; ``phrase``: its heading when already worded."""
+    phrase = section_phrase(dec, c) if phrase is None else phrase
     section = {
         "index": c.index,
         "phrase": phrase,

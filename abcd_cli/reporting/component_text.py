@@ -12,6 +12,7 @@ Every paragraph ends with the same sentences on variance and cross-validated err
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -53,26 +54,33 @@ def input_names(dec: Decomposition, dims: tuple[int, ...]) -> list[str]:
 
 
 def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = True) -> str:
-    """The component's noun phrase, naming the inputs it reads when there are several;
-    ``direction``: whether a trend says which way its mean goes ('a linearly increasing
-    function' rather than 'a linear trend'). Smooth components of a series whose phrases
-    would read alike name the scale each varies over ('a smooth function on a scale of about
-    31.7 years which applies ...'), so that no two bullets of the summary are the same."""
-    phrase = _phrase(dec, c, direction)
+    """Component ``c``'s noun phrase (``component_phrases``, which words them all at once)."""
+    position = next(k for k, other in enumerate(dec.components) if other.index == c.index)
+    return component_phrases(dec, direction)[position]
+
+
+def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
+    """Every component's noun phrase, in order, naming the inputs it reads when there are
+    several; ``direction``: whether a trend says which way its mean goes ('a linearly
+    increasing function' rather than 'a linear trend'). Smooth components of a series whose
+    phrases would read alike name the scale each varies over ('a smooth function on a scale of
+    about 31.7 years which applies ...'), so that no two bullets of the summary are the same:
+    each phrase is worded once and its twins counted, in one pass."""
+    phrases = [_phrase(dec, c, direction) for c in dec.components]
     if dec.series is None:
-        return phrase
+        return phrases
+    counts = Counter(phrases)
     x = column(dec, 0)
-    parts = factors_of(c.kernel, x)
-    twins = [
-        other
-        for other in dec.components
-        if other.index != c.index and _phrase(dec, other, direction) == phrase
-    ]
-    if not twins or parts is None or parts.head != "smooth" or parts.lead is None:
-        return phrase
-    scale = format_span(product_lengthscale(parts.smooth), dec.axis)
-    noun = parts.lead.noun
-    return phrase.replace(noun, f"{noun} on a scale of about {scale}", 1)
+    out = []
+    for c, phrase in zip(dec.components, phrases, strict=True):
+        parts = factors_of(c.kernel, x) if counts[phrase] > 1 else None
+        if parts is None or parts.head != "smooth" or parts.lead is None:
+            out.append(phrase)
+            continue
+        scale = format_span(product_lengthscale(parts.smooth), dec.axis)
+        noun = parts.lead.noun
+        out.append(phrase.replace(noun, f"{noun} on a scale of about {scale}", 1))
+    return out
 
 
 def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
@@ -165,6 +173,11 @@ def section_phrase(dec: Decomposition, c: ComponentFacts) -> str:
     trend's shape ('a linear trend'); its summary, like every phrase of a table of several
     inputs, says which way the trend goes."""
     return component_phrase(dec, c, direction=dec.series is None)
+
+
+def section_phrases(dec: Decomposition) -> list[str]:
+    """``section_phrase`` of every component, in order, worded in one pass."""
+    return component_phrases(dec, direction=dec.series is None)
 
 
 def factor_phrases(dec: Decomposition, c: ComponentFacts) -> list[str]:
