@@ -21,10 +21,16 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
-from abcd_cli.reporting.curves import amplitude_trend, mean_trend
+from abcd_cli.reporting.curves import amplitude_trend, mean_trend, size_profile
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
-from abcd_cli.reporting.factors import factors_of, is_gradual, product_lengthscale, stated_intervals
+from abcd_cli.reporting.factors import (
+    factors_of,
+    gate_profile,
+    is_gradual,
+    product_lengthscale,
+    stated_intervals,
+)
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
 from abcd_cli.reporting.statistics_text import statistics_sentences
@@ -93,6 +99,7 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
             x_data=x,
             direction=_direction(c, x, direction),
             amplitude=amplitude_trend(c, x),
+            strength=size_profile(c, x),
         )
     if c.is_noise:
         if not c.dims:
@@ -160,7 +167,7 @@ def switched_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tru
     gates = [on_first_input(b) for b in reading if b.dim == g]
     xg = column(dec, g)
     if is_gradual(gates, xg):
-        clause = gradual_clause(gates, dec.axes[g], xg)
+        clause = gradual_clause(gate_profile(gates, xg), dec.axes[g], xg)
     else:
         clause = on_clause(stated_intervals(gates, xg), dec.axes[g], xg)
     if not clause:

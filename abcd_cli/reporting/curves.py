@@ -35,6 +35,9 @@ LINEAR_SHARE = 0.98
 FLAT_SHARE = 0.05
 #: Points of the grid a period must hold for its amplitude to be measured.
 MIN_POINTS = 4
+#: Equal windows across the data in which the size of a component that is not a cycle is
+#: measured (``size_profile``).
+SIZE_WINDOWS = 12
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,33 @@ def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None
     if not before or after is None:
         return False
     return after < FADE_SHARE * before
+
+
+def size_profile(
+    facts: ComponentFacts, x_data: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """How large the component's fitted curve is across the data, as (centres, sizes): a
+    cycle's amplitude period by period (``fitted_amplitudes``, at the periods' centres), any
+    other component's largest |m| in each of ``SIZE_WINDOWS`` equal windows of the data (at
+    the x where it is reached). What the words on a gradual
+    change ('fades across the data', 'is strongest around 1976') are read from, so that they
+    say what the curve beside them shows; None when the curve cannot be measured."""
+    parts = leading_cycle(facts.kernel, x_data)
+    if parts is not None:
+        amplitudes = fitted_amplitudes(facts, parts.periodic[0].param("period"), x_data)
+        if amplitudes is not None:
+            return amplitudes.centres, amplitudes.sizes
+    x, mean = in_data_range(facts, x_data)
+    if x.size < 2 * MIN_POINTS or np.ptp(x) <= 0:
+        return None
+    edges = np.linspace(float(x[0]), float(x[-1]), SIZE_WINDOWS + 1)
+    window = np.minimum(np.searchsorted(edges, x, side="right") - 1, SIZE_WINDOWS - 1)
+    held = [k for k in range(SIZE_WINDOWS) if np.sum(window == k) >= MIN_POINTS]
+    if len(held) < 2:
+        return None
+    tops = [int(np.flatnonzero(window == k)[np.argmax(np.abs(mean[window == k]))]) for k in held]
+    sizes = np.abs(mean[tops])
+    return (x[tops], sizes) if sizes.max() > 0 else None
 
 
 @dataclass(frozen=True)
