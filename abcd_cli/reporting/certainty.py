@@ -23,6 +23,7 @@ from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.reporting.curves import applied_part, mean_trend, trend_shape
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing
 from abcd_cli.reporting.weak import weak_reasons
@@ -174,7 +175,7 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
         around = "" if where.endswith(("begin", "end")) else "around "
         return f"a change{' in ' + names[0] if of else ''} {around}{where}"
     if feature.kind == "linear trend":
-        return f"a linear trend{of}"
+        return f"{_linear_words(f, dec)}{of}"
     if feature.kind == "polynomial trend":
         return f"a curved (polynomial) trend{of}"
     if feature.kind == "smooth":
@@ -186,6 +187,27 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     if feature.kind == "interaction":
         return f"an interaction between {join_words(names)}"
     return f"{feature.kind}{of}"
+
+
+def _linear_words(f: Finding, dec: Decomposition) -> str:
+    """A linear-trend finding in the words its curve in the decomposed structure allows, as
+    the greedy report checks its own: 'a linear trend'; 'a linear term, flat where it applies
+    (a level switched on or off)' when its fitted curve is flat there (``curves.mean_trend``);
+    'a linear term whose fitted curve is not a straight line' when a line explains less than
+    ``curves.LINEAR_SHARE`` of it (``curves.trend_shape``). A structure that does not hold
+    it leaves the words as they are."""
+    shown = next(
+        (c for c in dec.components if component_feature(c.kernel, c.is_noise, [f]) is f), None
+    )
+    if shown is None or len(shown.dims) > 1:
+        return "a linear trend"
+    x = dec.model.X[:, shown.dims[0] if shown.dims else 0]
+    if mean_trend(shown, x) == "flat":
+        return "a linear term, flat where it applies (a level switched on or off)"
+    shape = trend_shape(*applied_part(shown, x))
+    if shape is not None and not shape.linear:
+        return "a linear term whose fitted curve is not a straight line"
+    return "a linear trend"
 
 
 def _span(f: Finding, dec: Decomposition) -> tuple[float, float]:
