@@ -100,8 +100,7 @@ def test_a_linear_trend_finding_whose_curve_is_a_step_is_not_called_a_linear_tre
     y = np.where(x >= 2004.0, 5.0, 0.0) + 0.2 * rng.standard_normal(x.size)
     sc = Scaling.from_data(x, y)
     text = (
-        "CP(C(sd=0.1), Lin(sd=0.05, location=1900.0), location=2004.0, steepness=0.01)"
-        " + WN(sd=0.2)"
+        "CP(C(sd=0.1), Lin(sd=0.05, location=1900.0), location=2004.0, steepness=0.01) + WN(sd=0.2)"
     )
     kernel = sc.kernel_in(parse_kernel(text))
     nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
