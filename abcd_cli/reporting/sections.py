@@ -33,6 +33,7 @@ from abcd_cli.reporting.certainty import (
     findings_json,
 )
 from abcd_cli.reporting.component_text import column, component_phrases
+from abcd_cli.reporting.date_ticks import figure_dates
 from abcd_cli.reporting.effects import summary_bullets
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
@@ -84,12 +85,13 @@ class Frame:
         return self.axis.y_name
 
     def embed(self, draw: Callable[[], Figure], alt: str) -> dict[str, str]:
-        """The figure ``draw`` makes, as the context holds it: SVG, or PNG for long series;
-        nothing is drawn (an empty entry) when the frame has no figures."""
+        """The figure ``draw`` makes, as the context holds it: SVG, or PNG for long series,
+        a time axis shorter than a year or so labelled with dates (``date_ticks``); nothing is
+        drawn (an empty entry) when the frame has no figures."""
         if not self.figures:
             return {}
         kind = "png" if self.x.size > PNG_ABOVE_POINTS else FIGURE_KIND
-        return plots.embed_figure(draw(), alt, kind=kind)
+        return plots.embed_figure(figure_dates(draw(), self.axis), alt, kind=kind)
 
 
 def axis_label(axis: Axis) -> str:
