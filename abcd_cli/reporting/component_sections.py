@@ -18,8 +18,7 @@ from matplotlib.figure import Figure
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.reporting import figures as plots
-from abcd_cli.reporting import inputs_figures
+from abcd_cli.reporting import dense_figures, inputs_figures
 from abcd_cli.reporting.certainty import (
     LIKELY,
     component_finding,
@@ -149,8 +148,9 @@ def series_drawings(
     components up to it against the data."""
     assert dec.series is not None
     curves = dec.series
+    window, k = curves.window, c.index - 1
     alone = partial(
-        plots.component_figure,
+        dense_figures.component_figure,
         c.x_grid,
         c.mean,
         c.sd,
@@ -158,17 +158,21 @@ def series_drawings(
         frame.x_label,
         frame.y_label,
         f"Component {c.index}" + (" (uncertain)" if uncertain else ""),
+        fine=None if window is None else (window.x, window.mean[k], window.sd[k]),
     )
     so_far = partial(
-        plots.cumulative_figure,
+        dense_figures.cumulative_figure,
         curves.x_grid,
-        curves.cumulative_mean[c.index - 1],
-        curves.cumulative_sd[c.index - 1],
+        curves.cumulative_mean[k],
+        curves.cumulative_sd[k],
         frame.x,
         frame.y,
         frame.x_label,
         frame.y_label,
         f"Sum of components 1-{c.index}" if c.index > 1 else "Component 1",
+        fine=None
+        if window is None
+        else (window.x, window.cumulative_mean[k], window.cumulative_sd[k]),
     )
     return alone, so_far
 
