@@ -52,9 +52,10 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
         k = dominant_harmonic(dec.model.X[:, d], c.partial, period)
         if k is not None:
             reasons.append(
-                "what it fits has its strongest periodogram peak at"
-                f" {format_span(period / k, dec.axes[d])}, not at its period: its fitted curve"
-                f" repeats mostly every {format_span(period / k, dec.axes[d])}"
+                "what it fits peaks in the periodogram at"
+                f" {format_span(period / k, dec.axes[d])}, a harmonic of its period, not at the"
+                f" period itself: the pattern repeats mostly every"
+                f" {format_span(period / k, dec.axes[d])}"
             )
     if c.mae_reduction < WEAK_CV_GAIN:
         reasons.append(
