@@ -27,7 +27,7 @@ from abcd_cli.decompose.facts import Axis
 #: An axis spanning fewer years than this is labelled with dates rather than decimal years.
 DATE_TICKS_BELOW = 1.5
 #: Ticks per inch of axis at most (a label such as '21 Nov 06:00' is about 0.7 inch wide).
-TICKS_PER_INCH = 1.2
+TICKS_PER_INCH = 1.4
 #: Tick steps, shortest first: (hours, months) — one of the two is zero.
 STEPS: tuple[tuple[int, int], ...] = (
     (1, 0),
@@ -97,11 +97,14 @@ def date_ticks(ax: Axes, axis: Axis) -> bool:
     if start is None or end is None:
         return False
     width = ax.get_window_extent().width / ax.figure.dpi
-    most = max(2, int(width * TICKS_PER_INCH))
-    chosen = next(((h, m) for h, m in STEPS if len(_ticks(start, end, h, m)) <= most), STEPS[-1])
-    moments = _ticks(start, end, *chosen)
-    if len(moments) < 2:
+    most = max(3, int(width * TICKS_PER_INCH))
+    counts = {step: len(_ticks(start, end, *step)) for step in STEPS}
+    readable = [step for step in STEPS if 2 <= counts[step] <= most]
+    two_or_more = [step for step in STEPS if counts[step] >= 2]
+    if not two_or_more:
         return False
+    chosen = readable[0] if readable else two_or_more[-1]  # else the fewest ticks there are
+    moments = _ticks(start, end, *chosen)
     ax.xaxis.set_major_locator(FixedLocator([_position(t, axis) for t in moments]))
     ax.xaxis.set_major_formatter(FixedFormatter([_label(t, *chosen) for t in moments]))
     if ax.get_xlabel():

@@ -39,3 +39,20 @@ def test_a_long_axis_keeps_its_years() -> None:
     x = 1950.0 + np.arange(240) / 12.0
     labels, _, label = _labels(x)
     assert label == "x (years)" and all(re.fullmatch(r"\d{4}", t) for t in labels if t)
+
+
+def test_each_panel_of_a_dense_figure_over_two_months_reads_as_dates() -> None:
+    """Internet's whole-span panels kept decimal years (2004.90, 2004.95): no tick step fitted
+    the panel's width, so none was chosen."""
+    from abcd_cli.reporting import dense_figures
+
+    grid = np.linspace(2004.889, 2005.112, 400)
+    mean = np.sin(2 * np.pi * grid * 365.0)
+    fig = dense_figures.component_figure(
+        grid, mean, 0 * mean + 0.1, (2004.889, 2005.075), "x (years)", "y", "C"
+    )
+    figure_dates(fig, YEARS)
+    for ax in fig.axes:
+        labels = [ax.xaxis.get_major_formatter()(t, k) for k, t in enumerate(ax.get_xticks())]
+        assert len(labels) >= 2 and not any(re.search(r"\d{4}\.\d", t) for t in labels), labels
+        assert ax.get_xlabel().startswith("x (date, ")
