@@ -6,8 +6,8 @@ geometric grid of frequencies from 2/span to the Nyquist frequency 0.5/spacing, 
 power is the largest P within one main lobe (1/span) of its frequency 1/period. A rival is a
 local maximum of P at least ``RIVAL_SHARE`` of that power, more than a main lobe from the
 cycle's frequency and from its harmonics (a cycle that is not a sinusoid has power at 2/period,
-3/period, ... of its own). When one of those harmonics holds clearly more power than the cycle's
-own frequency, the curve repeats mostly at that shorter period (``dominant_harmonic``).
+3/period, ... of its own). When the harmonics that hold power are all multiples of some
+k ≥ 2, what the cycle fits repeats every period/k (``dominant_harmonic``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from abcd_cli.data.summary import lombscargle_power
 
 #: A peak at least this share of the cycle's own power is a rival to its period.
 RIVAL_SHARE = 0.8
+#: A harmonic holding at least this share of the strongest harmonic's power is part of the
+#: cycle's shape (``dominant_harmonic``).
+HARMONIC_SHARE = 0.2
 #: Frequencies of the periodogram.
 FREQUENCIES = 1000
 #: Points the periodogram reads at most (a longer series is read every k-th point, which keeps
@@ -91,15 +94,18 @@ def period_rivals(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
 
 
 def dominant_harmonic(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
-    """The harmonic k ≥ 2 of ``period`` at which what the cycle fits has its strongest peak,
-    when its own frequency holds less than ``RIVAL_SHARE`` of that peak's power: the fitted
-    curve then repeats mostly every period/k (a spiky 3-year cycle that is a yearly cycle).
-    None when its own frequency is the strongest, or the periodogram cannot be read."""
+    """The k ≥ 2 such that what the cycle fits repeats every period/k: every harmonic j of
+    ``period`` holding at least ``HARMONIC_SHARE`` of the strongest harmonic's power is a
+    multiple of k (their greatest common divisor), so the period's own frequency and the
+    others between carry next to nothing (a spiky 3-year cycle fitted to a yearly one: power
+    at 3/period, 6/period, ...). A yearly cycle with two humps (power at 1/period and
+    2/period) keeps k = 1. None when k is 1 or the periodogram cannot be read."""
     gram = periodogram(x, r, period)
     if gram is None:
         return None
-    strengths = [gram.strength(f) for f in gram.harmonics if f <= gram.freqs[-1]]
-    k = int(np.argmax(strengths)) + 1
-    if k < 2 or strengths[0] >= RIVAL_SHARE * strengths[k - 1]:
+    strengths = np.array([gram.strength(f) for f in gram.harmonics if f <= gram.freqs[-1]])
+    if strengths.size < 2 or strengths.max() <= 0:
         return None
-    return k
+    held = np.flatnonzero(strengths >= HARMONIC_SHARE * strengths.max()) + 1
+    k = int(np.gcd.reduce(held))
+    return k if k >= 2 else None

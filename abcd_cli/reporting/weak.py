@@ -52,10 +52,9 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
         k = dominant_harmonic(dec.model.X[:, d], c.partial, period)
         if k is not None:
             reasons.append(
-                "what it fits peaks in the periodogram at"
-                f" {format_span(period / k, dec.axes[d])}, a harmonic of its period, not at the"
-                f" period itself: the pattern repeats mostly every"
-                f" {format_span(period / k, dec.axes[d])}"
+                f"what it fits repeats every {format_span(period / k, dec.axes[d])}, not"
+                f" every {format_span(period, dec.axes[d])}: in its periodogram only multiples"
+                " of that shorter cycle's frequency hold power"
             )
     if c.mae_reduction < WEAK_CV_GAIN:
         reasons.append(

@@ -110,7 +110,7 @@ def test_a_spiky_cycle_repeating_at_a_third_of_its_period_says_so() -> None:
     dec = decompose(model, AXIS, extrapolate=0.1, seed=0)
     context = build_context(dec, "Output", "output.csv", _search_doc(model), figures=False)
     (bullet,) = [b for b in context["summary"]["bullets"] if "period" in b]
-    assert bullet.startswith("Possibly") and "repeats mostly every 1.0 year" in bullet
+    assert bullet.startswith("Possibly") and "repeats every 1.0 year, not every 3.0" in bullet
     section = next(c for c in context["components"] if "period" in c["phrase"])
     assert section["phrase"].startswith("possibly ")
 
@@ -135,3 +135,18 @@ def test_the_summary_words_each_component_once(equal_peaks, monkeypatch) -> None
     )
     sections.summary_section(dec, weak={})
     assert len(calls) == len(dec.components)
+
+
+def test_a_yearly_cycle_with_two_humps_is_not_said_to_repeat_every_six_months() -> None:
+    """Unemployment: a yearly pattern whose strongest harmonic is at 6 months still repeats
+    yearly (its yearly frequency holds power too), and is no weak cycle."""
+    x = 1960.0 + np.arange(360) / 12.0  # monthly, 30 years
+    rng = np.random.default_rng(5)
+    y = np.sin(2 * np.pi * x) + 2.0 * np.sin(4 * np.pi * x + 0.5)
+    y = y + 0.2 * rng.standard_normal(x.size)
+    sc = Scaling.from_data(x, y)
+    kernel = sc.kernel_in(parse_kernel("Per(lengthscale=0.5, period=1.0, sd=1.5) + WN(sd=0.2)"))
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
+    dec = decompose(Model(kernel, sc, x, y, nll), AXIS, extrapolate=0.1, seed=0)
+    (periodic,) = [c for c in dec.components if not c.is_noise]
+    assert weak_cycle_reason(dec, periodic) is None
