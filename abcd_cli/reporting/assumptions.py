@@ -67,7 +67,10 @@ def assumptions_paragraph(dec: Decomposition) -> str:
     trend = _base(dec) + (f" with {_named(sorted(carrying))} added" if carrying else "")
     text = f"What the forecast assumes: {'; '.join(clauses)}."
     if by_kind.get("returns"):
-        text += f" Far from the data the forecast therefore returns to the long-run trend: {trend}."
+        what = "the long-run trend" + (
+            " and the cycles that keep repeating" if by_kind.get("repeats") else ""
+        )
+        text += f" Far from the data the forecast therefore returns to {what}: {trend}."
     text += (
         " Held constant throughout: every fitted value (periods, slopes, lengths, the noise's"
         " size) and the structure itself; nothing the data do not show, such as a new event or"

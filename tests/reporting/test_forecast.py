@@ -167,5 +167,7 @@ def test_the_forecast_section_says_its_assumptions_from_the_components_records()
             "noise": "is not forecast",
         }[kind]
         assert f"component {index} {wanted}" in text or f"of component {index}" in text
-    assert "returns to the long-run trend: the series' mean" in text
+    assert (
+        "returns to the long-run trend and the cycles that keep repeating: the series' mean" in text
+    )
     assert "Held constant throughout" in text and "--" not in text
