@@ -109,3 +109,18 @@ def dominant_harmonic(x: np.ndarray, r: np.ndarray, period: float) -> int | None
     held = np.flatnonzero(strengths >= HARMONIC_SHARE * strengths.max()) + 1
     k = int(np.gcd.reduce(held))
     return k if k >= 2 else None
+
+
+def strongest_harmonic(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
+    """The harmonic k ≥ 2 of ``period`` at which what the cycle fits has its strongest peak,
+    when the period's own frequency holds less than ``RIVAL_SHARE`` of that peak's power (a
+    yearly cycle that mostly rises and falls twice a year; a 4-year cycle whose power lies at
+    1 year); None when its own frequency is the strongest, or the periodogram cannot be read."""
+    gram = periodogram(x, r, period)
+    if gram is None:
+        return None
+    strengths = [gram.strength(f) for f in gram.harmonics if f <= gram.freqs[-1]]
+    k = int(np.argmax(strengths)) + 1
+    if k < 2 or strengths[0] >= RIVAL_SHARE * strengths[k - 1]:
+        return None
+    return k

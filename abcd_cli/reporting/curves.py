@@ -15,10 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.decompose.periods import strongest_harmonic
 from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
 from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, data_range, in_data_range
+from abcd_cli.reporting.wording import format_span, number_word
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
@@ -199,3 +201,21 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
     if switched and shape is not None and shape.flat:
         return "flat"
     return classify_trend(mean)
+
+
+def harmonic_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """Where a cycle's data repeat most strongly, when not at its period: the periodogram of
+    what it fits (its partial residuals) peaks at a harmonic period/k
+    (``periods.strongest_harmonic``); [] otherwise."""
+    parts = leading_cycle(facts.kernel, x_data)
+    if parts is None or x_data is None or facts.partial.size != len(x_data):
+        return []
+    period = parts.periodic[0].param("period")
+    k = strongest_harmonic(np.asarray(x_data, dtype=float), facts.partial, period)
+    if k is None:
+        return []
+    return [
+        f"The periodogram of what it fits peaks at {format_span(period / k, axis)}, not at its"
+        f" period: within each period of {format_span(period, axis)} the data mostly rise and"
+        f" fall {number_word(k)} times."
+    ]

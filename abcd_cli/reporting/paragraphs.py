@@ -17,6 +17,7 @@ from abcd_cli.reporting.curves import (
     amplitude_trend,
     applied_part,
     fitted_amplitudes,
+    harmonic_sentences,
     mean_trend,
     size_profile,
     trend_shape,
@@ -457,5 +458,6 @@ def component_paragraph(
         sentences.append(_noise_sentence(facts, axis, x_data, None))
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)
+    sentences += harmonic_sentences(facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)

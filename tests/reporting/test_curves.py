@@ -50,3 +50,23 @@ def test_a_curve_that_does_fade_still_fades() -> None:
     mean = np.exp(-(GRID - 1960.0) / 5.0) * np.cos(2 * np.pi * GRID / 0.7)
     phrase, _ = _heading(kernel, mean)
     assert phrase.endswith("which fades across the data")
+
+
+def test_a_cycle_whose_data_peak_at_a_harmonic_says_where() -> None:
+    """Sulphuric and unemployment at depth 2: 'a period of 4.0 years' where what the cycle fits
+    rises and falls every year (its 4-year frequency holds some power, so the cycle is not
+    merely a yearly one): the paragraph now says where the data repeat most strongly."""
+    from abcd_cli.decompose.components import decompose
+    from abcd_cli.reporting.context import build_context
+    from tests.reporting.test_report import _search_doc
+    from tests.reporting.test_weak import AXIS, X, _model
+
+    rng = np.random.default_rng(6)
+    y = 2.0 * np.sin(2 * np.pi * X) + 0.8 * np.sin(2 * np.pi * X / 4.0)
+    y = y + 0.3 * rng.standard_normal(X.size)
+    model = _model(y, "Per(lengthscale=0.3, period=4.0, sd=1.5) + WN(sd=0.3)")
+    dec = decompose(model, AXIS, extrapolate=0.1, seed=0)
+    context = build_context(dec, "Output", "output.csv", _search_doc(model), figures=False)
+    section = next(c for c in context["components"] if "period" in c["phrase"])
+    assert "peaks at 1.0 year, not at its period" in section["paragraph"]
+    assert "mostly rise and fall four times" in section["paragraph"]
