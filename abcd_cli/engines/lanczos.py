@@ -129,17 +129,18 @@ def residual_logdet_interval(
 
 def _next_block(basis: np.ndarray, W: np.ndarray, rng: np.random.Generator, b: int) -> np.ndarray:
     """The next orthonormal block: M Q_j orthogonalised twice against the basis; directions lost
-    to breakdown (an invariant subspace) are refilled with random ones."""
+    to breakdown (an invariant subspace, or the basis near N columns) are refilled with random
+    ones, and the block is orthogonalised once more, so the basis stays orthonormal to rounding
+    (both ends need it)."""
     W = W[:, :b].copy()
+    norms = np.linalg.norm(W, axis=0)
     for _ in range(2):
         W -= basis @ (basis.T @ W)
     Q, R = np.linalg.qr(W)
-    scale = np.abs(W).max() if W.size else 0.0
-    weak = np.abs(np.diag(R)) <= 1e-10 * max(scale, 1e-300)
+    weak = np.abs(np.diag(R)) <= 1e-8 * max(float(norms.max()), 1e-300)
     if weak.any():
-        fresh = rng.standard_normal((W.shape[0], int(weak.sum())))
-        Q[:, weak] = fresh
-        for _ in range(2):
-            Q -= basis @ (basis.T @ Q)
+        Q[:, weak] = rng.standard_normal((W.shape[0], int(weak.sum())))
+    for _ in range(2):
+        Q -= basis @ (basis.T @ Q)
         Q = np.linalg.qr(Q)[0]
     return Q

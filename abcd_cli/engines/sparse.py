@@ -35,6 +35,12 @@ from abcd_cli.engines.nystrom import (
     inducing_indices,
 )
 from abcd_cli.engines.sparse_bound import bound_and_grad, bound_value
+from abcd_cli.engines.sparse_interval import (
+    FINAL_PRODUCTS,
+    MAX_STEPS,
+    TARGET_WIDTH,
+    likelihood_interval,
+)
 from abcd_cli.engines.sparse_posterior import SparsePosterior
 from abcd_cli.engines.sparse_upper import (
     UpperBound,
@@ -227,6 +233,34 @@ class SparseEngine(Engine):
             except (LinAlgError, ValueError, FloatingPointError):
                 return NLLBounds(FAILED_NLL, FAILED_NLL)
         return NLLBounds(min(-ub, high), high, products)
+
+    def likelihood_interval(
+        self,
+        kernel: Kernel,
+        X: np.ndarray,
+        y: np.ndarray,
+        constant_mean: bool = False,
+        width: float = TARGET_WIDTH,
+        max_steps: int = MAX_STEPS,
+    ) -> NLLBounds:
+        """A finalist's interval on -log p(y): the CG quadratic (up to ``FINAL_PRODUCTS``
+        products), log|Q + D| and block Lanczos on
+        the rest of the log-determinant until it is ``width`` nats wide or ``max_steps``
+        vectors (``sparse_interval``), within skc's own ends; ``score`` when it breaks."""
+        Xi, Z = self._inputs(X)
+        y = np.asarray(y, dtype=float)
+        try:
+            with np.errstate(all="ignore"):
+                settings = (self.jitter, self.pcg_tol, max(self.pcg_max_products, FINAL_PRODUCTS))
+                found = likelihood_interval(
+                    kernel, Xi, y, Z, constant_mean, *settings, width, max_steps
+                )
+        except (LinAlgError, ValueError, FloatingPointError, ZeroDivisionError):
+            return self.score(kernel, X, y, constant_mean)
+        b = found.bounds
+        if not (math.isfinite(b.low) and math.isfinite(b.high)):
+            return self.score(kernel, X, y, constant_mean)
+        return b
 
     # --- posterior --------------------------------------------------------------------------
     def posterior(
