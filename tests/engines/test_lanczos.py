@@ -75,3 +75,14 @@ def test_it_stops_at_the_target_width():
     assert interval.width < 0.5 and interval.steps < X.shape[0]
     fewer = residual_logdet_interval(op, width=0.5, max_steps=interval.steps - 4, block=4)
     assert fewer.width >= 0.5
+
+
+def test_the_trace_keeps_its_precision_when_q_is_close_to_k():
+    """Large smooth terms over small noise: Q ≈ K and σ² ~ 10⁶, where tr(B⁻¹(AK̃Aᵀ - (AAᵀ)²))
+    subtracts numbers of size σ⁴ ~ 10¹² (5·10⁻⁵ off); the trace agrees with M's own diagonal
+    and is not below it (its rounding allowance)."""
+    kernel = parse_kernel("C(sd=30.0) + SE(lengthscale=8.0, sd=20.0) + WN(sd=0.1)")
+    op, _, _ = _residual(kernel)
+    direct = float(np.trace(op.apply(np.eye(X.shape[0])))) - X.shape[0]
+    assert op.sigma2.max() > 1e5
+    assert direct - 1e-10 <= op.trace() <= direct + 1e-6
