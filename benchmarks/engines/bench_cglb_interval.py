@@ -7,10 +7,10 @@ lower bound, CGLB, skc's upper bound (Nyström log-determinant + PCG), and the f
 interval (``SparseEngine.likelihood_interval``: CG quadratic, log|Q + D| and block Lanczos to a
 width of 5 nats or 400 vectors), with its Lanczos vectors and times. A case passes when every
 lower end is at most the exact value and every upper end at least it (a rounding margin of
-10⁻⁶ nats plus 10⁻⁹ relative). Kernels: four of the 13 series' chosen models (``benchmarks/search/outputs/models/``,
-in their internal units, on a regular grid over their data's span) and the 10⁴-point hourly
-search's structure (``bench_grid_products.KERNEL``, x in years, hourly). m = 500 inducing
-inputs (the default at these N). Run from the project folder::
+10⁻⁶ nats plus 10⁻⁹ relative). Kernels: four of the 13 series' chosen models
+(``benchmarks/search/outputs/models/``, in their internal units, on a regular grid over their
+data's span) and the 10⁴-point hourly search's structure (``bench_grid_products.KERNEL``, x in
+years, hourly). m = 500 inducing inputs (the default at these N). Run from the project folder::
 
     OPENBLAS_NUM_THREADS=1 nice -n 5 .venv/bin/python -m benchmarks.engines.bench_cglb_interval \
         --out benchmarks/engines/outputs/cglb_interval.md
