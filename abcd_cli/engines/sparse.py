@@ -95,6 +95,7 @@ class SparseEngine(Engine):
     name: ClassVar[str] = "skc"
     interval_scores: ClassVar[bool] = True
     long_series: ClassVar[bool] = True
+    finalist_intervals: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if int(self.m) != self.m or self.m < 1:
