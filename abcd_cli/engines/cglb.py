@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError
 
-from abcd_cli.engines.base import FAILED_NLL
+from abcd_cli.engines.base import FAILED_NLL, LOG_2PI
 from abcd_cli.engines.nystrom import SQUARE_BLOCK_ELEMENTS, row_blocks
 from abcd_cli.engines.sparse_bound import nystrom_bound_and_grad
 from abcd_cli.engines.sparse_upper import NystromSolve, solve_with_nystrom
@@ -123,10 +123,7 @@ def value_from_solve(sol: NystromSolve, y: np.ndarray) -> float:
     n = y.size
     t = max(float(np.sum(ny.c / ny.d)) - float(np.trace(ny.w.AAt)), 0.0)
     quad = 2.0 * float(sol.v @ y) - float(sol.v @ (y - r)) + fit.quad
-    return -ny.logdet_term(fit) + 0.5 * (quad + n * math.log1p(t / n) + ny.n_free * _LOG_2PI)
-
-
-_LOG_2PI = math.log(2.0 * math.pi)
+    return -ny.logdet_term(fit) + 0.5 * (quad + n * math.log1p(t / n) + ny.n_free * LOG_2PI)
 
 
 def cglb_and_grad(
