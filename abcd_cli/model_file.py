@@ -161,6 +161,12 @@ TRACE_LEVEL = Obj(
         "bic_low": Nullable(FINITE),
         "bic_width": Nullable(Number(min=0)),
         "elapsed_seconds": Number(min=0),
+        "finalists": List(
+            Obj(
+                required={"structure": Text(), "bic_low": FINITE, "bic": FINITE},
+                noun="an object with structure, bic_low and bic",
+            )
+        ),
         **{
             key: COUNT
             for key in (

@@ -243,11 +243,20 @@ class Search:
                 full_data_evaluations=self.full_evaluations,
                 pcg_products=self.pcg_products if self.engine.interval_scores else None,
                 elapsed_seconds=round(self.elapsed, 3),
+                finalists=self._finalists(kept.models) if self.engine.interval_scores else None,
             )
         )
         self._save()  # before saying the level is done: an interrupt after the line loses nothing
         self._event("level", record=self.trace[-1])
         return True
+
+    def _finalists(self, kept: list[Scored]) -> list[dict[str, object]]:
+        """The kept models' structures and BIC intervals, for the trace and the appendix."""
+        text = self.data.text
+        return [
+            {"structure": text(c.kernel, params=False), "bic_low": c.low, "bic": c.bic}
+            for c in kept
+        ]
 
     def _keep_in_pool(self, scored: list[Scored]) -> None:
         """Keep the ``pool_size`` structures of lowest BIC seen so far (one fit of each)."""

@@ -4,6 +4,8 @@ BIC, the others keep theirs; with the exact engine nothing changes."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from abcd_cli.engines.exact import ExactEngine, negative_log_likelihood
@@ -65,3 +67,21 @@ def test_nothing_changes_with_the_exact_engine():
     engine = ExactEngine()
     data, scored = _level(engine)
     assert _narrowed(engine, data, scored) is scored
+
+
+def test_a_search_records_each_levels_finalists_and_its_model_file_holds_them():
+    from abcd_cli.kernel_search.greedy import run_search
+    from abcd_cli.model_file import check_model_document
+    from abcd_cli.reporting.search_notes import search_notes
+
+    settings = SearchSettings(depth=1, restarts=1, engine="skc", inducing=15, beam=2, buffer=3)
+    result = run_search(X_USER, Y_USER, settings)
+    last = result.trace[-1]
+    assert last.finalists is not None and len(last.finalists) == last.kept >= 2
+    bics = [f["bic"] for f in last.finalists]
+    assert bics == sorted(bics) and all(f["bic_low"] <= f["bic"] for f in last.finalists)
+    assert last.finalists[0]["structure"] == last.structure
+    document = json.loads(json.dumps(result.to_dict()))
+    check_model_document(document, "model file")
+    note = [n for n in search_notes(result) if n.startswith("the last level's finalists")]
+    assert len(note) == 1 and last.finalists[1]["structure"] in note[0]
