@@ -123,7 +123,9 @@ class Model:
             return NLLBounds.exact(self.nll)
         sc, n_free = self.scaling, self.n - self.constant_mean
         b = self._engine.score(self.kernel, sc.x_in(self.X), sc.y_in(self.y), self.constant_mean)
-        return NLLBounds(sc.nll_out(b.low, n_free), sc.nll_out(b.high, n_free))
+        # the upper end stays the model's own nll (its BIC is the interval's upper end), though
+        # the score's may be lower (skc's CGLB through the PCG vector)
+        return NLLBounds(min(sc.nll_out(b.low, n_free), self.nll), self.nll)
 
     @property
     def bic_interval(self) -> tuple[float, float]:

@@ -21,6 +21,7 @@ from abcd_cli.calibration import calibration_problem
 from abcd_cli.data.checks import MAX_MAGNITUDE, MIN_MAGNITUDE
 from abcd_cli.data.series import X_KINDS
 from abcd_cli.engines import engine_names, get_engine
+from abcd_cli.engines.sparse import BOUNDS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, METHODS, PRIOR_MEANS
@@ -82,6 +83,7 @@ ENGINE = Obj(
         "jitter": Number(above=0, below=1),
         "pcg_tol": Number(above=0, magnitude=MAX_MAGNITUDE),
         "pcg_max_products": Whole(min=1),
+        "bound": Choice(*BOUNDS),
         "inducing_x": Anything(),  # rows of the data's width: see check_model_document
     },
     extra=None,
@@ -160,6 +162,12 @@ TRACE_LEVEL = Obj(
         "bic_low": Nullable(FINITE),
         "bic_width": Nullable(Number(min=0)),
         "elapsed_seconds": Number(min=0),
+        "finalists": List(
+            Obj(
+                required={"structure": Text(), "bic_low": FINITE, "bic": FINITE},
+                noun="an object with structure, bic_low and bic",
+            )
+        ),
         **{
             key: COUNT
             for key in (

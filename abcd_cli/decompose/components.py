@@ -37,6 +37,7 @@ from abcd_cli.decompose.merging import gather
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.variance import VarianceTable, mean_shares, variance_table
+from abcd_cli.decompose.window import Window, series_window
 from abcd_cli.engine_record import is_default
 from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
@@ -74,6 +75,7 @@ class SeriesCurves:
     cumulative_sd: list[np.ndarray]
     forecast_mean: np.ndarray
     forecast_sd: np.ndarray
+    window: Window | None = None  # the last few cycles on a fine grid (``window.py``)
 
 
 @dataclass(frozen=True)
@@ -285,5 +287,10 @@ def _series_curves(
         cumulative_sd.append(sc.y_scale * np.sqrt(var))
     f_mean, f_var = post.predict(G)
     return SeriesCurves(
-        x_grid, cumulative_mean, cumulative_sd, sc.y_out(f_mean), sc.y_scale * np.sqrt(f_var)
+        x_grid,
+        cumulative_mean,
+        cumulative_sd,
+        sc.y_out(f_mean),
+        sc.y_scale * np.sqrt(f_var),
+        series_window(model, terms),
     )

@@ -6,10 +6,13 @@ geometric grid of frequencies from 2/span to the Nyquist frequency 0.5/spacing, 
 power is the largest P within one main lobe (1/span) of its frequency 1/period. A rival is a
 local maximum of P at least ``RIVAL_SHARE`` of that power, more than a main lobe from the
 cycle's frequency and from its harmonics (a cycle that is not a sinusoid has power at 2/period,
-3/period, ... of its own).
+3/period, ... of its own). When the harmonics that hold power are all multiples of some
+k ≥ 2, what the cycle fits repeats every period/k (``dominant_harmonic``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +20,9 @@ from abcd_cli.data.summary import lombscargle_power
 
 #: A peak at least this share of the cycle's own power is a rival to its period.
 RIVAL_SHARE = 0.8
+#: A harmonic holding at least this share of the strongest harmonic's power is part of the
+#: cycle's shape (``dominant_harmonic``).
+HARMONIC_SHARE = 0.2
 #: Frequencies of the periodogram.
 FREQUENCIES = 1000
 #: Points the periodogram reads at most (a longer series is read every k-th point, which keeps
@@ -24,10 +30,30 @@ FREQUENCIES = 1000
 MAX_POINTS = 2000
 
 
-def period_rivals(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
-    """The number of rival peaks to ``period`` in the periodogram of ``r`` along ``x`` (see the
-    module); None when the data are too few or the period lies outside the frequencies the
-    data resolve."""
+@dataclass(frozen=True)
+class Periodogram:
+    """The Lomb-Scargle power of what a cycle fits on the module's grid of frequencies, with
+    the cycle's own frequency ``own`` and the width of a main lobe (1/span)."""
+
+    freqs: np.ndarray
+    power: np.ndarray
+    own: float
+    lobe: float
+
+    def strength(self, frequency: float) -> float:
+        """The largest power within one main lobe of ``frequency`` (0 when none is there)."""
+        near = np.abs(self.freqs - frequency) <= self.lobe
+        return float(self.power[near].max()) if near.any() else 0.0
+
+    @property
+    def harmonics(self) -> np.ndarray:
+        """The cycle's frequency and its harmonics up to the grid's end: k/period, k ≥ 1."""
+        return self.own * np.arange(1, int(self.freqs[-1] / self.own) + 2)
+
+
+def periodogram(x: np.ndarray, r: np.ndarray, period: float) -> Periodogram | None:
+    """The periodogram of ``r`` along ``x`` about ``period`` (see the module); None when the
+    data are too few or the period lies outside the frequencies the data resolve."""
     x = np.asarray(x, dtype=float)
     r = np.asarray(r, dtype=float)
     if x.size > MAX_POINTS:  # every k-th point: the same spectrum below its Nyquist frequency
@@ -44,17 +70,57 @@ def period_rivals(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
     if not f_lo <= own <= f_hi:
         return None
     freqs = np.geomspace(f_lo, f_hi, FREQUENCIES)
-    power = lombscargle_power(x, r - r.mean(), freqs)
-    lobe = 1.0 / span
-    near = np.abs(freqs - own) <= lobe
-    if not near.any():
+    gram = Periodogram(freqs, lombscargle_power(x, r - r.mean(), freqs), own, 1.0 / span)
+    return gram if np.any(np.abs(freqs - own) <= gram.lobe) else None
+
+
+def period_rivals(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
+    """The number of rival peaks to ``period`` in the periodogram of ``r`` along ``x`` (see the
+    module); None when the data are too few or the period lies outside the frequencies the
+    data resolve."""
+    gram = periodogram(x, r, period)
+    if gram is None:
         return None
-    strength = float(power[near].max())
+    strength = gram.strength(gram.own)
+    power = gram.power
     peaks = np.flatnonzero((power[1:-1] > power[:-2]) & (power[1:-1] >= power[2:])) + 1
-    harmonics = own * np.arange(1, int(f_hi / own) + 2)
     rivals = [
         i
         for i in peaks
-        if power[i] >= RIVAL_SHARE * strength and np.min(np.abs(harmonics - freqs[i])) > lobe
+        if power[i] >= RIVAL_SHARE * strength
+        and np.min(np.abs(gram.harmonics - gram.freqs[i])) > gram.lobe
     ]
     return len(rivals)
+
+
+def dominant_harmonic(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
+    """The k ≥ 2 such that what the cycle fits repeats every period/k: every harmonic j of
+    ``period`` holding at least ``HARMONIC_SHARE`` of the strongest harmonic's power is a
+    multiple of k (their greatest common divisor), so the period's own frequency and the
+    others between carry next to nothing (a spiky 3-year cycle fitted to a yearly one: power
+    at 3/period, 6/period, ...). A yearly cycle with two humps (power at 1/period and
+    2/period) keeps k = 1. None when k is 1 or the periodogram cannot be read."""
+    gram = periodogram(x, r, period)
+    if gram is None:
+        return None
+    strengths = np.array([gram.strength(f) for f in gram.harmonics if f <= gram.freqs[-1]])
+    if strengths.size < 2 or strengths.max() <= 0:
+        return None
+    held = np.flatnonzero(strengths >= HARMONIC_SHARE * strengths.max()) + 1
+    k = int(np.gcd.reduce(held))
+    return k if k >= 2 else None
+
+
+def strongest_harmonic(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
+    """The harmonic k ≥ 2 of ``period`` at which what the cycle fits has its strongest peak,
+    when the period's own frequency holds less than ``RIVAL_SHARE`` of that peak's power (a
+    yearly cycle that mostly rises and falls twice a year; a 4-year cycle whose power lies at
+    1 year); None when its own frequency is the strongest, or the periodogram cannot be read."""
+    gram = periodogram(x, r, period)
+    if gram is None:
+        return None
+    strengths = [gram.strength(f) for f in gram.harmonics if f <= gram.freqs[-1]]
+    k = int(np.argmax(strengths)) + 1
+    if k < 2 or strengths[0] >= RIVAL_SHARE * strengths[k - 1]:
+        return None
+    return k

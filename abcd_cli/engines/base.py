@@ -143,6 +143,10 @@ class Engine(ABC):
     #: Built for long series: the search refines in two phases and adds harmonic starts, two
     #: rules measured on long series with such an engine only (``kernel_search.stages``).
     long_series: ClassVar[bool] = False
+    #: Can narrow a finalist's interval at extra cost (``likelihood_interval``): the search
+    #: narrows those of the models its buffer would keep before it chooses
+    #: (``kernel_search.finalists``).
+    finalist_intervals: ClassVar[bool] = False
 
     @abstractmethod
     def objective(
@@ -172,6 +176,13 @@ class Engine(ABC):
     ) -> NLLBounds:
         """Bounds on −log p(y) at the kernel's values. ``objective``: the objective's value
         there when it is already known (the engine need not compute it again)."""
+
+    def likelihood_interval(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
+    ) -> NLLBounds:
+        """Bounds on −log p(y) as narrow as the engine can make them for a finalist (by
+        default ``score``'s)."""
+        return self.score(kernel, X, y, constant_mean)
 
     @abstractmethod
     def posterior(

@@ -27,6 +27,7 @@ from scipy.linalg import LinAlgError
 
 from abcd_cli.arrays import as_2d
 from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
+from abcd_cli.engines.cglb import CGLBSettings, cglb_and_grad, cglb_value, value_from_solve
 from abcd_cli.engines.nystrom import (
     BLOCK_ELEMENTS,
     KEEP_ELEMENTS,
@@ -34,8 +35,20 @@ from abcd_cli.engines.nystrom import (
     inducing_indices,
 )
 from abcd_cli.engines.sparse_bound import bound_and_grad, bound_value
+from abcd_cli.engines.sparse_interval import (
+    FINAL_PRODUCTS,
+    MAX_STEPS,
+    TARGET_WIDTH,
+    likelihood_interval,
+)
 from abcd_cli.engines.sparse_posterior import SparsePosterior
-from abcd_cli.engines.sparse_upper import UpperBound, cheap_upper_bound, upper_bound
+from abcd_cli.engines.sparse_upper import (
+    UpperBound,
+    cheap_upper_bound,
+    solve_with_nystrom,
+    upper_bound,
+    upper_from_solve,
+)
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
@@ -48,6 +61,10 @@ MAX_SPARSE_BYTES = 4 * 2**30
 #: ``benchmarks/engines/outputs/sparse_engine.md``).
 NM2_PER_SECOND = 2.4e9
 NMP_PER_SECOND = 4e7
+#: The objectives: the Titsias bound (``sparse_bound``, the default) or CGLB (``cglb``: tighter,
+#: but its gradient's reverse pass over K is O(N²), 3-4× the Titsias bound's time at 2,000
+#: points; ``benchmarks/engines/outputs/cglb_interval.md``).
+BOUNDS = ("titsias", "cglb")
 #: A typical kernel's parameter count (as the exact engine's estimate assumes).
 TYPICAL_PARAMS = 12
 
@@ -72,11 +89,13 @@ class SparseEngine(Engine):
     jitter: float = 1e-8
     pcg_tol: float = 0.01
     pcg_max_products: int = 200
+    bound: str = "titsias"
     inducing_inputs: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     name: ClassVar[str] = "skc"
     interval_scores: ClassVar[bool] = True
     long_series: ClassVar[bool] = True
+    finalist_intervals: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if int(self.m) != self.m or self.m < 1:
@@ -85,6 +104,8 @@ class SparseEngine(Engine):
             )
         if not (0.0 < self.jitter < 1.0 and self.pcg_tol > 0 and self.pcg_max_products >= 1):
             raise ValueError("jitter in (0, 1), pcg_tol > 0 and pcg_max_products ≥ 1 are required")
+        if self.bound not in BOUNDS:
+            raise ValueError(f"the sparse bound is one of {', '.join(BOUNDS)}, not {self.bound!r}")
         if self.inducing_inputs is not None:
             Z = as_2d(self.inducing_inputs)
             if Z.shape[0] < 1 or not np.all(np.isfinite(Z)):
@@ -129,17 +150,26 @@ class SparseEngine(Engine):
         y: np.ndarray,
         constant_mean: bool = False,
     ) -> tuple[float, np.ndarray]:
-        """-LB at ``kernel.with_theta(theta)`` and its analytic gradient (``sparse_bound``)."""
+        """-LB at ``kernel.with_theta(theta)`` and its analytic gradient (``cglb``, or
+        ``sparse_bound`` for the Titsias bound)."""
         X, Z = self._inputs(X)
         y = np.asarray(y, dtype=float)
+        if self.bound == "cglb":
+            return cglb_and_grad(theta, kernel, X, y, Z, constant_mean, self._cglb())
         return bound_and_grad(theta, kernel, X, y, Z, constant_mean, self.jitter)
+
+    def _cglb(self) -> CGLBSettings:
+        return CGLBSettings(self.jitter, self.pcg_tol, self.pcg_max_products)
 
     def objective_value(
         self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
     ) -> float:
         """-LB alone (no gradient, no reverse-mode caches)."""
         X, Z = self._inputs(X)
-        return bound_value(kernel, X, np.asarray(y, dtype=float), Z, constant_mean, self.jitter)
+        y = np.asarray(y, dtype=float)
+        if self.bound == "cglb":
+            return cglb_value(kernel, X, y, Z, constant_mean, self._cglb())
+        return bound_value(kernel, X, y, Z, constant_mean, self.jitter)
 
     def lower_bound(
         self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
@@ -177,7 +207,9 @@ class SparseEngine(Engine):
         constant_mean: bool = False,
         objective: float | None = None,
     ) -> NLLBounds:
-        """[-UB, -LB] ∋ -log p(y). ``objective``: -LB when already known. Falls back to the
+        """[-UB, -LB] ∋ -log p(y), -LB the tighter of the objective's bound and CGLB through
+        the upper bound's own PCG vector (``cglb``; no extra product). ``objective``: the
+        objective's value when already known. Falls back to the
         cheap upper bound when PCG breaks; an interval of ``FAILED_NLL`` when the lower bound
         cannot be computed. When both bounds are tight (m = N) rounding can put -UB a hair above
         -LB: low is then clipped to high."""
@@ -186,8 +218,14 @@ class SparseEngine(Engine):
             return NLLBounds(FAILED_NLL, FAILED_NLL)
         products = 0
         try:
-            upper = self.upper_bound(kernel, X, y, constant_mean)
-            ub, products = upper.value, upper.products
+            Xi, Z = self._inputs(X)
+            y = np.asarray(y, dtype=float)
+            with np.errstate(all="ignore"):
+                sol = solve_with_nystrom(kernel, Xi, y, Z, constant_mean, *self._cglb().as_tuple())
+                ub, products = upper_from_solve(sol, y).value, sol.products
+                tighter = value_from_solve(sol, y)  # -CGLB through the same v
+            if math.isfinite(tighter):
+                high = min(high, tighter)
         except (LinAlgError, ValueError, FloatingPointError, ZeroDivisionError):
             ub = math.nan
         if not math.isfinite(ub):
@@ -196,6 +234,34 @@ class SparseEngine(Engine):
             except (LinAlgError, ValueError, FloatingPointError):
                 return NLLBounds(FAILED_NLL, FAILED_NLL)
         return NLLBounds(min(-ub, high), high, products)
+
+    def likelihood_interval(
+        self,
+        kernel: Kernel,
+        X: np.ndarray,
+        y: np.ndarray,
+        constant_mean: bool = False,
+        width: float = TARGET_WIDTH,
+        max_steps: int = MAX_STEPS,
+    ) -> NLLBounds:
+        """A finalist's interval on -log p(y): the CG quadratic (up to ``FINAL_PRODUCTS``
+        products), log|Q + D| and block Lanczos on
+        the rest of the log-determinant until it is ``width`` nats wide or ``max_steps``
+        vectors (``sparse_interval``), within skc's own ends; ``score`` when it breaks."""
+        Xi, Z = self._inputs(X)
+        y = np.asarray(y, dtype=float)
+        try:
+            with np.errstate(all="ignore"):
+                settings = (self.jitter, self.pcg_tol, max(self.pcg_max_products, FINAL_PRODUCTS))
+                found = likelihood_interval(
+                    kernel, Xi, y, Z, constant_mean, *settings, width, max_steps
+                )
+        except (LinAlgError, ValueError, FloatingPointError, ZeroDivisionError):
+            return self.score(kernel, X, y, constant_mean)
+        b = found.bounds
+        if not (math.isfinite(b.low) and math.isfinite(b.high)):
+            return self.score(kernel, X, y, constant_mean)
+        return b
 
     # --- posterior --------------------------------------------------------------------------
     def posterior(

@@ -43,13 +43,25 @@ from abcd_cli.kernels import Kernel
 
 
 def negative_bound(
-    w: Whitened, fit: Fit, c: np.ndarray, d: np.ndarray, constant_mean: bool
+    w: Whitened, fit: Fit, c: np.ndarray, d: np.ndarray, constant_mean: bool, jensen: bool = False
 ) -> float:
-    """-LB from one whitened pass (see the module's formula)."""
+    """-LB from one whitened pass (see the module's formula). With ``jensen`` the trace term
+    t = tr(D⁻¹(K - Q)) enters as N log(1 + t/N) (CGLB's log-determinant bound,
+    ``engines/cglb.py``) instead of t."""
     n_free = d.size - (1 if constant_mean else 0)
-    trace = float(np.sum(c / d)) - float(np.trace(w.AAt))  # tr(D⁻¹(K - Q))
+    trace = trace_term(float(np.sum(c / d)) - float(np.trace(w.AAt)), d.size, jensen)
     logdet = float(np.sum(np.log(d))) + w.logdet_B  # log|Q + D|
     return 0.5 * (n_free * LOG_2PI + logdet + fit.log_a + fit.quad + trace)
+
+
+def trace_term(t: float, n: int, jensen: bool) -> float:
+    """t (Titsias), or N log(1 + t/N) ≥ log|I + D^(-1/2)(K - Q)D^(-1/2)| (Jensen, CGLB)."""
+    return n * math.log1p(t / n) if jensen else t
+
+
+def trace_weight(t: float, n: int, jensen: bool) -> float:
+    """d(trace_term)/dt: 1, or 1/(1 + t/N)."""
+    return 1.0 / (1.0 + t / n) if jensen else 1.0
 
 
 def _finite(value: float, grad: np.ndarray | None = None) -> bool:
@@ -90,17 +102,27 @@ def bound_and_grad(
     k = kernel.with_theta(theta)
     try:
         with np.errstate(all="ignore"):
-            result = _bound_and_grad(k, X, y, Z, constant_mean, jitter)
+            result = nystrom_bound_and_grad(k, X, y, Z, constant_mean, jitter)
     except (LinAlgError, ValueError, FloatingPointError):
         return failed
-    if result is None or not _finite(*result):
+    if result is None or not _finite(*result[:2]):
         return failed
-    return result
+    return result[:2]
 
 
-def _bound_and_grad(
-    k: Kernel, X: np.ndarray, y: np.ndarray, Z: np.ndarray, constant_mean: bool, jitter: float
-) -> tuple[float, np.ndarray] | None:
+def nystrom_bound_and_grad(
+    k: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    constant_mean: bool,
+    jitter: float,
+    jensen: bool = False,
+) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """-LB, its gradient in theta with y held fixed, and s = (Q + D)⁻¹(y - β̂1) (the GLS
+    residual through Q + D, what CGLB's gradient needs for its y); None when D or K_zz fails.
+    With ``jensen`` the trace term is CGLB's N log(1 + t/N): its adjoints (the -I of H on
+    K_nz and in a_iᵀHa_i, A Aᵀ on K_zz, c/D on c and D) are scaled by g = 1/(1 + t/N)."""
     c, d, diag_back = k.diag_vjp(X)
     if not np.all(d > 0):
         return None
@@ -115,14 +137,16 @@ def _bound_and_grad(
     Y = data_columns(y, constant_mean)
     w = whitened_pass(k, X, Z, factor, d, Y, cross=cross)
     fit = Fit.from_gram(w.gram_inverse())
-    value = negative_bound(w, fit, c, d, constant_mean)
+    value = negative_bound(w, fit, c, d, constant_mean, jensen)
+    g = trace_weight(float(np.sum(c / d)) - float(np.trace(w.AAt)), d.size, jensen)
 
     Yg = Y @ fit.gradient_columns()  # the columns carrying the gradient
     beta = w.solve_B(w.AY @ fit.gradient_columns())
     H = w.solve_B(np.eye(factor.m)) + beta @ beta.T
-    H -= np.eye(factor.m)
-    grad = zz_back(_inducing_adjoint(factor, H + w.AAt))
+    H -= g * np.eye(factor.m)
+    grad = zz_back(_inducing_adjoint(factor, H + g * w.AAt + (g - 1.0) * np.eye(factor.m)))
     gd = np.empty_like(d)
+    s = np.empty_like(d)
     isd = 1.0 / np.sqrt(d)
     for rows in blocks:
         W, back = kept.pop(rows.start) if kept else k.vjp(X[rows], Z)
@@ -136,11 +160,12 @@ def _bound_and_grad(
         grad += back(GWt.T)
         quad_i = np.sum(A * HA, axis=0)
         cross_i = np.sum(Yt * (A.T @ beta), axis=1)
-        gd[rows] = 0.5 - 0.5 * np.sum(Yt * Yt, axis=1) - 0.5 * c[rows] / d[rows]
+        gd[rows] = 0.5 - 0.5 * np.sum(Yt * Yt, axis=1) - 0.5 * g * c[rows] / d[rows]
         gd[rows] += cross_i - 0.5 * quad_i
         gd[rows] /= d[rows]
-    grad += diag_back(0.5 / d, gd)
-    return value, grad
+        s[rows] = (Yt[:, 0] - A.T @ beta[:, 0]) * isd[rows]
+    grad += diag_back(0.5 * g / d, gd)
+    return value, grad, s
 
 
 def _keeping(k: Kernel, X: np.ndarray, Z: np.ndarray, kept: dict[int, tuple]):

@@ -88,9 +88,34 @@ class _Nystrom:
         self.fit = Fit.from_gram(self.w.gram_inverse())
         self.n_free = X.shape[0] - (1 if constant_mean else 0)
 
-    def logdet_term(self) -> float:
+    def logdet_term(self, fit: Fit | None = None) -> float:
         """-½ log|Q + D| (- ½ log 1ᵀ(Q + D)⁻¹1)."""
-        return -0.5 * (float(np.sum(np.log(self.d))) + self.w.logdet_B + self.fit.log_a)
+        log_a = (fit or self.fit).log_a
+        return -0.5 * (float(np.sum(np.log(self.d))) + self.w.logdet_B + log_a)
+
+    def precondition(self, R: np.ndarray) -> np.ndarray:
+        """(Q + D)⁻¹ R (needs A kept)."""
+        return self.w.precondition(R, self.d)
+
+    def fit_of(self, r: np.ndarray) -> Fit:
+        """The quadratic form of the data column r (with the ones under a level) in Q + D."""
+        R = data_columns(r, self.Y.shape[1] == 2)
+        return Fit.from_gram(R.T @ self.precondition(R))
+
+
+@dataclass(frozen=True)
+class NystromSolve:
+    """A PCG solve of (K + D)v = y preconditioned by Q + D: v (1ᵀv = 0 under a level), the true
+    residual r = y - (K + D)v, the certificate ½ rᵀ(Q + D)⁻¹r (½ min_β over r - β1), the
+    products made, the raw columns (warm start of the next solve) and the Nyström pieces."""
+
+    nystrom: _Nystrom
+    v: np.ndarray
+    residual: np.ndarray
+    certificate: float
+    products: int
+    converged: bool
+    raw_alpha: np.ndarray
 
 
 def cheap_upper_bound(
@@ -135,38 +160,67 @@ def upper_bound(
     max_products: int,
 ) -> UpperBound:
     """The Nyström log-determinant plus PCG's quadratic bound (module docstring)."""
+    sol = solve_with_nystrom(kernel, X, y, Z, constant_mean, jitter, tol, max_products)
+    return upper_from_solve(sol, y)
+
+
+def upper_from_solve(sol: NystromSolve, y: np.ndarray) -> UpperBound:
+    """The upper bound from a solve: -½ log|Q + D| + φ(v) - (N_free/2) log 2π."""
+    quadratic = -0.5 * float(sol.v @ (y + sol.residual))
+    logdet = sol.nystrom.logdet_term()
+    value = logdet + quadratic - 0.5 * sol.nystrom.n_free * LOG_2PI
+    return UpperBound(value, logdet, quadratic, sol.certificate, sol.products, sol.converged)
+
+
+def solve_with_nystrom(
+    kernel: Kernel,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    constant_mean: bool,
+    jitter: float,
+    tol: float,
+    max_products: int,
+    alpha0: np.ndarray | None = None,
+) -> NystromSolve:
+    """PCG on (K + D)v = y (with a level: on y and 1, combined so that 1ᵀv = 0), preconditioned
+    by Q + D, from ``alpha0`` (a previous solve's ``raw_alpha``) when its shape fits."""
     ny = _Nystrom(kernel, X, Z, constant_mean, y, jitter, keep_A=True)
     matvec = kernel_matvec(kernel, X, ny.d)
-
-    def precond(R: np.ndarray) -> np.ndarray:
-        return ny.w.precondition(R, ny.d)
-
+    if alpha0 is not None and alpha0.shape != ny.Y.shape:
+        alpha0 = None
     if constant_mean:
-        alpha, r, cert, products, converged = _level_solve(
-            matvec, precond, ny.Y, ny.fit.beta, tol, max_products
+        v, r, cert, products, converged, raw = _level_solve(
+            matvec, ny.precondition, ny.Y, ny.fit.beta, tol, max_products, alpha0
         )
     else:
-        sol = pcg(matvec, precond, ny.Y, tol, max_products)
-        alpha, r = sol.alpha[:, 0], sol.residual[:, 0]
+        sol = pcg(matvec, ny.precondition, ny.Y, tol, max_products, alpha0)
+        v, r, raw = sol.alpha[:, 0], sol.residual[:, 0], sol.alpha
         cert, products, converged = float(sol.certificate[0]), sol.products, sol.converged
-    quadratic = -0.5 * float(alpha @ (y + r))
-    logdet = ny.logdet_term()
-    value = logdet + quadratic - 0.5 * ny.n_free * LOG_2PI
-    return UpperBound(value, logdet, quadratic, cert, products, converged)
+    return NystromSolve(ny, v, r, cert, products, converged, raw)
 
 
-def _level_solve(matvec, precond, Y: np.ndarray, beta: float, tol: float, max_products: int):
+def _level_solve(
+    matvec,
+    precond,
+    Y: np.ndarray,
+    beta: float,
+    tol: float,
+    max_products: int,
+    alpha0: np.ndarray | None = None,
+):
     """α with 1ᵀα = 0 minimising ½αᵀ(K + D)α - αᵀy: from the solves for y and 1 together,
     α = α_y - κ α_1, κ = 1ᵀα_y / 1ᵀα_1; r = y - (K + D)α = r_y - κ r_1 + κ1 (no extra
     product). Column tolerances tol/4 and tol/(4κ²) make ½|r_y - κ r_1|²_M⁻¹ ≤ tol; the
     certificate is ½ min_β (r - β1)ᵀ M⁻¹ (r - β1), checked, and tightened if need be."""
     ones = Y[:, 1]
     kappa = beta  # the GLS level under Q + D: a good first guess of κ
-    alpha0 = None
     spent = 0
     target = tol
     for _ in range(_LEVEL_ROUNDS):
-        col_tol = np.array([tol / 4.0, tol / (4.0 * max(kappa * kappa, 1e-300))])
+        # the ones column to at least tol/4 itself: with κ near 0 a looser one could stop at
+        # α_1 = 0, and κ = 1ᵀα_y / 1ᵀα_1 would not exist
+        col_tol = np.array([tol / 4.0, tol / (4.0 * max(kappa * kappa, 1.0))])
         sol = pcg(matvec, precond, Y, col_tol, max(max_products - spent, 0), alpha0)
         spent += sol.products
         a_y, a_1 = sol.alpha[:, 0], sol.alpha[:, 1]
@@ -179,4 +233,4 @@ def _level_solve(matvec, precond, Y: np.ndarray, beta: float, tol: float, max_pr
             break
         tol /= 2.0
         alpha0 = sol.alpha
-    return alpha, s + kappa * ones, cert, spent, cert <= target
+    return alpha, s + kappa * ones, cert, spent, cert <= target, sol.alpha

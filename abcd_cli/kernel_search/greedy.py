@@ -56,6 +56,7 @@ from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines
+from abcd_cli.kernel_search.finalists import narrowed
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
@@ -201,6 +202,15 @@ class Search:
             return False
         stages = LevelStages(self.data, self.settings, self.engine, self.fitter, self.level + 1)
         scored, counts = stages.score(families)
+        scored = narrowed(
+            scored,
+            self.engine,
+            self.fitter.executor,
+            (self.data.X, self.data.Y, self.data.constant_mean),
+            self.data.scorer,
+            self.settings.beam_at(self.level + 1),
+            self.settings.buffer,
+        )
         self.level += 1
         if not scored:
             self.elapsed += time.perf_counter() - started
@@ -234,11 +244,20 @@ class Search:
                 full_data_evaluations=self.full_evaluations,
                 pcg_products=self.pcg_products if self.engine.interval_scores else None,
                 elapsed_seconds=round(self.elapsed, 3),
+                finalists=self._finalists(kept.models) if self.engine.interval_scores else None,
             )
         )
         self._save()  # before saying the level is done: an interrupt after the line loses nothing
         self._event("level", record=self.trace[-1])
         return True
+
+    def _finalists(self, kept: list[Scored]) -> list[dict[str, object]]:
+        """The kept models' structures and BIC intervals, for the trace and the appendix."""
+        text = self.data.text
+        return [
+            {"structure": text(c.kernel, params=False), "bic_low": c.low, "bic": c.bic}
+            for c in kept
+        ]
 
     def _keep_in_pool(self, scored: list[Scored]) -> None:
         """Keep the ``pool_size`` structures of lowest BIC seen so far (one fit of each)."""

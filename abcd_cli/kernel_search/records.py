@@ -24,7 +24,8 @@ class LevelRecord:
     (its structure, its kernel in the user's units and BIC interval [bic_low, bic], in which
     ``bic_width`` = bic − bic_low), the models kept for the next level and those pruned, the
     objective's evaluations (in all, on all the data), the engine's conjugate-gradient products
-    (engines with interval scores only) and the seconds since the search began. A level whose
+    and the kept models' intervals (engines with interval scores only) and the seconds since the
+    search began. A level whose
     every candidate failed has no best and nothing after the counts."""
 
     level: int
@@ -42,6 +43,9 @@ class LevelRecord:
     full_data_evaluations: int | None = None
     pcg_products: int | None = None
     elapsed_seconds: float | None = None
+    #: engines with interval scores: the models the buffer kept, best first, each
+    #: {"structure", "bic_low", "bic"} (their intervals narrowed: ``kernel_search.finalists``)
+    finalists: list[dict[str, Any]] | None = None
 
     @property
     def failed_level(self) -> bool:

@@ -14,6 +14,7 @@ time is given with its central 95% interval over the posterior, in the data's un
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,10 @@ from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.reporting.curves import applied_part, mean_trend, trend_shape
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing
-from abcd_cli.reporting.weak import weak_cycle_reason
+from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import (
     capitalise,
     format_span,
@@ -82,13 +84,17 @@ def outside_data(f: Finding, dec: Decomposition) -> bool:
     return not float(column.min()) <= f.feature.value <= float(column.max())
 
 
-def weak_findings(facts: PosteriorFacts, dec: Decomposition) -> dict[int, str]:
+def weak_findings(
+    facts: PosteriorFacts, dec: Decomposition, weak: Mapping[int, str] | None = None
+) -> dict[int, str]:
     """The findings shown by a cycle of the decomposed structure that the data do not single
-    out (``reporting/weak.py``), by ``id``, with the reason: every weighed structure may hold
-    it, so its probability says only that the structures weighed agree."""
+    out (``weak``: the reasons by component index, ``reporting/weak.py``), by ``id``, with the
+    reason: every weighed structure may hold it, so its probability says only that the
+    structures weighed agree."""
+    weak = weak_reasons(dec) if weak is None else weak
     out = {}
     for c in dec.components:
-        reason = weak_cycle_reason(dec, c)
+        reason = weak.get(c.index)
         finding = component_finding(c, facts) if reason else None
         if finding is not None and finding.feature.kind == "periodic":
             out[id(finding)] = reason
@@ -169,7 +175,7 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
         around = "" if where.endswith(("begin", "end")) else "around "
         return f"a change{' in ' + names[0] if of else ''} {around}{where}"
     if feature.kind == "linear trend":
-        return f"a linear trend{of}"
+        return f"{_linear_words(f, dec)}{of}"
     if feature.kind == "polynomial trend":
         return f"a curved (polynomial) trend{of}"
     if feature.kind == "smooth":
@@ -181,6 +187,27 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     if feature.kind == "interaction":
         return f"an interaction between {join_words(names)}"
     return f"{feature.kind}{of}"
+
+
+def _linear_words(f: Finding, dec: Decomposition) -> str:
+    """A linear-trend finding in the words its curve in the decomposed structure allows, as
+    the greedy report checks its own: 'a linear trend'; 'a linear term, flat where it applies
+    (a level switched on or off)' when its fitted curve is flat there (``curves.mean_trend``);
+    'a linear term whose fitted curve is not a straight line' when a line explains less than
+    ``curves.LINEAR_SHARE`` of it (``curves.trend_shape``). A structure that does not hold
+    it leaves the words as they are."""
+    shown = next(
+        (c for c in dec.components if component_feature(c.kernel, c.is_noise, [f]) is f), None
+    )
+    if shown is None or len(shown.dims) > 1:
+        return "a linear trend"
+    x = dec.model.X[:, shown.dims[0] if shown.dims else 0]
+    if mean_trend(shown, x) == "flat":
+        return "a linear term, flat where it applies (a level switched on or off)"
+    shape = trend_shape(*applied_part(shown, x))
+    if shape is not None and not shape.linear:
+        return "a linear term whose fitted curve is not a straight line"
+    return "a linear trend"
 
 
 def _span(f: Finding, dec: Decomposition) -> tuple[float, float]:
@@ -235,16 +262,18 @@ def stated(facts: PosteriorFacts) -> list[Finding]:
     return [f for f in facts.findings if wording(f.probability) is not None]  # the floor
 
 
-def certainty_summary(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
+def certainty_summary(
+    facts: PosteriorFacts, dec: Decomposition, weak: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """The summary's account of the posterior: an opening, the facts as bullets, the likely
-    and the uncertain findings as two sentences."""
+    and the uncertain findings as two sentences; ``weak`` as for ``weak_findings``."""
     weighed = sum(1 for s in facts.structures if s.weight > 0)
     top = facts.structures[0]
     tiers: dict[str, list[str]] = {"fact": [], FEW_CYCLES: [], "likely": [], "uncertain": []}
-    weak = weak_findings(facts, dec)
+    weak_ones = weak_findings(facts, dec, weak)
     for f in stated(facts):
-        tiers[tier(f, dec, weak)].append(  # type: ignore[index]
-            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})"
+        tiers[tier(f, dec, weak_ones)].append(  # type: ignore[index]
+            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})"
         )
     found = (
         f"The search weighed {number_word(weighed)} structures"
@@ -312,11 +341,14 @@ def component_tag(f: Finding | None, dec: Decomposition) -> str:
     return tag
 
 
-def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, Any]]:
+def findings_json(
+    facts: PosteriorFacts, dec: Decomposition, weak: Mapping[int, str] | None = None
+) -> list[dict[str, Any]]:
     """Every finding for machines: kind, inputs by name, value and interval (user units), its
-    probability and range under the evidence's error, how the summary words it, its words."""
+    probability and range under the evidence's error, how the summary words it, its words;
+    ``weak`` as for ``weak_findings``."""
     out = []
-    weak = weak_findings(facts, dec)
+    weak_ones = weak_findings(facts, dec, weak)
     for f in facts.findings:
         feature = f.feature
         out.append(
@@ -327,8 +359,8 @@ def findings_json(facts: PosteriorFacts, dec: Decomposition) -> list[dict[str, A
                 "interval": list(feature.interval) if feature.interval else None,
                 "probability": f.probability,
                 "probability_range": [f.low, f.high],
-                "wording": tier(f, dec, weak) or "omitted",
-                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak)})",
+                "wording": tier(f, dec, weak_ones) or "omitted",
+                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})",
             }
         )
     return out

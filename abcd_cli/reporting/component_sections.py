@@ -9,7 +9,7 @@ when it reads more (a note under it says what is drawn, or why nothing is).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -18,8 +18,7 @@ from matplotlib.figure import Figure
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.reporting import figures as plots
-from abcd_cli.reporting import inputs_figures
+from abcd_cli.reporting import dense_figures, inputs_figures
 from abcd_cli.reporting.certainty import (
     LIKELY,
     component_finding,
@@ -32,25 +31,33 @@ from abcd_cli.reporting.component_text import (
     input_names,
     paragraph,
     section_phrase,
+    section_phrases,
 )
 from abcd_cli.reporting.effects import effect_json
 from abcd_cli.reporting.sections import Frame, axis_label
-from abcd_cli.reporting.weak import weak_cycle_reason
+from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import number_word
 
 
 def component_sections(
-    dec: Decomposition, frame: Frame, facts: PosteriorFacts | None = None
+    dec: Decomposition,
+    frame: Frame,
+    facts: PosteriorFacts | None = None,
+    weak: Mapping[int, str] | None = None,
 ) -> list[dict[str, Any]]:
     """One section per component, in the report's order; with a posterior over structures
-    (``facts``), each tagged with the probability of what it shows."""
+    (``facts``), each tagged with the probability of what it shows. A weak cycle (``weak``:
+    the reasons by component index, ``weak.weak_reasons``) is headed as possible, as its
+    summary bullet is, and its paragraph says why."""
+    weak = weak_reasons(dec) if weak is None else weak
     sections, previous_r2 = [], 0.0
-    for c in dec.components:
+    for c, phrase in zip(dec.components, section_phrases(dec), strict=True):
         finding = component_finding(c, facts) if facts is not None else None
         uncertain = finding is not None and finding.probability < LIKELY
-        section = component_section(dec, c, previous_r2, frame, uncertain)
-        reason = weak_cycle_reason(dec, c)
+        section = component_section(dec, c, previous_r2, frame, uncertain, phrase)
+        reason = weak.get(c.index)
         if reason:
+            section["phrase"] = f"possibly {section['phrase']}"
             section["paragraph_note"] = f"This cycle is possible rather than established: {reason}."
         if facts is not None:
             section |= certainty_of(finding, dec)
@@ -79,12 +86,17 @@ def certainty_of(finding: Finding | None, dec: Decomposition) -> dict[str, Any]:
 
 
 def component_section(
-    dec: Decomposition, c: ComponentFacts, previous_r2: float, frame: Frame, uncertain: bool = False
+    dec: Decomposition,
+    c: ComponentFacts,
+    previous_r2: float,
+    frame: Frame,
+    uncertain: bool = False,
+    phrase: str | None = None,
 ) -> dict[str, Any]:
     """Component ``c``'s section; ``previous_r2`` is the share of variance the components
     before it explain; an ``uncertain`` one (a posterior's, of probability below ``LIKELY``)
-    says so in its figure's title."""
-    phrase = section_phrase(dec, c)
+    says so in its figure's title; ``phrase``: its heading when already worded."""
+    phrase = section_phrase(dec, c) if phrase is None else phrase
     section = {
         "index": c.index,
         "phrase": phrase,
@@ -136,8 +148,9 @@ def series_drawings(
     components up to it against the data."""
     assert dec.series is not None
     curves = dec.series
+    window, k = curves.window, c.index - 1
     alone = partial(
-        plots.component_figure,
+        dense_figures.component_figure,
         c.x_grid,
         c.mean,
         c.sd,
@@ -145,17 +158,21 @@ def series_drawings(
         frame.x_label,
         frame.y_label,
         f"Component {c.index}" + (" (uncertain)" if uncertain else ""),
+        fine=None if window is None else (window.x, window.mean[k], window.sd[k]),
     )
     so_far = partial(
-        plots.cumulative_figure,
+        dense_figures.cumulative_figure,
         curves.x_grid,
-        curves.cumulative_mean[c.index - 1],
-        curves.cumulative_sd[c.index - 1],
+        curves.cumulative_mean[k],
+        curves.cumulative_sd[k],
         frame.x,
         frame.y,
         frame.x_label,
         frame.y_label,
         f"Sum of components 1-{c.index}" if c.index > 1 else "Component 1",
+        fine=None
+        if window is None
+        else (window.x, window.cumulative_mean[k], window.cumulative_sd[k]),
     )
     return alone, so_far
 

@@ -12,6 +12,7 @@ Every paragraph ends with the same sentences on variance and cross-validated err
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -20,10 +21,16 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
-from abcd_cli.reporting.curves import amplitude_trend, mean_trend
+from abcd_cli.reporting.curves import amplitude_trend, mean_trend, size_profile
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
-from abcd_cli.reporting.factors import factors_of, is_gradual, product_lengthscale, stated_intervals
+from abcd_cli.reporting.factors import (
+    factors_of,
+    gate_profile,
+    is_gradual,
+    product_lengthscale,
+    stated_intervals,
+)
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
 from abcd_cli.reporting.statistics_text import statistics_sentences
@@ -53,26 +60,33 @@ def input_names(dec: Decomposition, dims: tuple[int, ...]) -> list[str]:
 
 
 def component_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = True) -> str:
-    """The component's noun phrase, naming the inputs it reads when there are several;
-    ``direction``: whether a trend says which way its mean goes ('a linearly increasing
-    function' rather than 'a linear trend'). Smooth components of a series whose phrases
-    would read alike name the scale each varies over ('a smooth function on a scale of about
-    31.7 years which applies ...'), so that no two bullets of the summary are the same."""
-    phrase = _phrase(dec, c, direction)
+    """Component ``c``'s noun phrase (``component_phrases``, which words them all at once)."""
+    position = next(k for k, other in enumerate(dec.components) if other.index == c.index)
+    return component_phrases(dec, direction)[position]
+
+
+def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
+    """Every component's noun phrase, in order, naming the inputs it reads when there are
+    several; ``direction``: whether a trend says which way its mean goes ('a linearly
+    increasing function' rather than 'a linear trend'). Smooth components of a series whose
+    phrases would read alike name the scale each varies over ('a smooth function on a scale of
+    about 31.7 years which applies ...'), so that no two bullets of the summary are the same:
+    each phrase is worded once and its twins counted, in one pass."""
+    phrases = [_phrase(dec, c, direction) for c in dec.components]
     if dec.series is None:
-        return phrase
+        return phrases
+    counts = Counter(phrases)
     x = column(dec, 0)
-    parts = factors_of(c.kernel, x)
-    twins = [
-        other
-        for other in dec.components
-        if other.index != c.index and _phrase(dec, other, direction) == phrase
-    ]
-    if not twins or parts is None or parts.head != "smooth" or parts.lead is None:
-        return phrase
-    scale = format_span(product_lengthscale(parts.smooth), dec.axis)
-    noun = parts.lead.noun
-    return phrase.replace(noun, f"{noun} on a scale of about {scale}", 1)
+    out = []
+    for c, phrase in zip(dec.components, phrases, strict=True):
+        parts = factors_of(c.kernel, x) if counts[phrase] > 1 else None
+        if parts is None or parts.head != "smooth" or parts.lead is None:
+            out.append(phrase)
+            continue
+        scale = format_span(product_lengthscale(parts.smooth), dec.axis)
+        noun = parts.lead.noun
+        out.append(phrase.replace(noun, f"{noun} on a scale of about {scale}", 1))
+    return out
 
 
 def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
@@ -85,6 +99,7 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
             x_data=x,
             direction=_direction(c, x, direction),
             amplitude=amplitude_trend(c, x),
+            strength=size_profile(c, x),
         )
     if c.is_noise:
         if not c.dims:
@@ -152,7 +167,7 @@ def switched_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tru
     gates = [on_first_input(b) for b in reading if b.dim == g]
     xg = column(dec, g)
     if is_gradual(gates, xg):
-        clause = gradual_clause(gates, dec.axes[g], xg)
+        clause = gradual_clause(gate_profile(gates, xg), dec.axes[g], xg)
     else:
         clause = on_clause(stated_intervals(gates, xg), dec.axes[g], xg)
     if not clause:
@@ -165,6 +180,11 @@ def section_phrase(dec: Decomposition, c: ComponentFacts) -> str:
     trend's shape ('a linear trend'); its summary, like every phrase of a table of several
     inputs, says which way the trend goes."""
     return component_phrase(dec, c, direction=dec.series is None)
+
+
+def section_phrases(dec: Decomposition) -> list[str]:
+    """``section_phrase`` of every component, in order, worded in one pass."""
+    return component_phrases(dec, direction=dec.series is None)
 
 
 def factor_phrases(dec: Decomposition, c: ComponentFacts) -> list[str]:

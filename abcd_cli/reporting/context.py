@@ -30,6 +30,7 @@ from abcd_cli.reporting.sections import (
     table_section,
 )
 from abcd_cli.reporting.variance_section import variance_section
+from abcd_cli.reporting.weak import weak_reasons
 
 if TYPE_CHECKING:
     from abcd_cli.model import Particles
@@ -51,14 +52,15 @@ def build_context(
     ``particles``: the posterior's conditioned particles when the caller holds them."""
     frame = frame_of(dec, figures)
     facts = posterior_facts(dec.model, search)
-    components = component_sections(dec, frame, facts)
+    weak = weak_reasons(dec)
+    components = component_sections(dec, frame, facts, weak)
     averaged, posterior = mixed_forecasts(dec, search, particles)
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",
         "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "data": data_section(dec, n_dropped, frame),
-        "summary": summary_section(dec, facts),
+        "summary": summary_section(dec, facts, weak),
         "table": table_section(dec, components),
         "components": components,
         "forecast": forecast_section(dec, components, averaged, frame, posterior),

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.decompose.periods import strongest_harmonic
 from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
 from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, data_range, in_data_range
+from abcd_cli.reporting.wording import format_span, number_word
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
@@ -35,6 +37,9 @@ LINEAR_SHARE = 0.98
 FLAT_SHARE = 0.05
 #: Points of the grid a period must hold for its amplitude to be measured.
 MIN_POINTS = 4
+#: Equal windows across the data in which the size of a component that is not a cycle is
+#: measured (``size_profile``).
+SIZE_WINDOWS = 12
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,33 @@ def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None
     return after < FADE_SHARE * before
 
 
+def size_profile(
+    facts: ComponentFacts, x_data: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """How large the component's fitted curve is across the data, as (centres, sizes): a
+    cycle's amplitude period by period (``fitted_amplitudes``, at the periods' centres), any
+    other component's largest |m| in each of ``SIZE_WINDOWS`` equal windows of the data (at
+    the x where it is reached). What the words on a gradual
+    change ('fades across the data', 'is strongest around 1976') are read from, so that they
+    say what the curve beside them shows; None when the curve cannot be measured."""
+    parts = leading_cycle(facts.kernel, x_data)
+    if parts is not None:
+        amplitudes = fitted_amplitudes(facts, parts.periodic[0].param("period"), x_data)
+        if amplitudes is not None:
+            return amplitudes.centres, amplitudes.sizes
+    x, mean = in_data_range(facts, x_data)
+    if x.size < 2 * MIN_POINTS or np.ptp(x) <= 0:
+        return None
+    edges = np.linspace(float(x[0]), float(x[-1]), SIZE_WINDOWS + 1)
+    window = np.minimum(np.searchsorted(edges, x, side="right") - 1, SIZE_WINDOWS - 1)
+    held = [k for k in range(SIZE_WINDOWS) if np.sum(window == k) >= MIN_POINTS]
+    if len(held) < 2:
+        return None
+    tops = [int(np.flatnonzero(window == k)[np.argmax(np.abs(mean[window == k]))]) for k in held]
+    sizes = np.abs(mean[tops])
+    return (x[tops], sizes) if sizes.max() > 0 else None
+
+
 @dataclass(frozen=True)
 class TrendShape:
     """A trend's curve where it applies within the data: its level there, whether a straight
@@ -169,3 +201,21 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
     if switched and shape is not None and shape.flat:
         return "flat"
     return classify_trend(mean)
+
+
+def harmonic_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """Where a cycle's data repeat most strongly, when not at its period: the periodogram of
+    what it fits (its partial residuals) peaks at a harmonic period/k
+    (``periods.strongest_harmonic``); [] otherwise."""
+    parts = leading_cycle(facts.kernel, x_data)
+    if parts is None or x_data is None or facts.partial.size != len(x_data):
+        return []
+    period = parts.periodic[0].param("period")
+    k = strongest_harmonic(np.asarray(x_data, dtype=float), facts.partial, period)
+    if k is None:
+        return []
+    return [
+        f"The periodogram of what it fits peaks at {format_span(period / k, axis)}, not at its"
+        f" period: within each period of {format_span(period, axis)} the data mostly rise and"
+        f" fall {number_word(k)} times."
+    ]

@@ -1,8 +1,11 @@
-"""What each component is assumed to do beyond the end of the data."""
+"""What each component is assumed to do beyond the end of the data: a record of what kind of
+continuation it is (``Extrapolation.kind``) with its sentence."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -31,6 +34,19 @@ from abcd_cli.reporting.wording import (
     format_span,
 )
 
+#: What a component does past the data: keeps repeating its cycle, continues its trend or
+#: curve, holds its level, eases back (a smooth term, a fading cycle: the forecast returns to
+#: the long-run trend), stays switched off, stays unforecastable noise, or none of these said.
+Kind = Literal["repeats", "continues", "holds", "returns", "off", "noise", "other"]
+
+
+@dataclass(frozen=True)
+class Extrapolation:
+    """A component's continuation past the data: its ``kind`` and the sentence saying it."""
+
+    kind: Kind
+    sentence: str
+
 
 def _noise_continuation(tail: str) -> str:
     """What noise does beyond the data, with ``tail`` on how its standard deviation changes."""
@@ -51,7 +67,7 @@ def fading_sentence(period: float, axis: Axis) -> str:
 
 def _continuation(
     parts: Factors, axis: Axis, x_data: np.ndarray | None, facts: ComponentFacts | None = None
-) -> str:
+) -> Extrapolation:
     """What the component does beyond the data while it is switched on."""
     head = parts.head
     lin = parts.lin
@@ -60,11 +76,14 @@ def _continuation(
     )
     change = f"{verb} {degree_adverb(len(lin))}"
     if head == "noise":
-        return _noise_continuation(f", and its standard deviation keeps {change}" if lin else "")
+        return Extrapolation(
+            "noise",
+            _noise_continuation(f", and its standard deviation keeps {change}" if lin else ""),
+        )
     if head == "periodic":
         main = parts.periodic[0]
         if facts is not None and fades_beyond(facts, main.param("period"), x_data):
-            return fading_sentence(main.param("period"), axis)
+            return Extrapolation("returns", fading_sentence(main.param("period"), axis))
         period = format_span(main.param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
         if parts.smooth:
@@ -74,52 +93,76 @@ def _continuation(
             # 'still' only where the fitted curve's amplitude moved that way over the data
             steady = facts is not None and amplitude_trend(facts, x_data) == "flat"
             text += f", with its amplitude {'' if steady else 'still '}{change}"
-        return text + "."
+        return Extrapolation("repeats", text + ".")
     if head == "smooth":
         span = format_span(product_lengthscale(parts.smooth), axis)
-        return smooth_continuation(span)
+        return Extrapolation("returns", smooth_continuation(span))
     if head == "linear":
         if len(lin) == 1:
-            return "The linear trend is assumed to continue beyond the data with the same slope."
+            return Extrapolation(
+                "continues",
+                "The linear trend is assumed to continue beyond the data with the same slope.",
+            )
         shape = DEGREE_NOUNS.get(len(lin), "the polynomial").replace("a ", "the ", 1)
-        return f"Beyond the data {shape} is assumed to continue along the same curve."
-    return "The constant level is assumed to stay the same beyond the data."
+        return Extrapolation(
+            "continues", f"Beyond the data {shape} is assumed to continue along the same curve."
+        )
+    return Extrapolation("holds", "The constant level is assumed to stay the same beyond the data.")
 
 
 def describe_extrapolation(
     facts: ComponentFacts, axis: Axis, *, x_data: np.ndarray | None = None
 ) -> str:
     """One sentence on what the component is assumed to do beyond the end of the data."""
+    return extrapolation_record(facts, axis, x_data=x_data).sentence
+
+
+def extrapolation_record(
+    facts: ComponentFacts, axis: Axis, *, x_data: np.ndarray | None = None
+) -> Extrapolation:
+    """What the component is assumed to do beyond the end of the data: its kind and sentence."""
     parts = factors_of(facts.kernel)
     if parts is None and noise_terms(facts.kernel):
         if any(t.lin or t.gates for t in noise_terms(facts.kernel)):
-            return _noise_continuation(
-                f", and its standard deviation keeps changing with {axis.x_name} as it does "
-                "over the data"
+            return Extrapolation(
+                "noise",
+                _noise_continuation(
+                    f", and its standard deviation keeps changing with {axis.x_name} as it does "
+                    "over the data"
+                ),
             )
-        return _noise_continuation("")
+        return Extrapolation("noise", _noise_continuation(""))
     together = gathered(facts.kernel, x_data) if parts is None else None
     if together is not None:
         last = together.on[-1] if together.on else None
         if last is not None and math.isfinite(last.high):
-            return _switched_off_from(last, axis, x_data)
+            return Extrapolation("off", _switched_off_from(last, axis, x_data))
         period = together.lead.periodic[0].param("period") if together.head == "periodic" else 0
         if period and fades_beyond(facts, period, x_data):
-            return fading_sentence(period, axis)
-        return gathered_continuation(together, facts, axis)
+            return Extrapolation("returns", fading_sentence(period, axis))
+        kind: Kind = {"periodic": "repeats", "smooth": "returns"}.get(together.head, "continues")  # type: ignore[assignment]
+        return Extrapolation(kind, gathered_continuation(together, facts, axis))
     if parts is None:
-        return "Beyond the data it follows its covariance function; no simple summary is given."
+        return Extrapolation(
+            "other",
+            "Beyond the data it follows its covariance function; no simple summary is given.",
+        )
     if parts.gates and is_gradual(parts.gates, x_data):
-        return _continuation(parts, axis, x_data, facts) + (
-            " Its change factors keep scaling it gradually beyond the data, as over it."
+        going = _continuation(parts, axis, x_data, facts)
+        return Extrapolation(
+            going.kind,
+            going.sentence
+            + " Its change factors keep scaling it gradually beyond the data, as over it.",
         )
     if parts.gates:
         on = on_intervals(sharp_gates(parts.gates, x_data))
         if not on:
-            return "It is switched off everywhere, so it adds nothing beyond the data."
+            return Extrapolation(
+                "off", "It is switched off everywhere, so it adds nothing beyond the data."
+            )
         last = on[-1]
         if math.isfinite(last.high):
-            return _switched_off_from(last, axis, x_data)
+            return Extrapolation("off", _switched_off_from(last, axis, x_data))
     return _continuation(parts, axis, x_data, facts)
 
 

@@ -26,7 +26,6 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
-from abcd_cli.reporting.density import dense_window
 from abcd_cli.reporting.thinning import COLUMNS_PER_INCH, needs_thinning, thin
 
 FULL_WIDTH = 6.5
@@ -62,7 +61,7 @@ SVG_METADATA = ("Date", "Creator", "Format", "Type")  # set to None: no <metadat
 ArrayLike = Sequence[float] | np.ndarray
 
 
-def _arrays(*named: tuple[str, Any]) -> list[np.ndarray]:
+def as_arrays(*named: tuple[str, Any]) -> list[np.ndarray]:
     """Convert to 1-d float arrays of one common length, naming the culprit otherwise."""
     out = [np.asarray(value, dtype=float).ravel() for _, value in named]
     lengths = {len(a) for a in out}
@@ -225,83 +224,13 @@ def shade_extrapolation(ax: Axes, x_grid: np.ndarray, data_end: float, label: bo
 
 def data_figure(x: ArrayLike, y: ArrayLike, x_label: str, y_label: str) -> Figure:
     """The raw series: points joined by a faint line, full width."""
-    x, y = _arrays(("x", x), ("y", y))
+    x, y = as_arrays(("x", x), ("y", y))
     fig, ax = new_axes(FULL_WIDTH, FULL_HEIGHT)
     order = thin(x, _columns(ax), y) if needs_thinning(x.size) else np.argsort(x, kind="stable")
     ax.plot(x[order], y[order], color=DATA_COLOUR, linewidth=0.6, alpha=0.45)
     draw_points(ax, x, y, size=2.6)
     ax.margins(x=0.01)
     set_labels(ax, x_label, y_label)
-    return fig
-
-
-#: The heading of a dense curve's window: it ends at the data's end and spans a few of the
-#: curve's peak spacings, which for a modulated or jagged cycle are fewer than its cycles.
-WINDOW_TITLE = "the data's last stretch"
-
-
-def component_figure(
-    x_grid: ArrayLike,
-    mean: ArrayLike,
-    sd: ArrayLike,
-    x_data_range: tuple[float, float],
-    x_label: str,
-    y_label: str,
-    title: str,
-) -> Figure:
-    """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded.
-    A curve too dense to read (:mod:`density`) is drawn over its last few cycles of the data,
-    with the whole span in a second panel below."""
-    x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
-    end = float(x_data_range[1])
-    window = dense_window(x_grid, mean, end, HALF_WIDTH)
-    if window is None:
-        fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
-        draw_band(ax, x_grid, mean, sd, "fitted mean")
-        shade_extrapolation(ax, x_grid, end)
-        set_labels(ax, x_label, y_label, title)
-        return fig
-    fig, top, bottom = new_panels(HALF_WIDTH, HALF_HEIGHT)
-    for ax in (top, bottom):
-        draw_band(ax, x_grid, mean, sd, "fitted mean")
-    zoom_to(top, window, x_grid, mean - 2 * np.abs(sd), mean + 2 * np.abs(sd))
-    set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
-    shade_extrapolation(bottom, x_grid, end)
-    set_labels(bottom, x_label, y_label, f"{title}: whole span")
-    return fig
-
-
-def cumulative_figure(
-    x_grid: ArrayLike,
-    mean: ArrayLike,
-    sd: ArrayLike,
-    x: ArrayLike,
-    y: ArrayLike,
-    x_label: str,
-    y_label: str,
-    title: str,
-) -> Figure:
-    """Sum of the components so far (mean ± 2 sd) against the data points, half width; a
-    curve too dense to read drawn as :func:`component_figure` draws it."""
-    x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
-    x, y = _arrays(("x", x), ("y", y))
-    end = float(np.max(x)) if x.size else float(np.max(x_grid))
-    window = dense_window(x_grid, mean, end, HALF_WIDTH)
-    if window is None:
-        fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
-        panels = [(ax, title)]
-    else:
-        fig, top, ax = new_panels(HALF_WIDTH, HALF_HEIGHT)
-        panels = [(top, f"{title}: {WINDOW_TITLE}")]
-        panels.append((ax, f"{title}: whole span"))
-    for panel, heading in panels:
-        draw_band(panel, x_grid, mean, sd, "sum of components")
-        draw_points(panel, x, y, size=1.8)
-        set_labels(panel, x_label, y_label, heading)
-    if window is not None:
-        zoom_to(top, window, np.concatenate([x_grid, x]), np.concatenate([mean, y]))
-    if x.size:
-        shade_extrapolation(ax, x_grid, end)
     return fig
 
 
@@ -327,16 +256,16 @@ def forecast_figure(
     Lines rather than a fan of quantile bands: where structures disagree the mixture may have
     several humps, which nested bands (50%, 80%, 95%) hide within one widening shape, while
     a line per structure shows each future and, by its label, how much weight it holds."""
-    x, y = _arrays(("x", x), ("y", y))
-    x_grid, mean, sd = _arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
+    x, y = as_arrays(("x", x), ("y", y))
+    x_grid, mean, sd = as_arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     fig, ax = new_axes(FULL_WIDTH, FULL_HEIGHT + 0.2)
     if band is None:
         draw_band(ax, x_grid, mean, sd, "forecast mean")
     else:
-        low, high = _arrays(("band 2.5%", band[0]), ("band 97.5%", band[1]))
+        low, high = as_arrays(("band 2.5%", band[0]), ("band 97.5%", band[1]))
         draw_interval(ax, x_grid, mean, low, high, "forecast mean", "central 95%")
     if averaged is not None:
-        grid, *lines = _arrays(
+        grid, *lines = as_arrays(
             ("x_grid", x_grid),
             ("averaged mean", averaged[0]),
             ("averaged 2.5%", averaged[1]),
@@ -376,7 +305,7 @@ def _structure_lines(
     grid = x_grid[order]
     start = max(int(np.searchsorted(grid, data_end, side="right")) - 1, 0)
     for k, (label, mean) in enumerate(structures):
-        (line,) = _arrays((f"structure {label}", mean))
+        (line,) = as_arrays((f"structure {label}", mean))
         if line.size != grid.size:
             raise ValueError(f"structure {label}: {line.size} values for {grid.size} grid points")
         ax.plot(
@@ -402,7 +331,7 @@ def check_figure(
     ``kind`` is ``"acf"`` (x = lag), ``"periodogram"`` (x = frequency) or ``"quantile-quantile"``
     (x = theoretical quantiles, ``observed`` = observed quantiles, with the line y = x).
     """
-    t, observed, low, high = _arrays(
+    t, observed, low, high = as_arrays(
         ("lag_or_freq", lag_or_freq), ("observed", observed), ("low", low), ("high", high)
     )
     key = kind.strip().lower()

@@ -21,6 +21,7 @@ from abcd_cli.decompose.averaged import (
 )
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
+from abcd_cli.reporting.assumptions import assumptions_paragraph
 from abcd_cli.reporting.calibration_text import calibration_part
 from abcd_cli.reporting.component_text import column
 from abcd_cli.reporting.numbers import format_number, format_percent
@@ -59,6 +60,7 @@ def forecast_section(
     text = forecast_text(dec, posterior)
     return {
         "text": text + ("" if averaged is None else averaged_sentence(averaged)),
+        "assumptions": assumptions_paragraph(dec),
         "figure": frame.embed(
             forecast_drawing(dec, frame, averaged, posterior),
             "Forecast of the full model" if posterior is None else "Forecast of the posterior",

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from abcd_cli.data.time_units import UNIT_YEARS, UNITS
 from abcd_cli.decompose.facts import Axis, ComponentFacts
+from abcd_cli.decompose.features import PERIOD_TOLERANCE
 from abcd_cli.kernels import Kernel, Sum
 from abcd_cli.reporting.factors import (
     Factors,
@@ -24,8 +26,15 @@ from abcd_cli.reporting.factors import (
     product_lengthscale,
     stated_intervals,
 )
+from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, coarse_precision, data_range
-from abcd_cli.reporting.wording import format_amount, format_position, format_span, number_word
+from abcd_cli.reporting.wording import (
+    format_amount,
+    format_position,
+    format_span,
+    join_words,
+    number_word,
+)
 
 #: Heads of terms that can be gathered.
 GATHERED_HEADS = ("periodic", "smooth", "linear")
@@ -119,14 +128,64 @@ def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:
     return "whose amplitude changes across the data"
 
 
+#: A length is counted, for telling close periods apart, in the largest unit it fills ten
+#: times (24.4 hours, not 1.02 days; 12.4 months, not 1.03 years).
+TELLING_COUNT = 10.0
+
+
+def periods_text(periods: list[float], axis: Axis) -> str | None:
+    """Gathered periods that differ at three significant digits, in one unit ('24.0 and 24.4
+    hours'); None when they read alike (then one period is said)."""
+    if len(periods) < 2:
+        return None
+    if axis.unit is None:
+        counts, name = list(periods), f"units of {axis.x_name}"
+    else:
+        years = [p * UNIT_YEARS[axis.unit] for p in periods]
+        unit, size = next(((u, s) for u, s in UNITS if min(years) / s >= TELLING_COUNT), UNITS[-1])
+        counts, name = [y / size for y in years], f"{unit}s"
+    words = list(dict.fromkeys(format_number(c, 3) for c in counts))
+    return f"{join_words(words)} {name}" if len(words) > 1 else None
+
+
+def drift_sentence(periods: list[float], x_data: np.ndarray | None, axis: Axis) -> str:
+    """Why close periods gathered as one are one cycle, or how they beat: over the data's span
+    their phases drift apart by span·|1/p₁ − 1/p₂| cycles; less than one and their sum is one
+    cycle whose shape and size change slowly, more and it swells and fades every
+    1/|1/p₁ − 1/p₂| (the beat)."""
+    span = data_range(x_data)
+    gap = abs(1.0 / periods[0] - 1.0 / periods[-1])
+    reason = f"Their periods lie within about {format_percent(PERIOD_TOLERANCE, 0)} of each other"
+    if span is None or gap <= 0:
+        return reason + ", so they are read as one cycle."
+    drift = (span[1] - span[0]) * gap
+    if drift < 1.0:
+        return (
+            f"{reason}: over the data they drift apart by only {format_number(drift, 2)} of a"
+            " cycle, so together they make one cycle whose shape and size change slowly, not"
+            " two separate cycles."
+        )
+    return (
+        f"{reason}, but over the data they drift apart by {format_number(drift, 2)} cycles:"
+        f" together they swell and fade every {format_span(1.0 / gap, axis)}, as they fall in"
+        " and out of step."
+    )
+
+
 def gathered_sentence(
     g: Gathered, axis: Axis, x_data: np.ndarray | None, amplitude: bool = True
 ) -> str:
     """What the terms are, and (``amplitude``) what the sum's prior amplitude does across the
     data (in y's units): a cycle's is said from its fitted curve instead (``paragraphs``)."""
     n = number_word(len(g.terms))
+    periods = (
+        sorted({t.periodic[0].param("period") for t in g.terms}) if g.head == "periodic" else []
+    )
+    told = periods_text(periods, axis)
     what = {
-        "periodic": f"{n} terms of the model with this period",
+        "periodic": f"{n} terms of the model with this period"
+        if told is None
+        else f"{n} terms of the model with periods of {told}",
         "smooth": (
             f"{n} smooth terms of the model varying over lengths within a factor of two of"
             " each other"
@@ -134,6 +193,8 @@ def gathered_sentence(
         "linear": f"{n} polynomial terms of the model",
     }[g.head]
     text = f"It gathers {what}, described here as one."
+    if told is not None:
+        text += " " + drift_sentence(periods, x_data, axis)
     if g.head == "linear" or not amplitude:
         return text
     first, last = format_amount(g.amplitude[0], axis), format_amount(g.amplitude[-1], axis)

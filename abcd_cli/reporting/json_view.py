@@ -53,6 +53,7 @@ def json_view(
     if dec.series is not None:
         view["forecast"] = {
             "text": context["forecast"]["text"],
+            "assumptions": context["forecast"]["assumptions"],
             "component_sentences": context["forecast"]["component_sentences"],
             "x": dec.series.x_grid.tolist(),
             "mean": dec.series.forecast_mean.tolist(),

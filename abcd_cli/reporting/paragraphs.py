@@ -17,7 +17,9 @@ from abcd_cli.reporting.curves import (
     amplitude_trend,
     applied_part,
     fitted_amplitudes,
+    harmonic_sentences,
     mean_trend,
+    size_profile,
     trend_shape,
 )
 from abcd_cli.reporting.factors import (
@@ -322,7 +324,8 @@ def _detail_sentences(
                 )
             out.append(f"{where} level is about {format_amount(level, axis)}.")
     if gradual and x_data is not None:
-        out += _gradual_sentences(parts, axis, x_data)
+        profile = size_profile(facts, x_data) or gate_profile(parts.gates, x_data)
+        out += _gradual_sentences(profile, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
         if head == "constant" or (head == "linear" and mean_trend(facts, x_data) == "flat"):
@@ -400,14 +403,19 @@ def _rough_terms_sentences(g: Gathered, axis: Axis) -> list[str]:
     ]
 
 
-def _gradual_sentences(parts: Factors, axis: Axis, x_data: np.ndarray) -> list[str]:
-    """How change factors too soft to switch the component scale it across the data."""
-    xs, amplitude = gate_profile(parts.gates, x_data)
+def _gradual_sentences(
+    profile: tuple[np.ndarray, np.ndarray], axis: Axis, x_data: np.ndarray
+) -> list[str]:
+    """How change factors too soft to switch the component scale it across the data, read
+    from its fitted curve's size (``curves.size_profile``; the gates' amplitude when the
+    curve cannot be measured), the source of its heading's words too."""
+    lead = "Its change factors do not switch it on or off but scale it gradually"
+    xs, amplitude = profile
     share = amplitude / amplitude.max()
     peak = int(np.argmax(amplitude))
     text = (
-        "Its change factors do not switch it on or off but scale it gradually: its amplitude"
-        f" is {format_percent(share[0], 0)} of its largest at the start of the data"
+        f"{lead}: on its fitted curve, its size is {format_percent(share[0], 0)} of its largest"
+        " at the start of the data"
     )
     if 0 < peak < amplitude.size - 1:
         where = format_position(xs[peak], axis, coarse_precision(x_data))
@@ -440,6 +448,7 @@ def component_paragraph(
         direction=direction,
         input_name=input_name,
         amplitude=amplitude_trend(facts, x_data),
+        strength=size_profile(facts, x_data),
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
@@ -449,5 +458,6 @@ def component_paragraph(
         sentences.append(_noise_sentence(facts, axis, x_data, None))
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)
+    sentences += harmonic_sentences(facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)

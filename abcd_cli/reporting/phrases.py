@@ -175,10 +175,12 @@ def on_clause(on: Sequence[Interval], axis: Axis, x_data: np.ndarray | None) -> 
     return "applies " + join_words(pieces)
 
 
-def gradual_clause(gates: Sequence[BaseKernel], axis: Axis, x_data: np.ndarray) -> str:
+def gradual_clause(profile: tuple[np.ndarray, np.ndarray], axis: Axis, x_data: np.ndarray) -> str:
     """'grows stronger across the data', 'fades across the data', 'is strongest around
-    August 2010', 'is weakest around ...': change factors that scale it gradually."""
-    xs, amplitude = gate_profile(gates, x_data)
+    August 2010', 'is weakest around ...': change factors that scale it gradually, said from
+    ``profile`` (x, size): the component's own curve (``curves.size_profile``), or with no
+    curve the gates' amplitude (``factors.gate_profile``)."""
+    xs, amplitude = profile
     trend = classify_trend(amplitude, DIP_TOLERANCE)
     if trend == "increasing":
         return "grows stronger across the data"
@@ -257,11 +259,14 @@ def noun_phrase(
     direction: str | None = None,
     input_name: str | None = None,
     amplitude: str | None = None,
+    strength: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
     amplitude moves on its fitted curve (``curves.amplitude_trend``), which the words on its
-    amplitude follow where the kernel's factors alone would say otherwise.
+    amplitude follow where the kernel's factors alone would say otherwise; ``strength``: its
+    fitted curve's size across the data (``curves.size_profile``), which words a gradual
+    change ('fades across the data') instead of the gates' own amplitude.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -288,7 +293,8 @@ def noun_phrase(
     phrase = " ".join([noun, _join_modifiers([p for p in post if p])]).strip()
     if parts.gates:
         if is_gradual(parts.gates, x_data):
-            clause = gradual_clause(parts.gates, axis, x_data)
+            profile = strength or gate_profile(parts.gates, x_data)  # type: ignore[arg-type]
+            clause = gradual_clause(profile, axis, x_data)  # type: ignore[arg-type]
         else:
             clause = _applies_clause(parts.gates, axis, x_data)
         if clause:

@@ -57,6 +57,12 @@ def _interval_notes(result: SearchResult) -> list[str]:
         f"likelihoods were bounded with {m} inducing inputs (the {model.engine.name} engine):"
         f" each BIC is the upper end of an interval, the chosen model's [{low:.2f}, {high:.2f}]"
     ]
+    finalists = _last_finalists(result)
+    if len(finalists) > 1:
+        listed = "; ".join(
+            f"{f['structure']} [{f['bic_low']:.2f}, {f['bic']:.2f}]" for f in finalists
+        )
+        notes.append(f"the last level's finalists (the models it kept) and their BICs: {listed}")
     if high - low > WIDE_BIC:
         notes.append(
             f"the chosen model's BIC interval is {high - low:.1f} wide (more than"
@@ -64,6 +70,14 @@ def _interval_notes(result: SearchResult) -> list[str]:
             f" (e.g. --inducing {min(model.n, 2 * m)}) to narrow it"
         )
     return notes
+
+
+def _last_finalists(result: SearchResult) -> list[dict]:
+    """The finalists of the last level that recorded them (none: an older trace)."""
+    for record in reversed(result.trace):
+        if record.finalists is not None:
+            return record.finalists
+    return []
 
 
 def _seeds_notes(result: SearchResult) -> list[str]:

@@ -12,7 +12,7 @@ model here.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,11 +32,12 @@ from abcd_cli.reporting.certainty import (
     component_tag,
     findings_json,
 )
-from abcd_cli.reporting.component_text import column, component_phrase
+from abcd_cli.reporting.component_text import column, component_phrases
+from abcd_cli.reporting.date_ticks import figure_dates
 from abcd_cli.reporting.effects import summary_bullets
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_spacing, ends_precision
-from abcd_cli.reporting.weak import weak_cycle_reason
+from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
@@ -84,12 +85,13 @@ class Frame:
         return self.axis.y_name
 
     def embed(self, draw: Callable[[], Figure], alt: str) -> dict[str, str]:
-        """The figure ``draw`` makes, as the context holds it: SVG, or PNG for long series;
-        nothing is drawn (an empty entry) when the frame has no figures."""
+        """The figure ``draw`` makes, as the context holds it: SVG, or PNG for long series,
+        a time axis shorter than a year or so labelled with dates (``date_ticks``); nothing is
+        drawn (an empty entry) when the frame has no figures."""
         if not self.figures:
             return {}
         kind = "png" if self.x.size > PNG_ABOVE_POINTS else FIGURE_KIND
-        return plots.embed_figure(draw(), alt, kind=kind)
+        return plots.embed_figure(figure_dates(draw(), self.axis), alt, kind=kind)
 
 
 def axis_label(axis: Axis) -> str:
@@ -206,19 +208,25 @@ def level_sentence(level: tuple[float, float], axis: Axis) -> str:
 
 #: What a greedy report says of the method that made it.
 GREEDY_METHOD = (
-    "These are the components of the one structure that the greedy search scored best"
-    " (--method greedy; the appendix gives its score), so the report gives no probabilities;"
-    " --method posterior weighs the search's best structures and says how sure each finding"
-    " is."
+    "These are the components of the one structure that the search scored best (the appendix"
+    " gives its score and the settings), so the report gives no probabilities; a search that"
+    " weighs its best structures against each other says how sure each finding is."
 )
 
 
-def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> dict[str, Any]:
+def summary_section(
+    dec: Decomposition,
+    facts: PosteriorFacts | None = None,
+    weak: Mapping[int, str] | None = None,
+) -> dict[str, Any]:
     """The executive summary's sentences and one bullet per component; with a posterior over
     structures (``facts``), its findings with their probabilities first, and each bullet
-    tagged with the probability of what its component shows."""
+    tagged with the probability of what its component shows. ``weak``: the weak cycles'
+    reasons by component index (``weak.weak_reasons``; computed here when not given)."""
+    weak = weak_reasons(dec) if weak is None else weak
     phrases = [
-        possibly(component_phrase(dec, c), weak_cycle_reason(dec, c)) for c in dec.components
+        possibly(phrase, weak.get(c.index))
+        for c, phrase in zip(dec.components, component_phrases(dec), strict=True)
     ]
     if facts is not None:
         tags = [component_tag(component_finding(c, facts), dec) for c in dec.components]
@@ -233,7 +241,11 @@ def summary_section(dec: Decomposition, facts: PosteriorFacts | None = None) -> 
         f"The most probable structure has {number_word(n)} additive"
         f" component{'' if n == 1 else 's'}."
     )
-    return summary | certainty_summary(facts, dec) | {"findings": findings_json(facts, dec)}
+    return (
+        summary
+        | certainty_summary(facts, dec, weak)
+        | {"findings": findings_json(facts, dec, weak)}
+    )
 
 
 def possibly(phrase: str, reason: str | None) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
-from abcd_cli.reporting.curves import amplitude_trend, mean_trend
+from abcd_cli.reporting.curves import amplitude_trend, mean_trend, size_profile
 from abcd_cli.reporting.numbers import format_pvalue
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.wording import (
@@ -94,6 +94,7 @@ def summary_sentences(
                 x_data=x_data,
                 direction=mean_trend(facts, x_data),
                 amplitude=amplitude_trend(facts, x_data),
+                strength=size_profile(facts, x_data),
             )
             for facts in components
         ]

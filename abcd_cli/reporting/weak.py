@@ -1,18 +1,17 @@
 """Which cycles the data do not single out, and why: a cycle is stated as possible, not as a
 plain finding, when its period is one of several comparable peaks of the periodogram of what
 it fits (at least ``MIN_RIVALS`` rivals: ``decompose/periods.py``), or when it lowers the
-cross-validated mean absolute error by less than ``WEAK_CV_GAIN``.
+cross-validated mean absolute error by less than ``WEAK_CV_GAIN``. The report computes the
+reasons once (``weak_reasons``) and passes them to every part that words a component.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.decompose.periods import period_rivals
+from abcd_cli.decompose.periods import dominant_harmonic, period_rivals
 from abcd_cli.reporting.gathered import leading_cycle
-from abcd_cli.reporting.wording import join_words, number_word, percent
+from abcd_cli.reporting.wording import format_span, join_words, number_word, percent
 
 #: A cycle lowering the cross-validated MAE by less than this share is possible at most.
 WEAK_CV_GAIN = 0.01
@@ -33,38 +32,29 @@ def cycle_period(dec: Decomposition, c: ComponentFacts) -> float | None:
     return float(parts.periodic[0].param("period"))
 
 
-#: The rivals counted lately, by the partial residuals' array (held, so its id stays its own):
-#: the summary, the sections and the posterior's findings all ask of the same component.
-_COUNTED: dict[int, tuple[np.ndarray, float, int | None]] = {}
-
-
-def _rivals(x: np.ndarray, partial: np.ndarray, period: float) -> int | None:
-    """``period_rivals``, counted once per component's partial residuals and period."""
-    held = _COUNTED.get(id(partial))
-    if held is not None and held[0] is partial and held[1] == period:
-        return held[2]
-    if len(_COUNTED) > 64:
-        _COUNTED.clear()
-    rivals = period_rivals(x, partial, period)
-    _COUNTED[id(partial)] = (partial, period, rivals)
-    return rivals
-
-
 def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     """Why the data do not single out component ``c``'s cycle ('its period is one of four
-    comparable peaks ...; it lowers the cross-validated error by only 0.4%'), or None when it
-    is not a cycle or they do."""
+    comparable peaks ...; it lowers the cross-validated error by only 0.4%'; a spiky 3-year
+    cycle whose fitted curve repeats mostly every year), or None when it is not a cycle or
+    they do."""
     period = cycle_period(dec, c)
     if period is None:
         return None
     reasons = []
     if c.partial.size:
         d = c.dims[0] if c.dims else 0
-        rivals = _rivals(dec.model.X[:, d], c.partial, period)
+        rivals = period_rivals(dec.model.X[:, d], c.partial, period)
         if rivals is not None and rivals >= MIN_RIVALS:
             reasons.append(
                 f"its period is one of {number_word(rivals + 1)} comparable peaks in the"
                 " periodogram of what it fits"
+            )
+        k = dominant_harmonic(dec.model.X[:, d], c.partial, period)
+        if k is not None:
+            reasons.append(
+                f"what it fits repeats every {format_span(period / k, dec.axes[d])}, not"
+                f" every {format_span(period, dec.axes[d])}: in its periodogram only multiples"
+                " of that shorter cycle's frequency hold power"
             )
     if c.mae_reduction < WEAK_CV_GAIN:
         reasons.append(
@@ -73,3 +63,11 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
             else "it does not lower the cross-validated error"
         )
     return join_words(reasons) if reasons else None
+
+
+def weak_reasons(dec: Decomposition) -> dict[int, str]:
+    """``weak_cycle_reason`` of every component that has one, by the component's index:
+    computed once per report (the periodogram's rivals cost a transform per cycle) and handed
+    to the summary, the sections and the posterior's findings."""
+    reasons = {c.index: weak_cycle_reason(dec, c) for c in dec.components}
+    return {index: reason for index, reason in reasons.items() if reason}

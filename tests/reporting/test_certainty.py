@@ -79,3 +79,42 @@ def test_a_change_within_the_data_keeps_its_time(dec) -> None:
     finding = Finding(change, 0.9, 0.97)
     assert finding_phrase(finding, dec) == "a change around March 2004"
     assert tier(finding, dec) == "fact"
+
+
+def test_a_linear_trend_finding_whose_curve_is_a_step_is_not_called_a_linear_trend() -> None:
+    """A linear term switched on that is flat where it applies (a level, a step) was stated in
+    the posterior report as 'A linear trend (probability 1.00)', which the greedy report's
+    own check against the curve already refused."""
+    import numpy as np
+
+    from abcd_cli.data.scaling import Scaling
+    from abcd_cli.engines.exact import negative_log_likelihood
+    from abcd_cli.kernels.text import parse_kernel
+    from abcd_cli.model import Model
+    from abcd_cli.reporting.context import build_context
+    from tests.reporting.test_posterior_report import _structure
+    from tests.reporting.test_report import _search_doc
+
+    x = 2000.0 + np.arange(96) / 12.0
+    rng = np.random.default_rng(4)
+    y = np.where(x >= 2004.0, 5.0, 0.0) + 0.2 * rng.standard_normal(x.size)
+    sc = Scaling.from_data(x, y)
+    text = (
+        "CP(C(sd=0.1), Lin(sd=0.05, location=1900.0), location=2004.0, steepness=0.01) + WN(sd=0.2)"
+    )
+    kernel = sc.kernel_in(parse_kernel(text))
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
+    model = Model(kernel, sc, x, y, nll)
+    dec = decompose(model, (Axis("year", "date", "level"),), extrapolate=0.1, seed=0)
+    doc = _search_doc(model)
+    doc["settings"].update({"method": "posterior", "pool": 1, "draws": 3})
+    doc["posterior"] = {
+        "prior": {"structures": "uniform over the pool", "parameters": "normal"},
+        "draws": 3,
+        "structures": [_structure(model.kernel, 1.0, model.bic)],
+    }
+    context = build_context(dec, "Level", "level.csv", doc, figures=False)
+    (trend,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "linear trend"]
+    assert not trend["text"].startswith("a linear trend")
+    assert "flat where it applies" in trend["text"]
+    assert not any("linear trend" in fact.lower() for fact in context["summary"]["facts"])

@@ -138,3 +138,36 @@ def test_the_figure_refuses_a_structures_mean_off_the_grid() -> None:
             "y",
             structures=[("weight 0.50", np.zeros(5))],
         )
+
+
+def test_the_forecast_section_says_its_assumptions_from_the_components_records() -> None:
+    """No paragraph said what the forecast assumes: what carries on, what returns to the
+    long-run trend, what is held constant."""
+    from abcd_cli.decompose.components import decompose
+    from abcd_cli.decompose.facts import Axis
+    from abcd_cli.reporting.component_text import column
+    from abcd_cli.reporting.context import build_context
+    from abcd_cli.reporting.extrapolation import extrapolation_record
+    from tests.reporting.test_report import _search_doc, fixed_model
+
+    model = fixed_model()
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    context = build_context(dec, "Sales", "sales.csv", _search_doc(model), figures=False)
+    text = context["forecast"]["assumptions"]
+    assert text == context["json"]["forecast"]["assumptions"]
+    kinds = {
+        c.index: extrapolation_record(c, dec.axis, x_data=column(dec, 0)).kind
+        for c in dec.components
+    }
+    for index, kind in kinds.items():
+        wanted = {
+            "repeats": "keeps repeating",
+            "continues": "carries on",
+            "returns": "eases back",
+            "noise": "is not forecast",
+        }[kind]
+        assert f"component {index} {wanted}" in text or f"of component {index}" in text
+    assert (
+        "returns to the long-run trend and the cycles that keep repeating: the series' mean" in text
+    )
+    assert "Held constant throughout" in text and "--" not in text

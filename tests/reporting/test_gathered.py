@@ -58,3 +58,22 @@ def test_a_switch_as_slow_as_the_data_scales_and_does_not_switch_the_component_o
     )
     phrase = noun_phrase(kernel, AXIS, x_data=x)
     assert phrase.startswith("a smooth function which applies until") and "1974" in phrase
+
+
+def test_gathered_periods_that_differ_are_both_said_with_why_they_are_one() -> None:
+    """Internet: periods of 24.0 and 24.4 hours gathered and said as 'two terms of the model
+    with this period', as if they were one."""
+    from abcd_cli.reporting.gathered import gathered, gathered_sentence
+
+    hours = Axis("number", "hours", "traffic")
+    x = np.arange(1000.0)  # 1000 hours
+    kernel = parse_kernel(
+        "Per(lengthscale=0.5, period=24.0, sd=1.0) + Per(lengthscale=0.7, period=24.4, sd=1.0)"
+    )
+    together = gathered(kernel, x)
+    assert together is not None
+    text = gathered_sentence(together, hours, x)
+    assert "periods of 24.0 and 24.4 hours" in text
+    assert "with this period" not in text
+    drift = 1000.0 * abs(1 / 24.0 - 1 / 24.4)  # 0.68 of a cycle over the data
+    assert f"drift apart by only {drift:.2f} of a cycle" in text

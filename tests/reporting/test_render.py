@@ -26,8 +26,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.reporting import dense_figures, numbers, render
 from abcd_cli.reporting import figures as plots
-from abcd_cli.reporting import numbers, render
 
 SECTION_IDS = ["data", "summary", "component-1", "component-2", "component-3", "component-4"]
 SECTION_IDS += ["extrapolation", "checks", "appendix"]
@@ -74,8 +74,10 @@ def build_fake_context(months: int = 144, kind: str = "svg") -> dict[str, Any]:
     cum = [0.84, 0.962, 0.981, 0.993]
     for i, ((mean, sd), phrase) in enumerate(zip(parts, PHRASES, strict=True), 1):
         cum_mean, cum_var = cum_mean + mean, cum_var + sd**2
-        left = plots.component_figure(grid, mean, sd, (x[0], x[-1]), xl, yl, f"Component {i}")
-        right = plots.cumulative_figure(
+        left = dense_figures.component_figure(
+            grid, mean, sd, (x[0], x[-1]), xl, yl, f"Component {i}"
+        )
+        right = dense_figures.cumulative_figure(
             grid,
             cum_mean,
             np.sqrt(cum_var),
@@ -312,7 +314,7 @@ def test_plots_return_figures_with_plain_year_ticks() -> None:
     assert ax.yaxis.get_offset_text().get_text() == ""
     labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert "2002" in labels and all(re.fullmatch(r"\d{4}(\.\d+)?", s) for s in labels), labels
-    half = plots.component_figure(x, x * 0, x * 0 + 1, (2001, 2002), "Year", "y", "t")
+    half = dense_figures.component_figure(x, x * 0, x * 0 + 1, (2001, 2002), "Year", "y", "t")
     assert half.get_figwidth() == pytest.approx(3.2)
 
 

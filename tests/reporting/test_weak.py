@@ -89,3 +89,64 @@ def test_a_weak_cycle_held_by_every_structure_is_not_a_fact(equal_peaks) -> None
     assert cycle["wording"] == "uncertain" and "only possible" in cycle["text"]
     assert not any("2.6 years" in fact for fact in context["summary"]["facts"])
     assert "2.6 years" in context["summary"]["uncertain"]
+
+
+def test_a_weak_cycle_is_headed_as_possible_as_its_bullet_is(equal_peaks) -> None:
+    """The section's heading (and the table's row) read 'a periodic function ...' while the
+    bullet and the paragraph said 'possibly'."""
+    context, _ = equal_peaks
+    section = next(c for c in context["components"] if "period" in c["phrase"])
+    assert section["phrase"].startswith("possibly a periodic function")
+    (row,) = [r for r in context["table"]["rows"] if r["index"] == section["index"]]
+    assert row["phrase"].startswith("possibly ")
+
+
+def test_a_spiky_cycle_repeating_at_a_third_of_its_period_says_so() -> None:
+    """A 3-year cycle with a spiky shape fitted to a yearly cycle (sulphuric): the data's
+    periodogram peaks at 1 year, the third harmonic, and the report stated a 3-year cycle."""
+    rng = np.random.default_rng(3)
+    y = 2.0 * np.sin(2 * np.pi * X) + 0.3 * rng.standard_normal(X.size)
+    model = _model(y, "Per(lengthscale=0.26, period=3.0, sd=1.5) + WN(sd=0.3)")
+    dec = decompose(model, AXIS, extrapolate=0.1, seed=0)
+    context = build_context(dec, "Output", "output.csv", _search_doc(model), figures=False)
+    (bullet,) = [b for b in context["summary"]["bullets"] if "period" in b]
+    assert bullet.startswith("Possibly") and "repeats every 1.0 year, not every 3.0" in bullet
+    section = next(c for c in context["components"] if "period" in c["phrase"])
+    assert section["phrase"].startswith("possibly ")
+
+
+def test_the_greedy_method_is_said_in_words_not_as_a_flag(equal_peaks) -> None:
+    """The summary said '(--method greedy; ...)': a command-line flag in a report's body."""
+    context, _ = equal_peaks
+    assert "--" not in context["summary"]["method"]
+    assert "scored best" in context["summary"]["method"]
+
+
+def test_the_summary_words_each_component_once(equal_peaks, monkeypatch) -> None:
+    """Telling twin phrases apart worded every other component again for each component:
+    n² phrases for n components."""
+    from abcd_cli.reporting import component_text, sections
+
+    _, dec = equal_peaks
+    calls = []
+    original = component_text._phrase
+    monkeypatch.setattr(
+        component_text, "_phrase", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+    sections.summary_section(dec, weak={})
+    assert len(calls) == len(dec.components)
+
+
+def test_a_yearly_cycle_with_two_humps_is_not_said_to_repeat_every_six_months() -> None:
+    """Unemployment: a yearly pattern whose strongest harmonic is at 6 months still repeats
+    yearly (its yearly frequency holds power too), and is no weak cycle."""
+    x = 1960.0 + np.arange(360) / 12.0  # monthly, 30 years
+    rng = np.random.default_rng(5)
+    y = np.sin(2 * np.pi * x) + 2.0 * np.sin(4 * np.pi * x + 0.5)
+    y = y + 0.2 * rng.standard_normal(x.size)
+    sc = Scaling.from_data(x, y)
+    kernel = sc.kernel_in(parse_kernel("Per(lengthscale=0.5, period=1.0, sd=1.5) + WN(sd=0.2)"))
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
+    dec = decompose(Model(kernel, sc, x, y, nll), AXIS, extrapolate=0.1, seed=0)
+    (periodic,) = [c for c in dec.components if not c.is_noise]
+    assert weak_cycle_reason(dec, periodic) is None

@@ -1,0 +1,80 @@
+"""A fine grid over a series' last few cycles, for the figures of a curve too dense to read
+over the whole span: the components' grid (``components.GRID_SIZE`` points over the span)
+holds a weekly cycle of 14 years at about two points per period, which draws aliased
+zigzags, not the cycle. The window is ``WINDOW_CYCLES`` whole periods of the series' shortest
+cycle ending at the data's last x (so its periods are aligned on the data's end), at
+``POINTS_PER_PERIOD`` points per period; each component's and each sum-so-far's posterior
+mean and sd are computed on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.kernels import Kernel, total
+from abcd_cli.model import Model
+
+#: Whole periods of the shortest cycle the window shows.
+WINDOW_CYCLES = 4
+#: Grid points per period in the window.
+POINTS_PER_PERIOD = 40
+#: The window is computed only when the data hold at least this many of the shortest cycle
+#: (fewer read on the whole span's grid).
+MIN_CYCLES = 20
+
+
+@dataclass(frozen=True)
+class Window:
+    """Curves over the window (y's units): each component's mean and sd in report order, and
+    the sum of the first k components with the level (``cumulative_mean[k - 1]``)."""
+
+    x: np.ndarray
+    period: float  # the shortest cycle's period, in x's units
+    mean: list[np.ndarray]
+    sd: list[np.ndarray]
+    cumulative_mean: list[np.ndarray]
+    cumulative_sd: list[np.ndarray]
+
+
+def shortest_period(terms: list[Kernel]) -> float | None:
+    """The shortest period of any periodic factor of ``terms`` (internal units); None when
+    none is periodic."""
+    periods = [
+        float(b.param("period"))
+        for t in terms
+        for b in t.bases()
+        if getattr(b, "role", "") == "periodic"
+    ]
+    return min(periods) if periods else None
+
+
+def series_window(model: Model, terms: list[Kernel]) -> Window | None:
+    """The window of a series' components ``terms`` (internal units, report order); None when
+    no term is periodic or the data hold fewer than ``MIN_CYCLES`` of the shortest cycle."""
+    period = shortest_period(terms)
+    sc, post = model.scaling, model.posterior
+    x = sc.x_in(model.X)[:, 0]
+    if period is None or period <= 0 or float(np.ptp(x)) < MIN_CYCLES * period:
+        return None
+    end = float(x.max())
+    G = np.linspace(end - WINDOW_CYCLES * period, end, WINDOW_CYCLES * POINTS_PER_PERIOD + 1)
+    G = G[:, None]
+    means, sds, cumulative_means, cumulative_sds = [], [], [], []
+    for k, term in enumerate(terms):
+        mean, var = post.component(term, G)
+        means.append(sc.y_scale * mean)
+        sds.append(sc.y_scale * np.sqrt(var))
+        mean, var = post.component(total(terms[: k + 1]), G)
+        cumulative_means.append(sc.y_out(mean + post.level))
+        cumulative_sds.append(sc.y_scale * np.sqrt(var))
+    x_user = sc.x_out(G)[:, 0]
+    return Window(
+        x_user,
+        float(x_user[-1] - x_user[0]) / WINDOW_CYCLES,
+        means,
+        sds,
+        cumulative_means,
+        cumulative_sds,
+    )

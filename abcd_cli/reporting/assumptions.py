@@ -1,0 +1,80 @@
+"""The forecast's assumptions in plain words, one short paragraph for a series' forecast
+section: which components carry on past the data (a cycle that keeps repeating, a trend or a
+level that continues), which ease back so that the forecast returns to the long-run trend,
+which stay switched off, what noise does, and what is held constant. Read from each
+component's extrapolation record (``extrapolation.extrapolation_record``), the same record its
+own sentence in the section comes from.
+"""
+
+from __future__ import annotations
+
+from abcd_cli.decompose.components import Decomposition
+from abcd_cli.reporting.component_text import column
+from abcd_cli.reporting.extrapolation import Kind, extrapolation_record
+from abcd_cli.reporting.sections import format_mean
+from abcd_cli.reporting.wording import format_amount, join_words
+
+#: What each kind of continuation says, for one component ("component 2") or several.
+CLAUSES: dict[Kind, tuple[str, str]] = {
+    "repeats": ("the cycle of {} keeps repeating", "the cycles of {} keep repeating"),
+    "continues": ("the trend of {} carries on as fitted", "the trends of {} carry on as fitted"),
+    "holds": ("the level of {} stays where it is", "the levels of {} stay where they are"),
+    "returns": (
+        "{} eases back to nothing a few of its own lengths past the data",
+        "{} ease back to nothing a few of their own lengths past the data",
+    ),
+    "off": ("{} stays switched off", "{} stay switched off"),
+    "noise": (
+        "the noise of {} is not forecast: it only widens the band",
+        "the noise of {} is not forecast: it only widens the band",
+    ),
+    "other": ("{} follows its covariance function", "{} follow their covariance functions"),
+}
+
+
+def _named(indices: list[int]) -> str:
+    """'component 2', 'components 2 and 4'."""
+    words = join_words([str(i) for i in indices])
+    return f"component{'s' if len(indices) > 1 else ''} {words}"
+
+
+def _base(dec: Decomposition) -> str:
+    """What the components are added to: the series' mean, zero or the model's own level."""
+    prior = dec.model.prior_mean
+    if prior == "zero":
+        return "zero"
+    if prior == "constant" and dec.level:
+        return f"the model's constant level ({format_amount(dec.level[0], dec.axis)})"
+    mean = format_mean(dec.model.scaling.y_shift, dec.model.scaling.y_scale)
+    return f"the series' mean ({mean})"
+
+
+def assumptions_paragraph(dec: Decomposition) -> str:
+    """The forecast's assumptions for a series' decomposition ('' for several inputs)."""
+    if dec.series is None:
+        return ""
+    x = column(dec, 0)
+    by_kind: dict[Kind, list[int]] = {}
+    for c in dec.components:
+        kind = extrapolation_record(c, dec.axis, x_data=x).kind
+        by_kind.setdefault(kind, []).append(c.index)
+    clauses = [
+        CLAUSES[kind][len(by_kind[kind]) > 1].format(_named(by_kind[kind]))
+        for kind in CLAUSES
+        if kind in by_kind
+    ]
+    carrying = [i for k in ("repeats", "continues", "holds") for i in by_kind.get(k, [])]
+    trend = _base(dec) + (f" with {_named(sorted(carrying))} added" if carrying else "")
+    text = f"What the forecast assumes: {'; '.join(clauses)}."
+    if by_kind.get("returns"):
+        what = "the long-run trend" + (
+            " and the cycles that keep repeating" if by_kind.get("repeats") else ""
+        )
+        text += f" Far from the data the forecast therefore returns to {what}: {trend}."
+    text += (
+        " Held constant throughout: every fitted value (periods, slopes, lengths, the noise's"
+        " size) and the structure itself; nothing the data do not show, such as a new event or"
+        " a change of regime, is foreseen, so the band says how uncertain the forecast is only"
+        " if these assumptions hold."
+    )
+    return text

@@ -1,0 +1,56 @@
+"""The finalists' interval on the exact -log p(y) (``engines/sparse_interval.py``): it holds the
+dense value on small cases (near noise-free and with gaps too), within skc's own ends, and
+reaches its target width where skc's ends are far apart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abcd_cli.engines.exact import negative_log_likelihood
+from abcd_cli.engines.sparse import SparseEngine
+from abcd_cli.kernels.text import parse_kernel
+from tests.engines.test_sparse import KERNELS, X, Y, _kernel
+from tests.sampling import gp_draw
+
+NEAR_NOISE_FREE = (
+    "SE(lengthscale=4.0, sd=1.0) * Per(lengthscale=1.0, period=2.0, sd=0.7)"
+    " + SE(lengthscale=1.0, sd=0.3) + WN(sd=0.005)"
+)
+
+
+def _holds(bounds, exact):
+    margin = 1e-9 * abs(exact)
+    return bounds.low - margin <= exact <= bounds.high + margin
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_the_interval_holds_the_exact_value_within_skcs_own_ends(name, constant_mean):
+    kernel = _kernel(name)
+    engine = SparseEngine(m=12, seed=3)
+    exact = negative_log_likelihood(kernel, X, Y, constant_mean)
+    interval = engine.likelihood_interval(kernel, X, Y, constant_mean, width=1.0)
+    score = engine.score(kernel, X, Y, constant_mean)
+    assert _holds(interval, exact)
+    assert interval.low >= score.low - 1e-9 and interval.high <= score.high + 1e-9
+    assert interval.width < 1.0 + 1e-9 or interval.width <= score.width
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+@pytest.mark.parametrize("gaps", [False, True])
+def test_near_noise_free_data_with_and_without_gaps(gaps, constant_mean):
+    rng = np.random.default_rng(5)
+    x = np.arange(240.0) / 12.0
+    if gaps:
+        x = np.delete(x, np.r_[30:50, 130:140])  # about 12% of the points
+    x = x[:, None]
+    kernel = parse_kernel(NEAR_NOISE_FREE)
+    y = 0.5 + gp_draw(kernel.gram(x), rng)
+    engine = SparseEngine(m=20, seed=1)
+    exact = negative_log_likelihood(kernel, x, y, constant_mean)
+    score = engine.score(kernel, x, y, constant_mean)
+    interval = engine.likelihood_interval(kernel, x, y, constant_mean)
+    assert _holds(score, exact) and _holds(interval, exact)
+    assert score.width > 50.0  # skc's own ends are far apart here
+    assert interval.width < 5.0
