@@ -331,7 +331,9 @@ def predict(
     dates stay dates, monthly data give the next N months: :mod:`abcd_cli.ahead`).
     ``average_seeds``: with a ``seeds`` > 1 search, the mixture of every seed's model, weighted
     by evidence exp(−BIC/2) or ``"equal"``ly. A model of ``method="posterior"`` predicts with
-    the mixture of its posterior's particles. ``df.attrs["mixture"]`` says which mixture.
+    the mixture of its posterior's particles, its band past the data widened by its calibration
+    on the series' own past (:mod:`abcd_cli.calibration`). ``df.attrs["mixture"]`` says which
+    mixture.
     """
     import numpy as np
     import pandas as pd
@@ -365,7 +367,10 @@ def predict(
         seed_weights,
         "the model comes from one search; average_seeds needs a search with seeds > 1",
     )
-    table = predictive_table(models, np.column_stack(columns), weights)
+    X = np.column_stack(columns)
+    table = predictive_table(models, X, weights)
+    if not average_seeds:
+        table = found.calibrated(table, X)
     frame = pd.DataFrame({name: column for name, (_, column) in given.items()} | table)
     frame.attrs["mixture"] = text
     return frame

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from abcd_cli.calibration import Calibration
 from abcd_cli.data.dates import as_calendar_years
 from abcd_cli.data.values import YEAR_RULE
 from abcd_cli.engines.base import PosteriorError
@@ -208,6 +209,22 @@ class FittedSearch:
     def posterior(self) -> StructurePosterior | None:
         """With the method "posterior": the weighed structures and their draws; else None."""
         return posterior_of(self.document)
+
+    @cached_property
+    def calibration(self) -> Calibration | None:
+        """With the method "posterior": its band calibrated on the series' own past (or why
+        not: ``Calibration.reason``); None for a greedy search, or a file written before."""
+        entry = self.document.get("calibration")
+        return None if entry is None else Calibration.from_dict(entry)
+
+    def calibrated(self, table: dict[str, np.ndarray], X: np.ndarray) -> dict[str, np.ndarray]:
+        """The posterior's predictive ``table`` at inputs ``X`` (rows, D) widened past the
+        data by its calibration (``Calibration.widen`` along the first input); as it is
+        without one."""
+        if self.calibration is None or not self.calibration.present:
+            return table
+        end = float(np.max(self.model.X[:, 0]))
+        return self.calibration.widen(table, np.asarray(X, dtype=float)[:, 0], end)
 
     def posterior_mixture(self) -> Particles:
         """A model per particle of the posterior's structures that hold its weight, and their

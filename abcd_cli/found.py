@@ -150,7 +150,19 @@ class FoundModel(FittedSearch):
             weights,
             f"the posterior's mixture of {posterior.structure_count} structures with their"
             " parameters' draws;"
-            f" the most probable, {chosen}, has weight {posterior.weights[0]:.2f}",
+            f" the most probable, {chosen}, has weight {posterior.weights[0]:.2f}"
+            + self.calibration_words(),
+        )
+
+    def calibration_words(self) -> str:
+        """What ``predict``'s message adds on the posterior's calibrated band ("" without
+        one)."""
+        c = self.calibration
+        if c is None or not c.present:
+            return ""
+        return (
+            f"; its band past the data widened {'/'.join(f'{f:.2f}' for f in c.factors)}"
+            f" times by horizon, from {c.origins} forecasts of the series' own past"
         )
 
     def mixture(

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from abcd_cli.calibration import calibration_problem
 from abcd_cli.data.checks import MAX_MAGNITUDE, MIN_MAGNITUDE
 from abcd_cli.data.series import X_KINDS
 from abcd_cli.engines import engine_names, get_engine
@@ -230,6 +231,7 @@ MODEL_SCHEMA = Obj(
         "elapsed_seconds": Number(min=0, max=MAX_MAGNITUDE),
         "seed_models": List(Obj(noun="a model", nouns="models")),  # each: SEED_MODEL
         "posterior": POSTERIOR,
+        "calibration": Obj(noun="a calibration"),  # its fields: calibration_problem
     },
     noun="a model saved by 'abcd search --json'",
 )
@@ -254,6 +256,12 @@ def check_model_document(document: Any, where: str) -> None:
     _check_seed_models(document, x, y, width, where)
     if "posterior" in document:
         _check_posterior(document["posterior"], document["internal"]["kernel"], width, where)
+    if "calibration" in document:
+        if "posterior" not in document:
+            refuse(where, "calibration", "belongs to a posterior, and the file holds none")
+        problem = calibration_problem(document["calibration"])
+        if problem:
+            refuse(where, "calibration", problem)
 
 
 def is_report(document: Any) -> bool:

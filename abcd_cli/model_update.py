@@ -9,7 +9,9 @@ internal units are those a search of all the points would use (``SearchData``). 
   stays the one of the seed the search chose;
 * a posterior model: every structure of its pool is refitted so and weighed again
   (``weighing.weigh_pool``: its Laplace evidence and parameter draws on all the points); the
-  most probable structure becomes the model, and the posterior's features are recomputed.
+  most probable structure becomes the model, and the posterior's features are recomputed,
+  and so is its band's calibration (``backtest.posterior_calibration``): it describes the
+  posterior the file holds, and the new points give its backtest more origins.
 
 Before the refit the new points are checked against the old model, or the old posterior's
 mixture (:mod:`abcd_cli.misfit`). The document keeps the search's trace and settings; its
@@ -32,6 +34,7 @@ from abcd_cli import __version__
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import RunError
 from abcd_cli.fitted import FittedSearch, posterior_features
+from abcd_cli.kernel_search.backtest import posterior_calibration
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.refit import Refitted, refit
@@ -75,7 +78,8 @@ def update_document(
     say(f"update: refitting {len(kernels)} structure{plural} on {data.n} points")
     refitted = refit(kernels, data, each, engine, executor)
     document = found.to_dict()
-    for key in ("bic_interval", "log_likelihood_interval", "engine", "posterior", "seed_models"):
+    stale = ("bic_interval", "log_likelihood_interval", "engine", "posterior", "seed_models")
+    for key in (*stale, "calibration"):
         document.pop(key, None)
     notes = [_kept_note(found, k, r) for k, r in zip(kernels, refitted, strict=True)]
     if found.posterior is not None:
@@ -84,6 +88,10 @@ def update_document(
             **posterior.to_dict(),
             "features": posterior_features(model, posterior, found.x_names),
         }
+        say("update: backtesting the posterior on the series' own past")
+        document["calibration"] = posterior_calibration(
+            model, posterior, settings, engine, executor, found.x_names
+        ).to_dict()
         done = (
             f"each of the posterior's {len(posterior.structures)} structures was refitted on"
             f" all the points and weighed again; the most probable is {model.structure}, of"

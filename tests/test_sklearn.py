@@ -22,6 +22,7 @@ import abcd_cli
 from abcd_cli.api import DEFAULTS, AbcdWarning
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.prediction import predictive_table
 from abcd_cli.sklearn import AbcdRegressor
 
 SMALL: dict[str, Any] = {"depth": 1, "restarts": 2, "n_jobs": 1}
@@ -115,6 +116,22 @@ def test_a_posterior_search_predicts_with_its_mixture() -> None:
     np.testing.assert_allclose(sd, table["sd"], rtol=1e-12)
     alone_mean, alone_sd = regressor.model_.model.predict(new)  # the most probable model only
     assert not np.allclose(sd, alone_sd, rtol=1e-3)
+
+
+def test_return_std_is_the_posteriors_calibrated_sd() -> None:
+    """Past the data, the sd is the mixture's widened by the band's calibration on the
+    series' own past (a series of one input has one)."""
+    X, y = smooth()
+    regressor = AbcdRegressor(**SMALL, method="posterior", pool=2, draws=4).fit(X, y)
+    found = regressor.model_
+    calibration = found.calibration
+    assert calibration is not None and calibration.present
+    new = np.array([[5.5], [6.0], [7.0]])
+    _, sd = regressor.predict(new, return_std=True)
+    models, weights, _ = found.predictive_models(False, "evidence", "")
+    raw = predictive_table(models, new, weights)["sd"]
+    factor = calibration.factor_at(new[:, 0] - X[:, 0].max())
+    np.testing.assert_allclose(sd, raw * factor, rtol=1e-12)
 
 
 def test_a_column_of_one_value_is_left_out_with_a_warning() -> None:

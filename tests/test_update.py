@@ -137,6 +137,9 @@ def test_a_posterior_model_is_refitted_and_weighed_again(
     table = abcd_cli.predict(updated, [2004.5])
     assert "posterior's mixture of" in table.attrs["mixture"]
     assert "the posterior's 2 structures was refitted" in updated.notes[-1]
+    # the band's calibration is the new posterior's, backtested on all 50 points
+    assert found.calibration is not None and updated.calibration is not None
+    assert updated.calibration.present and updated.calibration.errors > found.calibration.errors
 
 
 def test_every_seeds_model_is_refitted(points: tuple[np.ndarray, np.ndarray]) -> None:

@@ -112,6 +112,8 @@ def predict(
     table = predictive_table(
         models, values, weights, _progress(len(models)) if shown_progress else None
     )
+    if not average_seeds:
+        table = found.calibrated(table, values)
     write_output(output, to_csv(names, columns, table), "the table")
     echo(f"wrote {shown(output)} ({len(columns[0])} rows{mixed})", err=is_standard_stream(output))
 

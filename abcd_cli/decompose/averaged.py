@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from abcd_cli.calibration import Calibration
 from abcd_cli.model import (
     Model,
     Particles,
@@ -137,6 +138,9 @@ class PosteriorForecast:
     peak_index: int | None
     parting: float | None
     searches: int = 1  # the searches (seeds) whose structures the posterior weighed together
+    #: the band's calibration on the series' own past (None: a file written before it); when
+    #: present, ``sd``, ``low`` and ``high`` past the data are widened by it
+    calibration: Calibration | None = None
 
     @property
     def disagree(self) -> bool:
@@ -202,7 +206,8 @@ def posterior_forecast(
     conditioned here), with its structures' own means and their share of its variance; None
     without one. The mixture is of the structures holding the weight
     (``StructurePosterior.held``); the count of structures and the top weight are the whole
-    posterior's."""
+    posterior's. Its band past the data is widened by the search's calibration when it has
+    one (``Calibration.widen``; the structures' shares are of the mixture before it)."""
     posterior = posterior_of(dict(search))
     if posterior is None:
         return None
@@ -220,15 +225,25 @@ def posterior_forecast(
     peak = None if past.size == 0 else int(past[np.argmax(share[past])])
     parting = past[share[past] >= DISAGREEMENT_SHARE]
     top = [i for i in np.argsort(-w_s, kind="stable")[:TOP_COUNT] if w_s[i] >= TOP_WEIGHT]
+    table = {
+        "mean": mean,
+        "sd": sd,
+        "q2.5": mixture_quantile(means, sds, 0.025, weights),
+        "q97.5": mixture_quantile(means, sds, 0.975, weights),
+    }
+    entry = search.get("calibration")
+    calibration = None if entry is None else Calibration.from_dict(entry)
+    if calibration is not None:
+        table = calibration.widen(table, x, data_end)
     return PosteriorForecast(
         structure_count=posterior.structure_count,
         top_weight=float(posterior.weights[0]),
         draws=int(np.bincount(groups).max()),
         x=x,
         mean=mean,
-        sd=sd,
-        low=mixture_quantile(means, sds, 0.025, weights),
-        high=mixture_quantile(means, sds, 0.975, weights),
+        sd=table["sd"],
+        low=table["q2.5"],
+        high=table["q97.5"],
         structures=[
             StructureMean(
                 rank=int(ranks[i]),
@@ -246,6 +261,7 @@ def posterior_forecast(
         peak_index=peak,
         parting=float(x[parting[0]]) if parting.size else None,
         searches=searches_of(dict(search)),
+        calibration=calibration,
     )
 
 

@@ -50,6 +50,7 @@ import numpy as np
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.kernel_search.backtest import calibration_of
 from abcd_cli.kernel_search.buffer import keep
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
@@ -426,17 +427,32 @@ def run_search(
         if joint:
             searches.append(search)
     if settings.seeds == 1:
-        return results[0]
+        return _calibrated(results[0], executor, x_names)
     if joint:
         emit = _sink(progress, events, None)
         joint_path = paths[-1] if checkpoint else None
-        return JointWeighing(searches, results, settings, joint_path, emit).run(resume)
+        result = JointWeighing(searches, results, settings, joint_path, emit).run(resume)
+        return _calibrated(result, executor, x_names)
     chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
     return replace(
         chosen,
         settings=replace(chosen.settings, seed=settings.seed, seeds=settings.seeds),
         elapsed_seconds=sum(r.elapsed_seconds for r in results),
         seed_models=[r.model for r in results],
+    )
+
+
+def _calibrated(
+    result: SearchResult, executor: Executor | None, x_names: Sequence[str]
+) -> SearchResult:
+    """A posterior's result with its band calibrated on the series' own past (its time
+    added to the search's); a greedy search's as it is."""
+    if result.posterior is None:
+        return result
+    calibration = calibration_of(result, executor or SerialExecutor(), x_names)
+    seconds = 0.0 if calibration is None else calibration.seconds
+    return replace(
+        result, calibration=calibration, elapsed_seconds=result.elapsed_seconds + seconds
     )
 
 

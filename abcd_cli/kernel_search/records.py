@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from abcd_cli import __version__
+from abcd_cli.calibration import Calibration
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.model import Model
@@ -87,7 +88,8 @@ class SearchResult:
     the method "posterior", the posterior over structures (``model`` is its most probable; with
     several seeds, over all their pools, and ``trace_seed`` is the seed whose search fitted
     ``model`` and whose trace this is). The notes on it and its early stop in words:
-    ``reporting.search_notes``."""
+    ``reporting.search_notes``. ``calibration``: with a posterior, its band calibrated on the
+    series' own past (``backtest.calibration_of``), or why not."""
 
     model: Model
     trace: list[LevelRecord]
@@ -99,6 +101,7 @@ class SearchResult:
     seed_models: list[Model] = field(default_factory=list)
     posterior: StructurePosterior | None = None
     trace_seed: int | None = None
+    calibration: Calibration | None = None  # the posterior's band on its own past
 
     def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
         """The model file's document (``abcd search --json``), with the ``notes`` on the search
@@ -121,4 +124,6 @@ class SearchResult:
         )
         if self.posterior is not None:
             d["posterior"] = self.posterior.to_dict()
+        if self.calibration is not None:
+            d["calibration"] = self.calibration.to_dict()
         return d

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from abcd_cli.decompose.certainty import posterior_facts
 from abcd_cli.decompose.components import Decomposition
+from abcd_cli.reporting.calibration_text import table_calibration_note
 from abcd_cli.reporting.certainty import posterior_section
 from abcd_cli.reporting.component_sections import component_sections
 from abcd_cli.reporting.forecast import forecast_section, mixed_forecasts
@@ -70,5 +71,8 @@ def build_context(
         context["variance"] = variance_section(dec)
     if facts is not None:
         context["posterior"] = posterior_section(facts, dec)
+        note = table_calibration_note(dec, search)
+        if note is not None:
+            context["posterior"]["calibration"] = note
     context["json"] = json_view(context, dec, search, averaged, posterior)
     return context

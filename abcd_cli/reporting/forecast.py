@@ -22,6 +22,7 @@ from abcd_cli.decompose.averaged import (
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.assumptions import assumptions_paragraph
+from abcd_cli.reporting.calibration_text import calibration_part
 from abcd_cli.reporting.component_text import column
 from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.sections import Frame
@@ -65,6 +66,7 @@ def forecast_section(
             "Forecast of the full model" if posterior is None else "Forecast of the posterior",
         ),
         "component_sentences": sentences,
+        **calibration_part(dec, posterior, frame),
     }
 
 

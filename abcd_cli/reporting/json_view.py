@@ -25,7 +25,9 @@ def json_view(
     ``--method posterior`` those are the posterior's, with its q2.5 and q97.5, and the
     decomposed structure's own mean and sd are its ``most_probable``; ``agreement`` says
     whether the structures agree past the data (their means and weights, the share of the
-    band's variance their spread makes up). The findings are in ``summary.findings``, the page
+    band's variance their spread makes up); ``calibration`` the band's calibration on the
+    series' own past (its sentence, factors by horizon band, origins, the backtest's errors), or
+    why there is none. The findings are in ``summary.findings``, the page
     on the posterior in ``posterior``. A model of several
     inputs adds its inputs (``data.inputs``) and the variance table (``variance``)."""
     model_json = dict(search)
@@ -73,6 +75,11 @@ def json_view(
                     "agreement": posterior.agreement_dict(),
                 }
             )
+            if posterior.calibration is not None:
+                view["forecast"]["calibration"] = {
+                    "text": context["forecast"]["calibration"],
+                    **posterior.calibration.to_dict(),
+                }
     if "posterior" in context:
         view["posterior"] = context["posterior"]
     if "variance" in context:

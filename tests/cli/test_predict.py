@@ -293,7 +293,9 @@ def test_search_with_the_posterior_then_predict_and_report_with_its_mixture(tmp_
     assert result.exit_code == 0 and "the posterior's mixture of 3 structures" in result.output
     found = FittedSearch.from_document(doc)
     models, weights = found.posterior_mixture()
-    expected = predictive_table(models, np.array([2005.0, 2005.5]), weights)
+    at = np.array([2005.0, 2005.5])
+    # the mixture, widened past the data by the band's calibration on the series' own past
+    expected = found.calibrated(predictive_table(models, at, weights), at[:, None])
     rows = list(csv.DictReader(out.open()))
     for key in ("mean", "sd", "q2.5", "q97.5"):
         np.testing.assert_allclose([float(r[key]) for r in rows], expected[key], rtol=1e-9)
@@ -306,7 +308,7 @@ def test_search_with_the_posterior_then_predict_and_report_with_its_mixture(tmp_
     forecast = json.loads(report.read_text())["forecast"]
     assert "mixes the forecasts of the 3 best-scoring structures" in forecast["text"]
     grid = np.array(forecast["x"])
-    mixed = predictive_table(models, grid, weights)
+    mixed = found.calibrated(predictive_table(models, grid, weights), grid[:, None])
     np.testing.assert_allclose(forecast["q97.5"], mixed["q97.5"], rtol=1e-9)
     np.testing.assert_allclose(forecast["most_probable"]["mean"], found.model.predict(grid)[0])
 

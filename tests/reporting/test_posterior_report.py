@@ -4,8 +4,10 @@ probabilities, components tagged, the page on the posterior; snapshots of its HT
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.decompose.components import decompose
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels.text import parse_kernel
@@ -57,7 +59,18 @@ def posterior_doc() -> dict:
             for i, (k, w) in enumerate(zip(kernels, WEIGHTS, strict=True))
         ],
     }
+    doc["calibration"] = fixed_calibration().to_dict()
     return doc
+
+
+def fixed_calibration() -> Calibration:
+    """A backtest's errors fixed by hand: six origins, ten errors each over the 1.6-year
+    horizon (a fifth of the data's eight years), 1.3 to 2.2 times as large as the band said."""
+    h = np.tile(np.linspace(0.16, 1.6, 10), 6)
+    z = np.tile([1.2, -1.8, 2.4, -0.6, 1.5, -2.1, 0.9, 2.7, -1.1, 1.9], 6) * np.repeat(
+        [1.0, 1.1, 1.2, 1.0, 0.9, 1.1], 10
+    )
+    return calibrate(h, z, 1.6, 6)
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +215,42 @@ def test_probabilities_are_worded_relative_to_the_structures_weighed(context):
     assert summary["likely"].startswith("Likely among the structures weighed")
     html = render_html(context)
     assert "The data show" not in html
+
+
+def test_the_forecast_states_the_bands_calibration_and_draws_its_backtest(context):
+    forecast = context["forecast"]
+    c = fixed_calibration()
+    assert forecast["calibration"].startswith(
+        "Forecasts made from this series' own past (6 forecast origins in its last half, 60"
+        " errors) missed by more than their bands said, so the band past the data is"
+        f" {c.factors[0]:.1f} times as wide up to a horizon of 6.4 months"
+    )
+    assert "figure_calibration" in forecast
+    assert context["json"]["forecast"]["calibration"]["bands"][0]["factor"] == c.factors[0]
+    html = render_html(context)
+    assert forecast["calibration"].replace("'", "&#39;") in html
+    assert "Standardised errors of forecasts from the series&#39; own past" in html
+
+
+def test_the_band_past_the_data_is_widened_by_the_calibration(context):
+    plain = posterior_doc()
+    del plain["calibration"]
+    dec = decompose(fixed_model(), (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    bare = build_context(dec, "Sales", "sales.csv", plain)["json"]["forecast"]
+    widened = context["json"]["forecast"]
+    x = np.array(widened["x"])
+    factor = fixed_calibration().factor_at(x - fixed_model().X[:, 0].max())
+    np.testing.assert_allclose(np.array(widened["sd"]), np.array(bare["sd"]) * factor)
+    assert "calibration" not in bare
+
+
+def test_an_absent_calibration_is_said_with_its_reason():
+    doc = posterior_doc()
+    doc["calibration"] = {"reason": "the series has 20 points, fewer than the 24 a backtest needs"}
+    dec = decompose(fixed_model(), (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    forecast = build_context(dec, "Sales", "sales.csv", doc)["forecast"]
+    assert forecast["calibration"] == (
+        "The band is not calibrated on the series' own past: the series has 20 points, fewer"
+        " than the 24 a backtest needs."
+    )
+    assert "figure_calibration" not in forecast

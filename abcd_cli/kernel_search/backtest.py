@@ -1,0 +1,277 @@
+"""A rolling-origin backtest of the weighed posterior on the series' own past (issue 62).
+
+At each forecast origin t inside the data, the structures holding the posterior's weight are
+refitted from their fitted values on the points before the origin (``warm_task``: one warm
+start, no new search), their parameter draws moved with them and widened by √(N/t) (the
+posterior of t points is wider than that of all N), and their mixture forecasts the points after
+the origin up to the report's horizon. Each error is standardised by the mixture's own spread
+there, z = (y − m̄) / s̄ (m̄ and s̄ the mixture's mean and sd, noise included,
+``prediction.mixture_moments``), and kept with its horizon h = x − x_{t−1}, in the input's units.
+
+The origins (``origins``): every t whose training part keeps at least half the points
+(``MIN_TRAIN_SHARE``) and whose whole horizon lies inside the data, x_{t−1} + H ≤ x_N; at most
+``MAX_ORIGINS`` of them, evenly spread, the last as late as allowed. The horizon H is the
+report's: ``HORIZON_SHARE`` of the input's range past the data (``decompose``'s
+``extrapolate``). Too short a series (under ``MIN_POINTS`` points) or too few origins (under
+``MIN_ORIGINS``) give no backtest, with the reason.
+
+Cost (profiled in benchmarks/studies/calibration.py): at most ``MAX_STRUCTURES`` structures (the
+most probable, holding ``STRUCTURE_MASS`` of the weight), refitted from their values, and
+``DRAWS_PER_STRUCTURE`` of each one's draws conditioned per origin.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from abcd_cli.arrays import as_2d
+from abcd_cli.calibration import Calibration, calibrate
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines.base import Engine, PosteriorError
+from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
+from abcd_cli.kernel_search.engine_choice import resolve
+from abcd_cli.kernel_search.posterior import StructurePosterior, holding
+from abcd_cli.kernel_search.records import SearchResult
+from abcd_cli.kernel_search.search_data import SearchData
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernels import Kernel
+from abcd_cli.model import Model
+from abcd_cli.prediction import mixture_moments
+
+#: The report's forecast horizon as a share of the time input's range (``decompose``'s
+#: ``extrapolate``).
+HORIZON_SHARE = 0.2
+#: An origin keeps at least this share of the points before it.
+MIN_TRAIN_SHARE = 0.5
+#: At most this many origins, evenly spread over those allowed.
+MAX_ORIGINS = 8
+#: Fewer origins than this: no calibration (a band's errors would come from too few forecasts).
+MIN_ORIGINS = 4
+#: Fewer points than this: no backtest.
+MIN_POINTS = 24
+#: The structures refitted at each origin: the most probable holding this much of the weight...
+STRUCTURE_MASS = 0.9
+#: ... and at most this many.
+MAX_STRUCTURES = 3
+#: Each structure's parameter draws conditioned at an origin (evenly spread over its chain).
+DRAWS_PER_STRUCTURE = 8
+
+
+@dataclass(frozen=True)
+class Backtest:
+    """The backtest's standardised errors ``z`` and their horizons ``h`` (input units), the
+    horizon H it forecast over, the origins' x (the last point before each origin), and the
+    seconds it took."""
+
+    horizon: float
+    origins: list[float]
+    h: np.ndarray
+    z: np.ndarray
+    seconds: float
+
+
+def forecast_horizon(x: np.ndarray) -> float:
+    """The report's horizon past the data: ``HORIZON_SHARE`` of x's range."""
+    return HORIZON_SHARE * float(np.ptp(x))
+
+
+def origins(x: np.ndarray, horizon: float) -> list[int]:
+    """The origins t of sorted ``x`` (each trains on x[:t]): t ≥ ⌈N·MIN_TRAIN_SHARE⌉ with
+    x[t−1] + ``horizon`` ≤ x[N−1] and a point after it; at most ``MAX_ORIGINS`` of them, evenly
+    spread over those allowed, the first and the last allowed always among them."""
+    n = x.size
+    first = max(math.ceil(n * MIN_TRAIN_SHARE), 2)
+    allowed = [t for t in range(first, n) if x[t - 1] + horizon <= x[-1] + 1e-12 * abs(x[-1])]
+    if len(allowed) <= MAX_ORIGINS:
+        return allowed
+    picks = np.round(np.linspace(0, len(allowed) - 1, MAX_ORIGINS)).astype(int)
+    return [allowed[i] for i in np.unique(picks)]
+
+
+def absent_reason(x: np.ndarray, n_dims: int) -> str:
+    """Why a series gives no backtest ("" when it gives one)."""
+    if n_dims > 1:
+        return (
+            "the data have several inputs and no forecast origin along time; a calibration by"
+            " folds of the rows is not made"
+        )
+    if x.size < MIN_POINTS:
+        return f"the series has {x.size} points, fewer than the {MIN_POINTS} a backtest needs"
+    found = len(origins(np.sort(x), forecast_horizon(x)))
+    if found < MIN_ORIGINS:
+        return (
+            f"only {found} forecast origins leave the whole horizon inside the data, fewer than"
+            f" the {MIN_ORIGINS} a calibration needs"
+        )
+    return ""
+
+
+def held_structures(posterior: StructurePosterior) -> tuple[list[int], np.ndarray]:
+    """The positions of the structures refitted at each origin (the most probable holding
+    ``STRUCTURE_MASS`` of the weight, at most ``MAX_STRUCTURES``) and their weights, summing
+    to one."""
+    k = min(holding(posterior.weights, STRUCTURE_MASS), MAX_STRUCTURES)
+    w = posterior.weights[:k]
+    return list(range(k)), w / w.sum()
+
+
+def draw_rows(count: int) -> np.ndarray:
+    """``DRAWS_PER_STRUCTURE`` rows evenly spread over a chain of ``count`` draws (all of
+    them when fewer)."""
+    if count <= DRAWS_PER_STRUCTURE:
+        return np.arange(count)
+    return np.unique(np.round(np.linspace(0, count - 1, DRAWS_PER_STRUCTURE)).astype(int))
+
+
+def run_backtest(
+    x: np.ndarray,
+    y: np.ndarray,
+    scaling: Scaling,
+    posterior: StructurePosterior,
+    settings: SearchSettings,
+    engine: Engine,
+    executor: Executor,
+    x_names: Sequence[str] = (),
+) -> Backtest:
+    """The backtest of ``posterior`` (kernels in ``scaling``'s internal units) on the series
+    (x, y) of one input (see the module docstring); the refits run on ``executor``. Call
+    :func:`absent_reason` first: here the origins are assumed to be enough."""
+    started = time.perf_counter()
+    order = np.argsort(np.asarray(x, dtype=float).ravel(), kind="stable")
+    xs, ys = np.asarray(x, dtype=float).ravel()[order], np.asarray(y, dtype=float)[order]
+    horizon = forecast_horizon(xs)
+    ts = origins(xs, horizon)
+    chosen, weights = held_structures(posterior)
+    user = [[scaling.kernel_out(k) for k in _particles(posterior, i)] for i in chosen]
+    datas = [SearchData.prepare(xs[:t], ys[:t], settings, x_names) for t in ts]
+    tasks = [
+        warm_task(d.scaling.kernel_in(user[s][0]), d, settings, engine)
+        for d in datas
+        for s in range(len(chosen))
+    ]
+    results = list(executor.map(fit_candidate, tasks))
+    hs, zs = [], []
+    for o, (t, data) in enumerate(zip(ts, datas, strict=True)):
+        after = np.flatnonzero((xs > xs[t - 1]) & (xs <= xs[t - 1] + horizon * (1 + 1e-12)))
+        models, w = [], []
+        for s in range(len(chosen)):
+            result = results[o * len(chosen) + s]
+            start = tasks[o * len(chosen) + s].kernel
+            fitted = result.kernel if result.status == "ok" else start
+            for kernel in _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t)):
+                models.append(_model(kernel, data, engine, x_names))
+                w.append(weights[s] / len(user[s]))
+        z = _standardised(models, np.array(w), xs[after], ys[after])
+        hs.append(xs[after] - xs[t - 1])
+        zs.append(z)
+    h, z = np.concatenate(hs), np.concatenate(zs)
+    keep = np.isfinite(z)
+    return Backtest(
+        horizon, [float(xs[t - 1]) for t in ts], h[keep], z[keep], time.perf_counter() - started
+    )
+
+
+def warm_task(
+    kernel: Kernel, data: SearchData, settings: SearchSettings, engine: Engine
+) -> FitTask:
+    """The task refitting fitted ``kernel`` on all of ``data`` from its values alone: one
+    start, warm (a refit's jittered starts, ``refit.refit_task``, cost three times as much, and
+    the origin's data differ from the whole by a few points)."""
+    task = data.task(kernel, "all", settings, engine, 1, settings.max_iter)
+    return replace(task, polish=1)
+
+
+def _particles(posterior: StructurePosterior, i: int) -> list[Kernel]:
+    """Structure ``i`` at its fitted values, then at ``draw_rows`` of its draws."""
+    s = posterior.structures[i]
+    return [s.kernel, *(s.kernel.with_theta(s.theta[r]) for r in draw_rows(s.theta.shape[0]))]
+
+
+def _moved(user: list[Kernel], fitted: Kernel, scaling: Scaling, spread: float) -> list[Kernel]:
+    """The draws of a structure (``user[1:]``, user units; ``user[0]`` its fitted values)
+    centred on the refit and widened by ``spread``: θ_j' = θ_refit + spread·(θ_j − θ̂) on the
+    optimiser's coordinates of the origin's internal units (spread = √(N/t): a posterior's sd
+    shrinks as 1/√n, and the origin has t of the N points); the refitted kernel alone when the
+    structure has no draws."""
+    if len(user) == 1:
+        return [fitted]
+    centre = scaling.kernel_in(user[0]).theta()
+    return [
+        fitted.with_theta(fitted.theta() + spread * (scaling.kernel_in(k).theta() - centre))
+        for k in user[1:]
+    ]
+
+
+def _model(kernel: Kernel, data: SearchData, engine: Engine, x_names: Sequence[str]) -> Model:
+    """The origin's model of ``kernel`` (``data``'s internal units) on its points."""
+    return Model(
+        kernel,
+        data.scaling,
+        data.x,
+        data.y,
+        math.nan,
+        data.constant_mean,
+        engine,
+        x_names=tuple(x_names),
+    )
+
+
+def _standardised(
+    models: list[Model], weights: np.ndarray, x: np.ndarray, y: np.ndarray
+) -> np.ndarray:
+    """(y − m̄) / s̄ at each x of the mixture of ``models`` (NaN for all when none of them can
+    be conditioned; a particle that cannot is left out)."""
+    means, sds, kept = [], [], []
+    for model, w in zip(models, weights, strict=True):
+        try:
+            with np.errstate(all="ignore"):
+                mean, sd = model.predict(as_2d(x))
+        except (PosteriorError, np.linalg.LinAlgError, ValueError):
+            continue
+        if np.all(np.isfinite(mean)) and np.all(np.isfinite(sd)):
+            means.append(mean)
+            sds.append(sd)
+            kept.append(w)
+    if not kept:
+        return np.full(x.size, math.nan)
+    k = np.array(kept)
+    mean, sd = mixture_moments(np.array(means), np.array(sds), k / k.sum())
+    return (y - mean) / sd
+
+
+def calibration_of(
+    result: SearchResult, executor: Executor, x_names: Sequence[str] = ()
+) -> Calibration | None:
+    """The calibration of a search's posterior on its data; None without a posterior (a
+    greedy search)."""
+    if result.posterior is None:
+        return None
+    settings, engine = resolve(result.settings, result.model.n)
+    return posterior_calibration(
+        result.model, result.posterior, settings, engine, executor, x_names
+    )
+
+
+def posterior_calibration(
+    model: Model,
+    posterior: StructurePosterior,
+    settings: SearchSettings,
+    engine: Engine,
+    executor: Executor,
+    x_names: Sequence[str] = (),
+) -> Calibration:
+    """The calibration of ``posterior`` (internal units of ``model.scaling``) on ``model``'s
+    data: the backtest's factors by horizon, or an absent calibration with its reason."""
+    reason = absent_reason(model.X[:, 0], model.n_dims)
+    if reason:
+        return Calibration(reason=reason)
+    b = run_backtest(
+        model.x, model.y, model.scaling, posterior, settings, engine, executor, x_names
+    )
+    return calibrate(b.h, b.z, b.horizon, len(b.origins), seconds=b.seconds)
