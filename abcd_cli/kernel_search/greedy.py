@@ -62,9 +62,11 @@ from abcd_cli.kernel_search.joint import JointWeighing
 from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.scoring import Scored
+from abcd_cli.kernel_search.screening import Screen, screen_table, screens, time_inputs
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
+from abcd_cli.kernel_search.table_grammar import TableGrammar
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -108,6 +110,7 @@ class Search:
         self.emit = _sink(progress, events, settings.seed if tagged else None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.fitter = Fitter(executor or SerialExecutor(), fit_fn, self._on_stage, self._on_fit)
+        self.screen, self.table = self._screen()
         # state, saved in the checkpoint
         self.level = -1
         self.parents: list[Scored] = []
@@ -115,7 +118,7 @@ class Search:
         self.best: Scored | None = None
         self.trace: list[LevelRecord] = []
         self.stale = 0
-        self.elapsed = 0.0
+        self.elapsed = self.screen.seconds if self.screen else 0.0
         self.pool: list[Scored] = []  # method "posterior": the best structures, best first
         self.weighed: dict[str, Weighed] = {}  # those of the pool weighed, by kernel text
         # this level's counts and progress (not saved)
@@ -161,22 +164,48 @@ class Search:
         self._event("resumed")
 
     # --- levels --------------------------------------------------------------------------
+    def _screen(self) -> tuple[Screen | None, TableGrammar | None]:
+        """On a table (``screening.screens``): the screen's verdict and the grammar it
+        restricts; else (None, None)."""
+        data, settings = self.data, self.settings
+        if not screens(settings.language, settings.screen, data.n_dims):
+            return None, None
+        screen = screen_table(
+            data.X,
+            data.Y,
+            settings.seed,
+            settings.restarts,
+            settings.max_iter,
+            time_inputs(data.x_names),
+            data.constant_mean,
+            data.x_names,
+        )
+        return screen, TableGrammar.of(screen, settings.bases)
+
+    def _children(self, kernel: Kernel) -> list[Kernel]:
+        """The grammar's children of ``kernel``: the table's restricted one after a screen."""
+        if self.table is not None:
+            return self.table.expand(kernel)
+        return expand(
+            kernel,
+            self.language,
+            self.settings.bases,
+            self.settings.interpretable,
+            n_dims=self.data.n_dims,
+            periodic=self.data.periodic,
+        )
+
     def _candidates(self) -> list[list[Kernel]]:
         """The new structures of this level: one family per kept model, none seen before."""
         n_dims, periodic = self.data.n_dims, self.data.periodic
         if self.level < 0:
+            if self.table is not None:
+                return [self.table.start()]
             return [start_kernels(self.language, n_dims, self.settings.max_order, periodic)]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []
-            for child in expand(
-                parent.kernel,
-                self.language,
-                self.settings.bases,
-                self.settings.interpretable,
-                n_dims=n_dims,
-                periodic=periodic,
-            ):
+            for child in self._children(parent.kernel):
                 key = structure_key(child)
                 if key not in self.seen:
                     self.seen.add(key)
@@ -273,6 +302,7 @@ class Search:
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
             posterior=posterior,
+            screen=self.screen,
         )
 
     def _weigh(self) -> StructurePosterior:

@@ -13,6 +13,7 @@ from typing import Any
 
 from abcd_cli import __version__
 from abcd_cli.kernel_search.posterior import StructurePosterior
+from abcd_cli.kernel_search.screening import Screen
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.model import Model
 
@@ -82,7 +83,7 @@ class SearchResult:
     ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them); with
     the method "posterior", the posterior over structures (``model`` is its most probable; with
     several seeds, over all their pools, and ``trace_seed`` is the seed whose search fitted
-    ``model`` and whose trace this is). The notes on it and its early stop in words:
+    ``model`` and whose trace this is); on a table, the ``screen`` that chose its grammar. The notes on it and its early stop in words:
     ``reporting.search_notes``."""
 
     model: Model
@@ -95,6 +96,7 @@ class SearchResult:
     seed_models: list[Model] = field(default_factory=list)
     posterior: StructurePosterior | None = None
     trace_seed: int | None = None
+    screen: Screen | None = None  # a table's screen by the additive GP (``screening``)
 
     def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
         """The model file's document (``abcd search --json``), with the ``notes`` on the search
@@ -117,4 +119,6 @@ class SearchResult:
         )
         if self.posterior is not None:
             d["posterior"] = self.posterior.to_dict()
+        if self.screen is not None:
+            d["screen"] = self.screen.to_dict()
         return d
