@@ -71,6 +71,8 @@ from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
 Progress = Callable[[str], None]
+#: A table's search (``screening``) stops after this many levels without a better BIC.
+TABLE_PATIENCE = 1
 
 
 def check_size(n: int, settings: SearchSettings, engine: Engine = DEFAULT_ENGINE) -> None:
@@ -182,6 +184,15 @@ class Search:
         )
         return screen, TableGrammar.of(screen, settings.bases)
 
+    @property
+    def patience(self) -> int:
+        """Levels without a better BIC before the search stops: the settings', at most
+        ``TABLE_PATIENCE`` on a table (its restricted grammar's next level rarely improves
+        on a level that did not)."""
+        if self.table is None or not self.settings.patience:
+            return self.settings.patience
+        return min(self.settings.patience, TABLE_PATIENCE)
+
     def _children(self, kernel: Kernel) -> list[Kernel]:
         """The grammar's children of ``kernel``: the table's restricted one after a screen."""
         if self.table is not None:
@@ -220,7 +231,7 @@ class Search:
         self.shown_best = None if self.best is None else (self.best.low, self.best.bic)
         if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
             return False
-        if self.settings.patience and self.stale >= self.settings.patience:
+        if self.patience and self.stale >= self.patience:
             return False
         families = self._candidates()
         if self.level < 0:
@@ -337,11 +348,7 @@ class Search:
         """Why the search ended before ``depth`` (None when it did not)."""
         if self.trace and self.trace[-1].failed_level:
             return EarlyStop(self.trace[-1].level, failed=True)
-        if (
-            self.settings.patience
-            and self.stale >= self.settings.patience
-            and self.level < self.settings.depth
-        ):
+        if self.patience and self.stale >= self.patience and self.level < self.settings.depth:
             return EarlyStop(self.level, stale=self.stale)
         return None
 

@@ -83,8 +83,8 @@ class SearchResult:
     ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them); with
     the method "posterior", the posterior over structures (``model`` is its most probable; with
     several seeds, over all their pools, and ``trace_seed`` is the seed whose search fitted
-    ``model`` and whose trace this is); on a table, the ``screen`` that chose its grammar. The notes on it and its early stop in words:
-    ``reporting.search_notes``."""
+    ``model`` and whose trace this is); on a table, the ``screen`` that chose its grammar.
+    The notes on it and its early stop in words: ``reporting.search_notes``."""
 
     model: Model
     trace: list[LevelRecord]

@@ -151,4 +151,3 @@ def interactions(kernel: Kernel) -> list[tuple[int, int]]:
     for term in _terms(kernel):
         found.update(combinations(sorted(term_inputs(term)), 2))
     return sorted(found)
-
