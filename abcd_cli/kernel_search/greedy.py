@@ -182,7 +182,7 @@ class Search:
             data.constant_mean,
             data.x_names,
         )
-        return screen, TableGrammar.of(screen, settings.bases)
+        return screen, TableGrammar.of(screen, settings.bases, data.periodic)
 
     @property
     def patience(self) -> int:

@@ -14,9 +14,9 @@ the highest order of products. From one model the grammar makes:
 
 The search starts from the sum of one base kernel of each kernel kind over every kept input,
 plus noise (and C beside linear kernels), and with interacting pairs also from the smooth sum
-with each pair's product added. Periodic kernels are offered only along the change inputs (a
-cycle along a weight or a dose is not a story a table tells). New base kernels come with
-unknown parameters; the rest keep their fitted values.
+with each pair's product added. Periodic kernels are offered on the inputs the data layer
+allows them on (``data.inputs.periodic_inputs``), as in the full search, but start no model.
+New base kernels come with unknown parameters; the rest keep their fitted values.
 """
 
 from __future__ import annotations
@@ -48,17 +48,20 @@ def term_inputs(term: Kernel) -> set[int]:
 @dataclass(frozen=True)
 class TableGrammar:
     """The restricted grammar: ``inputs`` searched over, interacting ``pairs`` (i < j),
-    ``max_order``, ``change_inputs`` and the kernel ``kinds`` (names of base kernels that read
-    x, in the search's order)."""
+    ``max_order``, ``change_inputs``, the kernel ``kinds`` (names of base kernels that read
+    x, in the search's order) and the inputs periodic ones may act on (``periodic``)."""
 
     inputs: tuple[int, ...]
     pairs: frozenset[tuple[int, int]]
     max_order: int
     change_inputs: tuple[int, ...]
     kinds: tuple[str, ...]
+    periodic: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, screen: Screen, bases: tuple[str, ...]) -> TableGrammar:
+    def of(
+        cls, screen: Screen, bases: tuple[str, ...], periodic: tuple[int, ...] = ()
+    ) -> TableGrammar:
         """The grammar of a screen's verdict over the search's ``bases``."""
         kinds = tuple(name for name in bases if reads_x(BASES[name]))
         return cls(
@@ -67,10 +70,11 @@ class TableGrammar:
             screen.max_order,
             screen.change_inputs,
             kinds or ("SE",),
+            periodic,
         )
 
     def _kinds_on(self, d: int) -> list[str]:
-        return [k for k in self.kinds if BASES[k].role != "periodic" or d in self.change_inputs]
+        return [k for k in self.kinds if BASES[k].role != "periodic" or d in self.periodic]
 
     def _fresh(self, d: int) -> list[BaseKernel]:
         return [BASES[k]((), d) for k in self._kinds_on(d)]

@@ -10,7 +10,7 @@ from abcd_cli.kernel_search.greedy import run_search
 from abcd_cli.kernel_search.screening import Screen, Shares
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.table_grammar import TableGrammar, interactions, term_inputs
-from abcd_cli.kernels import CP, Kernel
+from abcd_cli.kernels import Kernel
 
 NO_SHARES = Shares((), {}, ())
 
@@ -20,8 +20,10 @@ def _grammar(
     pairs: tuple[tuple[int, int], ...] = (),
     max_order: int = 1,
     change: tuple[int, ...] = (),
+    periodic: tuple[int, ...] = (),
 ) -> TableGrammar:
-    return TableGrammar.of(Screen(inputs, pairs, max_order, change, NO_SHARES), DEFAULT_BASES)
+    screen = Screen(inputs, pairs, max_order, change, NO_SHARES)
+    return TableGrammar.of(screen, DEFAULT_BASES, periodic)
 
 
 def _reachable(grammar: TableGrammar, levels: int = 2) -> list[Kernel]:
@@ -60,19 +62,26 @@ def test_no_products_when_nothing_interacts():
         assert interactions(kernel) == []
 
 
-def test_changes_and_cycles_only_along_a_time_input():
+def _children_of_starts(grammar: TableGrammar) -> list[Kernel]:
+    return [c for k in grammar.start() for c in grammar.expand(k)]
+
+
+def test_changes_only_along_a_time_input():
     plain = _reachable(_grammar((0, 1)))
-    assert not any(isinstance(k, CP) or "CP" in k.to_text(params=False) for k in plain)
-    assert not any(b.role == "periodic" for k in plain for b in k.bases())
-    timed = [
-        c
-        for k in _grammar((0, 1), change=(1,)).start()
-        for c in _grammar((0, 1), change=(1,)).expand(k)
-    ]
+    assert not any("CP" in k.to_text(params=False) for k in plain)
+    timed = _children_of_starts(_grammar((0, 1), change=(1,)))
     changes = [k for k in timed if "CP" in k.to_text(params=False)]
     assert changes and all("CP@1" in k.to_text(params=False) for k in changes)
-    periodic = [b for k in timed for b in k.bases() if b.role == "periodic"]
+
+
+def test_cycles_only_on_the_inputs_allowed_them():
+    plain = _reachable(_grammar((0, 1)))
+    assert not any(b.role == "periodic" for k in plain for b in k.bases())
+    allowed = _children_of_starts(_grammar((0, 1), periodic=(1,)))
+    periodic = [b for k in allowed for b in k.bases() if b.role == "periodic"]
     assert periodic and all(b.dim == 1 for b in periodic)
+    starts = _grammar((0, 1), periodic=(0, 1)).start()
+    assert not any(b.role == "periodic" for k in starts for b in k.bases())
 
 
 def test_every_child_keeps_noise_and_is_new():
