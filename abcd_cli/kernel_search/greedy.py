@@ -182,7 +182,8 @@ class Search:
             data.constant_mean,
             data.x_names,
         )
-        return screen, TableGrammar.of(screen, settings.bases, data.periodic)
+        periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
+        return screen, TableGrammar.of(screen, settings.bases, periodic)
 
     @property
     def patience(self) -> int:

@@ -14,8 +14,10 @@ the highest order of products. From one model the grammar makes:
 
 The search starts from the sum of one base kernel of each kernel kind over every kept input,
 plus noise (and C beside linear kernels), and with interacting pairs also from the smooth sum
-with each pair's product added. Periodic kernels are offered on the inputs the data layer
-allows them on (``data.inputs.periodic_inputs``), as in the full search, but start no model.
+with each pair's product added. Periodic kernels are offered on the inputs of ``periodic``
+(the search passes the time inputs the data layer allows cycles on: a cycle along a weight or
+a dose is not a story a table tells, and one on every input adds candidates to every level);
+they start no model.
 New base kernels come with unknown parameters; the rest keep their fitted values.
 """
 
