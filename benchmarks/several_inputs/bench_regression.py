@@ -203,10 +203,10 @@ def _mean_se(values: list[float]) -> str:
 
 
 def _story(row: dict[str, str]) -> str:
-    """A row's story (inputs used | interactions), from its chosen structure when the row is
+    """A row's story (inputs used; interactions), from its chosen structure when the row is
     older than the story column."""
     if row.get("story"):
-        return row["story"]
+        return row["story"].replace(" | ", "; ")  # rows written before the separator changed
     from abcd_cli.kernels.text import parse_kernel
 
     names = sorted(set(re.findall(r"x\d+", row["chosen"])), key=lambda n: int(n[1:]))
@@ -237,6 +237,7 @@ def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
             if method in regression_methods.ABCD_METHODS:
                 text, count = Counter(r["chosen"] for r in mine).most_common(1)[0]
                 choice = f"`{text}` ({count} of {len(mine)})"
+            if method in regression_methods.ABCD_METHODS and method != "additive":
                 story, count = Counter(_story(r) for r in mine).most_common(1)[0]
                 told = f"`{story}` ({count} of {len(mine)})"
             screens = [float(r["screen_seconds"]) for r in mine if r.get("screen_seconds")]
@@ -307,8 +308,11 @@ def main(argv: list[str] | None = None) -> None:
             " y's training sd, averaged over the test points of a split, then over the"
             " splits (± one standard error over the splits).",
             f"- abcd: `abcd_cli.search` at depth {args.depth}, seed {args.seed}, {args.jobs}"
-            " worker(s), every other setting its default (the SE-and-RQ search:"
-            ' `bases=("SE", "RQ")`); the additive GP is'
+            " worker(s), every other setting its default (the kernel search and the SE-and-RQ"
+            " search: `screen=False`, the full grammar on every input; the SE-and-RQ search:"
+            ' `bases=("SE", "RQ")`; the screened search: the default for tables since issue'
+            " 66). Story: the inputs the chosen kernel reads; the pairs its terms multiply"
+            " (a change along an input counts as a product with it); the additive GP is"
             ' `language="additive"`'
             + (f" with max_order {args.max_order}" if args.max_order else " of every order")
             + ". scikit-learn: C × RBF(ARD) + WhiteKernel, 5 starts. Linear regression:"

@@ -71,7 +71,7 @@ def _frame(x: np.ndarray, y: np.ndarray | None = None) -> pd.DataFrame:
 
 
 def story(kernel: object, names: list[str]) -> str:
-    """The inputs a kernel reads and the pairs it multiplies, as "x1 x4 | x4*x6": what the
+    """The inputs a kernel reads and the pairs it multiplies, as "x1 x4; x4*x6": what the
     report says matters and interacts (its terms as a sum of products; a change along an input
     counts as a product with it)."""
     from abcd_cli.kernel_search.table_grammar import term_inputs
@@ -85,7 +85,7 @@ def story(kernel: object, names: list[str]) -> str:
         pairs.update((a, b) for i, a in enumerate(dims) for b in dims[i + 1 :])
     used = " ".join(names[d] for d in sorted(inputs))
     named = " ".join(f"{names[a]}*{names[b]}" for a, b in sorted(pairs))
-    return f"{used} | {named}".strip()
+    return f"{used}; {named}".strip()
 
 
 def _abcd(split: Split, options: Options, **settings: object) -> Prediction:
