@@ -3,6 +3,8 @@ uses it on a table."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from abcd_cli.kernel_search.grammar import DEFAULT_BASES
@@ -11,8 +13,10 @@ from abcd_cli.kernel_search.screening import Screen, Shares
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.table_grammar import TableGrammar, interactions, term_inputs
 from abcd_cli.kernels import Kernel
+from abcd_cli.model_file import check_model_document
 
 NO_SHARES = Shares((), {}, ())
+NAMES = ("a", "b", "c")
 
 
 def _grammar(
@@ -99,12 +103,15 @@ def test_a_table_search_uses_the_screen_and_a_series_search_does_not():
     X = rng.uniform(-2, 2, (60, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
     settings = SearchSettings(depth=1, restarts=1, max_iter=30, finalists=2)
-    result = run_search(X, y, settings)
+    result = run_search(X, y, settings, x_names=NAMES)
     assert result.screen is not None and 0 in result.screen.inputs
     kept = set(result.screen.inputs)
     assert {b.dim for b in result.model.kernel.bases() if b.role == "smooth"} <= kept
     assert "screen" in result.to_dict() and "screen" not in result.to_dict()["settings"]
-    off = run_search(X, y, SearchSettings(depth=0, restarts=1, max_iter=30, screen=False))
+    off_settings = SearchSettings(depth=0, restarts=1, max_iter=30, screen=False)
+    off = run_search(X, y, off_settings, x_names=NAMES)
     assert off.screen is None and off.to_dict()["settings"]["screen"] is False
+    for document in (result.to_dict(), off.to_dict()):  # both files read back
+        check_model_document(json.loads(json.dumps(document)), "model.json")
     series = run_search(X[:, 0], y, SearchSettings(depth=0, restarts=1, max_iter=30))
     assert series.screen is None
