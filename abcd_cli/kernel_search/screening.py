@@ -23,7 +23,8 @@ its variance over the sum of the orders' variances. The rule (thresholds ``INPUT
 * an input is searched over when its share is at least INPUT_SHARE or it is in an interacting
   pair (at least one input is always kept: the largest share);
 * products in the search reach the highest order t whose share is at least ORDER_SHARE (1 when
-  no pair interacts), and only over inputs that interact pairwise (``table_grammar``).
+  no pair interacts, 2 when no three inputs interact pairwise), and only over inputs that
+  interact pairwise (``table_grammar``).
 """
 
 from __future__ import annotations
@@ -162,6 +163,11 @@ def decide(shares: Shares, change_inputs: tuple[int, ...] = ()) -> Screen:
         kept = {int(np.argmax(shares.inputs))}
     if not pairs:
         max_order = 1
+    elif not any(
+        all(pair in pairs for pair in combinations(triple, 2))
+        for triple in combinations(sorted({d for pair in pairs for d in pair}), 3)
+    ):
+        max_order = min(max_order, 2)  # no three inputs interact pairwise: no product of three
     return Screen(
         tuple(sorted(kept)),
         pairs,

@@ -95,3 +95,11 @@ def test_which_searches_screen_and_which_inputs_are_time():
     assert not screens("abcd", False, 3)
     assert not screens("mkl", True, 3)
     assert time_inputs(("weight", "year", "t_s")) == (1, 2)
+
+
+def test_no_third_order_without_three_inputs_interacting_pairwise():
+    pairs = {(0, 1): 0.2, (1, 2): 0.2, (0, 2): 0.001}
+    shares = Shares((0.3, 0.3, 0.3), pairs, (0.5, 0.3, 0.2))
+    assert decide(shares).max_order == 2
+    triangle = Shares((0.3, 0.3, 0.3), {**pairs, (0, 2): 0.2}, (0.5, 0.3, 0.2))
+    assert decide(triangle).max_order == 3
