@@ -206,7 +206,7 @@ def _story(row: dict[str, str]) -> str:
     """A row's story (inputs used; interactions), from its chosen structure when the row is
     older than the story column."""
     if row.get("story"):
-        return row["story"].replace(" | ", "; ")  # rows written before the separator changed
+        return re.sub(r"\s*\|\s*", "; ", row["story"]).strip()  # rows of the first separator
     from abcd_cli.kernels.text import parse_kernel
 
     names = sorted(set(re.findall(r"x\d+", row["chosen"])), key=lambda n: int(n[1:]))
