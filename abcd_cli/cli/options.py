@@ -215,7 +215,8 @@ def _strategy_options() -> list[Any]:
             default=DEFAULTS.screen,
             show_default=True,
             help="On a table of several inputs (language abcd): choose the inputs, interactions"
-            " and orders to search by one fit of the additive GP first, and search only those.",
+            " and orders to search by one fit of the additive GP first, and search only those"
+            " (faster; measured less accurate on some tables: docs/findings.md).",
         ),
         click.option(
             "--subset-size",

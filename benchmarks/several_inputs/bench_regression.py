@@ -310,8 +310,8 @@ def main(argv: list[str] | None = None) -> None:
             f"- abcd: `abcd_cli.search` at depth {args.depth}, seed {args.seed}, {args.jobs}"
             " worker(s), every other setting its default (the kernel search and the SE-and-RQ"
             " search: `screen=False`, the full grammar on every input; the SE-and-RQ search:"
-            ' `bases=("SE", "RQ")`; the screened search: the default for tables since issue'
-            " 66). Story: the inputs the chosen kernel reads; the pairs its terms multiply"
+            ' `bases=("SE", "RQ")`; the screened search: `screen=True`, issue 66, opt-in).'
+            " Story: the inputs the chosen kernel reads; the pairs its terms multiply"
             " (a change along an input counts as a product with it); the additive GP is"
             ' `language="additive"`'
             + (f" with max_order {args.max_order}" if args.max_order else " of every order")

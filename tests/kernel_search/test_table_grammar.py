@@ -98,20 +98,20 @@ def test_every_child_keeps_noise_and_is_new():
     assert all(c.has_noise_factor() for c in children)
 
 
-def test_a_table_search_uses_the_screen_and_a_series_search_does_not():
+def test_a_screened_table_search_uses_the_screen_and_a_series_search_does_not():
     rng = np.random.default_rng(2)
     X = rng.uniform(-2, 2, (60, 3))
     y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
-    settings = SearchSettings(depth=1, restarts=1, max_iter=30, finalists=2)
+    settings = SearchSettings(depth=1, restarts=1, max_iter=30, finalists=2, screen=True)
     result = run_search(X, y, settings, x_names=NAMES)
     assert result.screen is not None and 0 in result.screen.inputs
     kept = set(result.screen.inputs)
     assert {b.dim for b in result.model.kernel.bases() if b.role == "smooth"} <= kept
-    assert "screen" in result.to_dict() and "screen" not in result.to_dict()["settings"]
-    off_settings = SearchSettings(depth=0, restarts=1, max_iter=30, screen=False)
+    assert "screen" in result.to_dict() and result.to_dict()["settings"]["screen"] is True
+    off_settings = SearchSettings(depth=0, restarts=1, max_iter=30)  # the default: off
     off = run_search(X, y, off_settings, x_names=NAMES)
-    assert off.screen is None and off.to_dict()["settings"]["screen"] is False
+    assert off.screen is None and "screen" not in off.to_dict()["settings"]
     for document in (result.to_dict(), off.to_dict()):  # both files read back
         check_model_document(json.loads(json.dumps(document)), "model.json")
-    series = run_search(X[:, 0], y, SearchSettings(depth=0, restarts=1, max_iter=30))
+    series = run_search(X[:, 0], y, SearchSettings(depth=0, restarts=1, max_iter=30, screen=True))
     assert series.screen is None
