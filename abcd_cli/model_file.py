@@ -149,6 +149,7 @@ SETTINGS = Obj(
         "method": Choice(*METHODS),
         "pool": Whole(min=1),
         "draws": Whole(min=1, max=MAX_DRAWS),
+        "screen": Bool(),
     },
 )
 #: One level of the search's trace (the report's appendix shows level, structure, BIC and

@@ -33,6 +33,7 @@ SETTING_NAMES = (
     "language",
     "bases",
     "interpretable",
+    "screen",
     "subset_size",
     "refine_size",
     "patience",
@@ -208,6 +209,14 @@ def _strategy_options() -> list[Any]:
             "--interpretable",
             is_flag=True,
             help="Distribute products over sums during the search (ABCD-interpretability).",
+        ),
+        click.option(
+            "--screen/--no-screen",
+            default=DEFAULTS.screen,
+            show_default=True,
+            help="On a table of several inputs (language abcd): choose the inputs, interactions"
+            " and orders to search by one fit of the additive GP first, and search only those"
+            " (faster; measured less accurate on some tables: docs/findings.md).",
         ),
         click.option(
             "--subset-size",

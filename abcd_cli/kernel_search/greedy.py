@@ -64,13 +64,17 @@ from abcd_cli.kernel_search.joint import JointWeighing
 from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.scoring import Scored
+from abcd_cli.kernel_search.screening import Screen, screen_table, screens, time_inputs
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
+from abcd_cli.kernel_search.table_grammar import TableGrammar
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
 Progress = Callable[[str], None]
+#: A table's search (``screening``) stops after this many levels without a better BIC.
+TABLE_PATIENCE = 1
 
 
 def check_size(n: int, settings: SearchSettings, engine: Engine = DEFAULT_ENGINE) -> None:
@@ -110,6 +114,7 @@ class Search:
         self.emit = _sink(progress, events, settings.seed if tagged else None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.fitter = Fitter(executor or SerialExecutor(), fit_fn, self._on_stage, self._on_fit)
+        self.screen, self.table = self._screen()
         # state, saved in the checkpoint
         self.level = -1
         self.parents: list[Scored] = []
@@ -117,7 +122,7 @@ class Search:
         self.best: Scored | None = None
         self.trace: list[LevelRecord] = []
         self.stale = 0
-        self.elapsed = 0.0
+        self.elapsed = self.screen.seconds if self.screen else 0.0
         self.pool: list[Scored] = []  # method "posterior": the best structures, best first
         self.weighed: dict[str, Weighed] = {}  # those of the pool weighed, by kernel text
         # this level's counts and progress (not saved)
@@ -163,22 +168,58 @@ class Search:
         self._event("resumed")
 
     # --- levels --------------------------------------------------------------------------
+    def _screen(self) -> tuple[Screen | None, TableGrammar | None]:
+        """On a table (``screening.screens``): the screen's verdict and the grammar it
+        restricts; else (None, None)."""
+        data, settings = self.data, self.settings
+        if not screens(settings.language, settings.screen, data.n_dims):
+            return None, None
+        screen = screen_table(
+            data.X,
+            data.Y,
+            settings.seed,
+            settings.restarts,
+            settings.max_iter,
+            time_inputs(data.x_names),
+            data.constant_mean,
+            data.x_names,
+        )
+        periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
+        return screen, TableGrammar.of(screen, settings.bases, periodic)
+
+    @property
+    def patience(self) -> int:
+        """Levels without a better BIC before the search stops: the settings', at most
+        ``TABLE_PATIENCE`` on a table (its restricted grammar's next level rarely improves
+        on a level that did not)."""
+        if self.table is None or not self.settings.patience:
+            return self.settings.patience
+        return min(self.settings.patience, TABLE_PATIENCE)
+
+    def _children(self, kernel: Kernel) -> list[Kernel]:
+        """The grammar's children of ``kernel``: the table's restricted one after a screen."""
+        if self.table is not None:
+            return self.table.expand(kernel)
+        return expand(
+            kernel,
+            self.language,
+            self.settings.bases,
+            self.settings.interpretable,
+            n_dims=self.data.n_dims,
+            periodic=self.data.periodic,
+        )
+
     def _candidates(self) -> list[list[Kernel]]:
         """The new structures of this level: one family per kept model, none seen before."""
         n_dims, periodic = self.data.n_dims, self.data.periodic
         if self.level < 0:
+            if self.table is not None:
+                return [self.table.start()]
             return [start_kernels(self.language, n_dims, self.settings.max_order, periodic)]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []
-            for child in expand(
-                parent.kernel,
-                self.language,
-                self.settings.bases,
-                self.settings.interpretable,
-                n_dims=n_dims,
-                periodic=periodic,
-            ):
+            for child in self._children(parent.kernel):
                 key = structure_key(child)
                 if key not in self.seen:
                     self.seen.add(key)
@@ -193,7 +234,7 @@ class Search:
         self.shown_best = None if self.best is None else (self.best.low, self.best.bic)
         if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
             return False
-        if self.settings.patience and self.stale >= self.settings.patience:
+        if self.patience and self.stale >= self.patience:
             return False
         families = self._candidates()
         if self.level < 0:
@@ -293,6 +334,7 @@ class Search:
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
             posterior=posterior,
+            screen=self.screen,
         )
 
     def _weigh(self) -> StructurePosterior:
@@ -327,11 +369,7 @@ class Search:
         """Why the search ended before ``depth`` (None when it did not)."""
         if self.trace and self.trace[-1].failed_level:
             return EarlyStop(self.trace[-1].level, failed=True)
-        if (
-            self.settings.patience
-            and self.stale >= self.settings.patience
-            and self.level < self.settings.depth
-        ):
+        if self.patience and self.stale >= self.patience and self.level < self.settings.depth:
             return EarlyStop(self.level, stale=self.stale)
         return None
 

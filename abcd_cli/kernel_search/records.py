@@ -14,6 +14,7 @@ from typing import Any
 from abcd_cli import __version__
 from abcd_cli.calibration import Calibration
 from abcd_cli.kernel_search.posterior import StructurePosterior
+from abcd_cli.kernel_search.screening import Screen
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.model import Model
 
@@ -87,9 +88,10 @@ class SearchResult:
     ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them); with
     the method "posterior", the posterior over structures (``model`` is its most probable; with
     several seeds, over all their pools, and ``trace_seed`` is the seed whose search fitted
-    ``model`` and whose trace this is). The notes on it and its early stop in words:
-    ``reporting.search_notes``. ``calibration``: with a posterior, its band calibrated on the
-    series' own past (``backtest.calibration_of``), or why not."""
+    ``model`` and whose trace this is); on a table, the ``screen`` that chose its grammar.
+    The notes on it and its early stop in words: ``reporting.search_notes``. ``calibration``:
+    with a posterior, its band calibrated on the series' own past (``backtest.calibration_of``),
+    or why not."""
 
     model: Model
     trace: list[LevelRecord]
@@ -102,6 +104,7 @@ class SearchResult:
     posterior: StructurePosterior | None = None
     trace_seed: int | None = None
     calibration: Calibration | None = None  # the posterior's band on its own past
+    screen: Screen | None = None  # a table's screen by the additive GP (``screening``)
 
     def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
         """The model file's document (``abcd search --json``), with the ``notes`` on the search
@@ -126,4 +129,6 @@ class SearchResult:
             d["posterior"] = self.posterior.to_dict()
         if self.calibration is not None:
             d["calibration"] = self.calibration.to_dict()
+        if self.screen is not None:
+            d["screen"] = self.screen.to_dict()
         return d

@@ -111,6 +111,8 @@ class SearchSettings:
     pool: int = 20  # method "posterior": the structures of lowest BIC each search keeps, all
     # weighed (with several seeds: every distinct one of their pools, at most seeds × pool)
     draws: int = 32  # method "posterior": parameter draws kept per structure
+    screen: bool = False  # language "abcd" on a table of several inputs: screen its inputs first
+    # with one fit of the additive GP and search the restricted grammar (``table_grammar``)
 
     def __post_init__(self) -> None:
         for name, (low, high) in _RANGES.items():
@@ -180,14 +182,16 @@ class SearchSettings:
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
-        ignore it), and the posterior's ``pool`` and ``draws`` only with its method (the files
-        of earlier versions, checkpoints among them, lack these)."""
+        ignore it), ``screen`` only when on, and the posterior's ``pool`` and ``draws`` only
+        with its method (the files of earlier versions, checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
         if self.max_order is None:
             del d["max_order"]
         if self.method == "greedy":
             del d["method"], d["pool"], d["draws"]
+        if not self.screen:  # the default: files of earlier versions lack it
+            del d["screen"]
         return d
 
 

@@ -9,6 +9,7 @@ the command line's ``note:`` lines and the report's appendix. The search records
 from __future__ import annotations
 
 from abcd_cli.kernel_search.records import SearchResult
+from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
 #: for it. Ten BIC units is where a difference between two models counts as strong evidence,
@@ -17,12 +18,41 @@ WIDE_BIC = 10.0
 
 
 def search_notes(result: SearchResult) -> list[str]:
-    """Every note on ``result``, in this order: subset, interval scores, seeds, posterior."""
+    """Every note on ``result``, in this order: a table's screen, subset, interval scores,
+    seeds, posterior."""
     return [
+        *_screen_notes(result),
         *_subset_notes(result),
         *_interval_notes(result),
         *_seeds_notes(result),
         *_posterior_notes(result),
+    ]
+
+
+def _screen_notes(result: SearchResult) -> list[str]:
+    """On a table: what the additive GP's fit kept for the search, and each stage's seconds."""
+    screen = result.screen
+    if screen is None:
+        return []
+    names = [screen.name(d) for d in screen.inputs]
+    dropped = [screen.name(d) for d in range(len(screen.shares.inputs)) if d not in screen.inputs]
+    pairs = [f"{screen.name(i)} × {screen.name(j)}" for i, j in screen.pairs]
+    kept = f"the search used {', '.join(names)}" + (
+        f" (not {', '.join(dropped)}: under {INPUT_SHARE:.0%} of the fitted variance each)"
+        if dropped
+        else ""
+    )
+    products = (
+        f"products only of {', '.join(pairs)}, up to {screen.max_order} inputs"
+        if pairs
+        else "no products (no pair of inputs interacts)"
+    )
+    search_seconds = max(result.elapsed_seconds - screen.seconds, 0.0)
+    return [
+        f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows"
+        f" ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
+        f" then took {search_seconds:.1f} s over {len(result.trace)}"
+        f" level{'' if len(result.trace) == 1 else 's'}"
     ]
 
 

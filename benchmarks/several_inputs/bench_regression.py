@@ -25,6 +25,7 @@ import csv
 import datetime as dt
 import json
 import math
+import re
 import statistics
 import sys
 from collections import Counter
@@ -48,6 +49,8 @@ FIELDS = [
     "nll",
     "seconds",
     "chosen",
+    "screen_seconds",
+    "story",
 ]
 
 
@@ -80,6 +83,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="seed of the splits and searches")
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     parser.add_argument("--csv", type=Path, default=None, help="keep one row per fit here")
+    parser.add_argument(
+        "--also",
+        type=Path,
+        action="append",
+        default=[],
+        help="rows of earlier runs (a CSV of this script's, read only) shown beside --csv's",
+    )
     parser.add_argument(
         "--models",
         type=Path,
@@ -135,6 +145,8 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
     """Every (dataset, split, method) row, from ``--csv`` when already there; and per dataset
     its rows, training rows before subsampling and input columns."""
     done = read_rows(args.csv)
+    for path in args.also:
+        done = {**read_rows(path), **done}
     options = regression_methods.Options(args.depth, args.jobs, args.seed, args.max_order)
     rows, sizes = [], {}
     for name in args.datasets:
@@ -165,6 +177,8 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                     nll=f"{nll:.6g}",
                     seconds=f"{p.seconds:.3f}",
                     chosen=p.chosen,
+                    screen_seconds="" if p.screen_seconds is None else f"{p.screen_seconds:.3f}",
+                    story=p.story,
                 )
                 append_row(args.csv, row)
                 if args.models is not None and p.model is not None:
@@ -188,13 +202,28 @@ def _mean_se(values: list[float]) -> str:
     return f"{mean:.3f} ± {se:.3f}"
 
 
+def _story(row: dict[str, str]) -> str:
+    """A row's story (inputs used; interactions), from its chosen structure when the row is
+    older than the story column."""
+    if row.get("story"):
+        return re.sub(r"\s*\|\s*", "; ", row["story"]).strip()  # rows of the first separator
+    from abcd_cli.kernels.text import parse_kernel
+
+    names = sorted(set(re.findall(r"x\d+", row["chosen"])), key=lambda n: int(n[1:]))
+    width = max((int(n[1:]) for n in names), default=1)
+    every = [f"x{i + 1}" for i in range(width)]
+    return regression_methods.story(parse_kernel(row["chosen"], every), every)
+
+
 def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
     """One row per dataset and method: MSE and NLL (mean ± standard error over the splits),
-    the median wall time of one fit, and abcd's most frequent choice."""
+    the median wall time of one fit and of its screen, abcd's most frequent choice, and the
+    most frequent story (the inputs the chosen kernel uses | the pairs it multiplies) with
+    the splits that tell it."""
     lines = [
-        "| dataset | method | MSE | NLL per test point | median seconds per fit | splits |"
-        " most frequent choice |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| dataset | method | MSE | NLL per test point | median seconds per fit |"
+        " of which screen | splits | most frequent choice | most frequent story |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
     ]
     for name in args.datasets:
         for method in args.methods:
@@ -204,13 +233,19 @@ def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
             mse = [float(r["mse"]) for r in mine]
             nll = [float(r["nll"]) for r in mine]
             seconds = statistics.median(float(r["seconds"]) for r in mine)
-            choice = ""
+            choice = told = ""
             if method in regression_methods.ABCD_METHODS:
                 text, count = Counter(r["chosen"] for r in mine).most_common(1)[0]
                 choice = f"`{text}` ({count} of {len(mine)})"
+            if method in regression_methods.ABCD_METHODS and method != "additive":
+                story, count = Counter(_story(r) for r in mine).most_common(1)[0]
+                told = f"`{story}` ({count} of {len(mine)})"
+            screens = [float(r["screen_seconds"]) for r in mine if r.get("screen_seconds")]
+            screen = f"{statistics.median(screens):.1f}" if screens else ""
             lines.append(
                 f"| {name} | {regression_methods.TITLES[method]} | {_mean_se(mse)} |"
-                f" {_mean_se(nll)} | {seconds:.1f} | {len(mine)} | {choice} |"
+                f" {_mean_se(nll)} | {seconds:.1f} | {screen} | {len(mine)} | {choice} |"
+                f" {told} |"
             )
     return lines
 
@@ -273,8 +308,11 @@ def main(argv: list[str] | None = None) -> None:
             " y's training sd, averaged over the test points of a split, then over the"
             " splits (± one standard error over the splits).",
             f"- abcd: `abcd_cli.search` at depth {args.depth}, seed {args.seed}, {args.jobs}"
-            " worker(s), every other setting its default (the SE-and-RQ search:"
-            ' `bases=("SE", "RQ")`); the additive GP is'
+            " worker(s), every other setting its default (the kernel search and the SE-and-RQ"
+            " search: `screen=False`, the full grammar on every input; the SE-and-RQ search:"
+            ' `bases=("SE", "RQ")`; the screened search: `screen=True`, issue 66, opt-in).'
+            " Story: the inputs the chosen kernel reads; the pairs its terms multiply"
+            " (a change along an input counts as a product with it); the additive GP is"
             ' `language="additive"`'
             + (f" with max_order {args.max_order}" if args.max_order else " of every order")
             + ". scikit-learn: C × RBF(ARD) + WhiteKernel, 5 starts. Linear regression:"

@@ -176,7 +176,8 @@ def test_a_search_never_tries_a_periodic_kernel_on_a_few_valued_input(tmp_path) 
     X = np.column_stack([rng.integers(0, 2, 60).astype(float), rng.uniform(0.0, 6.0, 60)])
     y = np.sin(3.0 * X[:, 1]) + X[:, 0] + rng.normal(0.0, 0.1, 60)
     checkpoint = tmp_path / "search.ckpt.json"
-    run_search(X, y, SearchSettings(depth=1, restarts=1, beam=1), checkpoint=checkpoint)
+    settings = SearchSettings(depth=1, restarts=1, beam=1, screen=False)  # the full grammar
+    run_search(X, y, settings, checkpoint=checkpoint)
     seen = json.loads(checkpoint.read_text())["seen"]
     assert "Per@1 + WN" in seen and "SE + WN" in seen
     assert not any(re.search(r"Per(?!@)", key) for key in seen), seen

@@ -68,3 +68,16 @@ def test_a_posterior_names_its_most_probable_structure_and_the_lowest_bic():
     lost = Weighed(parse_kernel("WN(sd=1.0)"), 0.0, float("-inf"), np.zeros((0, 1)), failure="x")
     notes = search_notes(replace(result, posterior=ranked([first, lost], 32)))
     assert notes[-1].endswith("1 could not be weighed (weight 0)")
+
+
+def test_a_tables_screen_and_its_cost_are_noted(result: SearchResult) -> None:
+    from abcd_cli.kernel_search.screening import Screen, Shares
+
+    shares = Shares((0.5, 0.001, 0.3), {(0, 2): 0.1}, (0.9, 0.1, 0.0))
+    screen = Screen((0, 2), ((0, 2),), 2, (), shares, rows=60, seconds=1.5, names=("a", "b", "c"))
+    noted = replace(result, screen=screen, elapsed_seconds=4.0)
+    assert search_notes(noted)[0] == (
+        "one fit of the additive GP of orders up to 3 on 60 rows (1.5 s) chose what to search:"
+        " the search used a, c (not b: under 2% of the fitted variance each); products only of"
+        " a × c, up to 2 inputs; the search then took 2.5 s over 1 level"
+    )
