@@ -168,3 +168,20 @@ def test_an_unknown_way_to_refit_is_refused() -> None:
     settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
     with pytest.raises(ValueError, match="unknown backtest refit 'cold'"):
         run_backtest(x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), "cold")
+
+
+def test_reweighing_at_each_origin_forecasts_every_point_of_each_horizon() -> None:
+    """``refit="reweigh"``: each origin's structures weighed again on its points still give
+    one finite error per forecast point, at the same horizons as the warm refits."""
+    x, y = _series(4)
+    data, posterior = _weighed_alone("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", x, y)
+    settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
+    runs = {
+        way: run_backtest(
+            x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), way
+        )
+        for way in ("warm", "reweigh")
+    }
+    np.testing.assert_allclose(runs["reweigh"].h, runs["warm"].h)
+    assert np.all(np.isfinite(runs["reweigh"].z))
+    assert not np.allclose(runs["reweigh"].z, runs["warm"].z)
