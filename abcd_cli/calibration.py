@@ -4,8 +4,13 @@ A backtest (``kernel_search.backtest``) gives standardised errors z = (y − m̄
 horizons h. The horizon (0, H] is cut into ``BANDS`` bands of equal length, and each band b
 gets a factor f_b on the mixture's spread, past the data only:
 
-- ``scale``: f_b = √(mean of z² over the band), the factor making the band's standardised
-  errors' mean square one;
+- ``scale``: f_b = √(m_b − c·√(2/n)), m_b the mean of z² over the band, n the backtest's
+  origins and c = ``SHRINK``: the factor making the band's mean square one, less the excess an
+  honest band shows by chance. A forecast's errors along its horizon move together, so a band
+  holds about one independent error per origin, and an honest band's m_b then has sd √(2/n)
+  (a χ²_n/n); c such sds may be taken off before widening (the default c = 0: f_b = √m_b;
+  measured in benchmarks/studies/outputs/calibration.md, c > 0 cost coverage where the
+  structures miss);
 - ``conformal``: f_b = |z|_(k) / z_0.975, |z|_(k) the k-th smallest of the band's n values,
   k = ⌈(n + 1)·0.95⌉ (the split-conformal quantile of a central 95% band), z_0.975 = 1.96.
 
@@ -29,6 +34,8 @@ import numpy as np
 BANDS = 3
 #: The smallest factor the calibration gives (1: it may widen a band, never narrow it).
 FLOOR = 1.0
+#: Honest sampling sds of a band's mean square taken off before it widens the band (``scale``).
+SHRINK = 0.0
 #: The default method (see the module docstring).
 METHOD = "scale"
 METHODS = ("scale", "conformal")
@@ -166,12 +173,18 @@ def _finite(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def band_factor(z: np.ndarray, method: str = METHOD, floor: float = FLOOR) -> float:
-    """One band's factor from its standardised errors ``z`` (module docstring), at least
-    ``floor``."""
+def band_factor(
+    z: np.ndarray,
+    method: str = METHOD,
+    floor: float = FLOOR,
+    origins: int = 1,
+    shrink: float = SHRINK,
+) -> float:
+    """One band's factor from its standardised errors ``z`` made at ``origins`` forecast
+    origins (module docstring; ``shrink`` is c, for ``scale``), at least ``floor``."""
     z = np.asarray(z, dtype=float)
     if method == "scale":
-        f = math.sqrt(float(np.mean(z**2)))
+        f = math.sqrt(max(float(np.mean(z**2)) - shrink * math.sqrt(2 / origins), 0.0))
     elif method == "conformal":
         a = np.sort(np.abs(z))
         k = min(math.ceil((a.size + 1) * 0.95), a.size)
@@ -189,14 +202,16 @@ def calibrate(
     method: str = METHOD,
     floor: float = FLOOR,
     seconds: float = 0.0,
+    shrink: float = SHRINK,
 ) -> Calibration:
-    """The calibration of a backtest's errors ``z`` at horizons ``h`` over (0, ``horizon``]
-    cut into ``BANDS`` equal bands (a band without errors takes its nearer neighbour's)."""
+    """The calibration of a backtest's errors ``z`` at horizons ``h`` from ``origins`` forecast
+    origins over (0, ``horizon``] cut into ``BANDS`` equal bands (a band without errors takes
+    its nearer neighbour's)."""
     h, z = np.asarray(h, dtype=float), np.asarray(z, dtype=float)
     edges = tuple(horizon * (b + 1) / BANDS for b in range(BANDS))
     band = np.minimum(np.searchsorted(np.array(edges), h), BANDS - 1)
     factors: list[float | None] = [
-        band_factor(z[band == b], method, floor) if np.any(band == b) else None
+        band_factor(z[band == b], method, floor, origins, shrink) if np.any(band == b) else None
         for b in range(BANDS)
     ]
     filled = [f for f in factors if f is not None]

@@ -207,3 +207,15 @@ def test_a_malformed_calibration_is_refused_by_the_model_file_check(
     result = CliRunner().invoke(main, ["predict", str(path), "--ahead", "2", "-o", "-"])
     assert result.exit_code == 2 and result.output.startswith("Error: ")
     assert len(result.output.splitlines()) == 1 and message in result.output
+
+
+def test_the_shrink_takes_an_honest_bands_chance_excess_off_the_mean_square() -> None:
+    """f = √(m − c·√(2/n)): with n = 8 origins an honest band's mean square has sd 0.5."""
+    z = np.full(16, 2.0)  # m = 4
+    assert band_factor(z, "scale", 0.0, origins=8, shrink=1.5) == pytest.approx(math.sqrt(3.25))
+    assert band_factor(z, "scale", 0.0, origins=8, shrink=0.0) == pytest.approx(2.0)
+    small = np.full(16, 1.2)  # m = 1.44, less than 1 + 1.5 sds
+    assert band_factor(small, "scale", 1.0, origins=8, shrink=1.5) == 1.0
+    assert band_factor(small, "scale", 0.0, origins=8, shrink=1.5) == pytest.approx(math.sqrt(0.69))
+    c = calibrate(np.array([0.5, 1.5, 2.5]), np.full(3, 2.0), 3.0, 8, "scale", 0.0, shrink=1.5)
+    assert c.factors == pytest.approx((math.sqrt(3.25),) * 3)

@@ -34,10 +34,11 @@ from abcd_cli.arrays import as_2d
 from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines.base import Engine, PosteriorError
-from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
+from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior, holding
 from abcd_cli.kernel_search.records import SearchResult
+from abcd_cli.kernel_search.refit import scored_refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
@@ -61,6 +62,13 @@ STRUCTURE_MASS = 0.9
 MAX_STRUCTURES = 3
 #: Each structure's parameter draws conditioned at an origin (evenly spread over its chain).
 DRAWS_PER_STRUCTURE = 8
+#: How each origin's particles get their parameters: "warm" (refitted warm on the points
+#: before the origin, the draws moved with the refit and widened by √(N/t)) or "fixed" (the
+#: full-data draws as they are, only conditioned on the points before the origin) or
+#: "reweigh" (refitted warm, then weighed again on the points before the origin: each
+#: structure's Laplace evidence and a chain of its own).
+REFITS = ("warm", "fixed", "reweigh")
+REFIT = "warm"
 
 
 @dataclass(frozen=True)
@@ -138,10 +146,14 @@ def run_backtest(
     engine: Engine,
     executor: Executor,
     x_names: Sequence[str] = (),
+    refit: str = REFIT,
 ) -> Backtest:
     """The backtest of ``posterior`` (kernels in ``scaling``'s internal units) on the series
-    (x, y) of one input (see the module docstring); the refits run on ``executor``. Call
-    :func:`absent_reason` first: here the origins are assumed to be enough."""
+    (x, y) of one input (see the module docstring); the refits (``refit``: one of
+    ``REFITS``) run on ``executor``. Call :func:`absent_reason` first: here the origins are
+    assumed to be enough."""
+    if refit not in REFITS:
+        raise ValueError(f"unknown backtest refit {refit!r}")
     started = time.perf_counter()
     order = np.argsort(np.asarray(x, dtype=float).ravel(), kind="stable")
     xs, ys = np.asarray(x, dtype=float).ravel()[order], np.asarray(y, dtype=float)[order]
@@ -155,18 +167,26 @@ def run_backtest(
         for d in datas
         for s in range(len(chosen))
     ]
-    results = list(executor.map(fit_candidate, tasks))
+    results = list(executor.map(fit_candidate, tasks)) if refit != "fixed" else []
     hs, zs = [], []
+    k = len(chosen)
     for o, (t, data) in enumerate(zip(ts, datas, strict=True)):
         after = np.flatnonzero((xs > xs[t - 1]) & (xs <= xs[t - 1] + horizon * (1 + 1e-12)))
-        models, w = [], []
-        for s in range(len(chosen)):
-            result = results[o * len(chosen) + s]
-            start = tasks[o * len(chosen) + s].kernel
-            fitted = result.kernel if result.status == "ok" else start
-            for kernel in _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t)):
-                models.append(_model(kernel, data, engine, x_names))
-                w.append(weights[s] / len(user[s]))
+        if refit == "reweigh":
+            span = slice(o * k, (o + 1) * k)
+            kernels, w = _reweighed(tasks[span], results[span], data, settings, engine, executor)
+        else:
+            kernels, w = [], []
+            for s in range(k):
+                if refit == "fixed":
+                    mine = [data.scaling.kernel_in(q) for q in user[s][1:] or user[s]]
+                else:
+                    result, start = results[o * k + s], tasks[o * k + s].kernel
+                    fitted = result.kernel if result.status == "ok" else start
+                    mine = _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t))
+                kernels += mine
+                w += [weights[s] / len(mine)] * len(mine)
+        models = [_model(kernel, data, engine, x_names) for kernel in kernels]
         z = _standardised(models, np.array(w), xs[after], ys[after])
         hs.append(xs[after] - xs[t - 1])
         zs.append(z)
@@ -175,6 +195,30 @@ def run_backtest(
     return Backtest(
         horizon, [float(xs[t - 1]) for t in ts], h[keep], z[keep], time.perf_counter() - started
     )
+
+
+def _reweighed(
+    tasks: list[FitTask],
+    results: list[Candidate],
+    data: SearchData,
+    settings: SearchSettings,
+    engine: Engine,
+    executor: Executor,
+) -> tuple[list[Kernel], list[float]]:
+    """The refitted structures weighed again on the origin's points (their own Laplace
+    evidence and chains, ``SearchData.weigh``): ``draw_rows`` of each one's draws (its fitted
+    values without draws), each structure's weight shared among them."""
+    pool = [
+        r.scored for r in (scored_refit(t, c, data) for t, c in zip(tasks, results, strict=True))
+    ]
+    again = data.weigh([p for p in pool if p is not None], settings, engine, executor)
+    kernels, w = [], []
+    for structure, weight in zip(again.structures, again.weights, strict=True):
+        rows = draw_rows(structure.theta.shape[0])
+        mine = [structure.kernel.with_theta(structure.theta[r]) for r in rows] or [structure.kernel]
+        kernels += mine
+        w += [float(weight) / len(mine)] * len(mine)
+    return kernels, w
 
 
 def warm_task(

@@ -71,10 +71,10 @@ def refit(
     each = [settings] * len(kernels) if isinstance(settings, SearchSettings) else list(settings)
     tasks = [refit_task(k, data, s, engine) for k, s in zip(kernels, each, strict=True)]
     results = executor.map(fit_candidate, tasks)
-    return [_scored(task, result, data) for task, result in zip(tasks, results, strict=True)]
+    return [scored_refit(task, result, data) for task, result in zip(tasks, results, strict=True)]
 
 
-def _scored(task: FitTask, result: Candidate, data: SearchData) -> Refitted:
+def scored_refit(task: FitTask, result: Candidate, data: SearchData) -> Refitted:
     """The refit's score, or the kernel's own at its current values when the refit failed
     or was rejected."""
     n = data.n

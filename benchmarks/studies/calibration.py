@@ -18,7 +18,10 @@ parameters' draws), then backtested; the table gives how much each variant chang
         --out benchmarks/studies/outputs/calibration.md
 
 Each series' raw numbers are kept in benchmarks/studies/outputs/calibration_raw/ (a series
-already there is read, not run again: ``--fresh`` runs it again).
+already there is read, not run again: ``--fresh`` runs it again), and its search's model file
+in calibration_raw/models/. ``--refit fixed`` (``backtest.REFITS``) runs only the backtest
+again, from those model files, with the origins' parameters got another way; its errors go to
+calibration_raw/<refit>/, and the variants' table compares the ways.
 """
 
 from __future__ import annotations
@@ -35,17 +38,20 @@ import pandas as pd
 import abcd_cli
 from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.execution.pool import SerialExecutor
-from abcd_cli.kernel_search.backtest import run_backtest
+from abcd_cli.found import read_model
+from abcd_cli.kernel_search.backtest import REFIT, REFITS, run_backtest
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.refit import refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model_update import search_settings
 from abcd_cli.prediction import predictive_table
 from benchmarks.common import DATASETS, machine_line, publish, python_command
 
 SPLITS = DATASETS / "splits" / "extrap_9010"
 RAW = Path(__file__).parent / "outputs" / "calibration_raw"
+MODELS = RAW / "models"
 VARIANTS = (
     ("none", None, 0.0),
     ("scale, floor 1", "scale", 1.0),
@@ -53,6 +59,8 @@ VARIANTS = (
     ("conformal, floor 1", "conformal", 1.0),
     ("conformal, no floor", "conformal", 0.0),
 )
+#: The shrinks (``calibration.SHRINK``'s c) the variants' table compares.
+SHRINKS = (0.0, 1.0, 1.5, 2.0)
 #: The well-specified draws: structure (user units), points, draws.
 TRUE_KERNEL = "SE(lengthscale=6.0, sd=1.0) + Per(lengthscale=1.0, period=3.0, sd=0.7) + WN(sd=0.3)"
 TRUE_POINTS = 150
@@ -74,6 +82,8 @@ def run_split(name: str, depth: int, restarts: int) -> dict:
         jobs=1,
     )
     seconds = time.perf_counter() - started
+    MODELS.mkdir(parents=True, exist_ok=True)
+    found.save(MODELS / f"{name}.json")
     models, weights, _ = found.predictive_models(False, "evidence", "")
     x_test = test["x"].to_numpy(float)
     table = predictive_table(models, x_test[:, None], weights)
@@ -103,11 +113,63 @@ def run_split(name: str, depth: int, restarts: int) -> dict:
     }
 
 
-def variant_calibration(raw: dict, method: str | None, floor: float) -> Calibration:
-    b = raw["backtest"]
+def backtest_again(name: str, way: str) -> dict:
+    """The backtest of a split's stored search (calibration_raw/models/) run again with the
+    origins' parameters got ``way`` (``backtest.REFITS``): its errors, as ``run_split`` keeps
+    them."""
+    found = read_model(MODELS / f"{name}.json")
+    posterior, model = found.posterior, found.model
+    assert posterior is not None
+    settings, engine = resolve(search_settings(found), model.n)
+    b = run_backtest(
+        model.x, model.y, model.scaling, posterior, settings, engine, SerialExecutor(), (), way
+    )
+    return {
+        "name": name,
+        "refit": way,
+        "backtest": {
+            "horizon": b.horizon,
+            "origins": len(b.origins),
+            "h": b.h.tolist(),
+            "z": b.z.tolist(),
+            "seconds": b.seconds,
+        },
+    }
+
+
+def variant_calibration(
+    raw: dict, method: str | None, floor: float, shrink: float = 0.0
+) -> Calibration:
+    """A backtest's (``raw["backtest"]``, a split's or a draw's) calibration by ``method``
+    (None: none), ``floor`` and ``shrink`` (``calibration.SHRINK``'s c)."""
+    b = raw.get("backtest", raw)
     if method is None or b is None:
         return Calibration(reason="none")
-    return calibrate(np.array(b["h"]), np.array(b["z"]), b["horizon"], b["origins"], method, floor)
+    h, z = np.array(b["h"]), np.array(b["z"])
+    return calibrate(h, z, b["horizon"], b["origins"], method, floor, shrink=shrink)
+
+
+def split_coverage(
+    raws: list[dict], method: str | None, floor: float, shrink: float = 0.0
+) -> tuple[list[str], float, int]:
+    """Each split's coverage (%, as cells), the pooled coverage (%) and the series about
+    right, their bands widened by one variant."""
+    cells, total_in, total_n, right = [], 0, 0, 0
+    for raw in raws:
+        inside, n = coverage(raw, variant_calibration(raw, method, floor, shrink))
+        total_in, total_n = total_in + inside, total_n + n
+        right += about_right(inside, n)
+        cells.append(f"{100 * inside / n:.0f}")
+    return cells, 100 * total_in / total_n, right
+
+
+def band_changes(draws: list[dict], method: str, floor: float, shrink: float = 0.0) -> list[float]:
+    """Per well-specified draw, the largest |factor − 1| over the bands of one variant."""
+    changes = []
+    for d in draws:
+        c = variant_calibration(d, method, floor, shrink)
+        changes.append(max(abs(f - 1) for f in c.factors))
+    return changes
 
 
 def coverage(raw: dict, calibration: Calibration) -> tuple[int, int]:
@@ -125,7 +187,7 @@ def about_right(inside: int, n: int) -> bool:
     return share >= (0.80 if n < 20 else 0.85)
 
 
-def well_specified(seed: int) -> dict:
+def well_specified(seed: int, origin_fit: str = REFIT) -> dict:
     """One draw of the true structure, fitted and weighed alone (its parameters' draws as a
     posterior search makes them), then backtested: its standardised errors."""
     rng = np.random.default_rng(seed)
@@ -138,9 +200,10 @@ def well_specified(seed: int) -> dict:
     executor = SerialExecutor()
     (fitted,) = refit([data.scaling.kernel_in(kernel)], data, settings, engine, executor)
     posterior = data.weigh([fitted.scored], settings, engine, executor)
-    b = run_backtest(x, y, data.scaling, posterior, settings, engine, executor)
+    b = run_backtest(x, y, data.scaling, posterior, settings, engine, executor, (), origin_fit)
     return {
         "seed": seed,
+        "refit": origin_fit,
         "horizon": b.horizon,
         "origins": len(b.origins),
         "h": b.h.tolist(),
@@ -166,16 +229,9 @@ def table(raws: list[dict], draws: list[dict]) -> str:
         "|---|---|---|" + "---|" * len(raws),
     ]
     for label, method, floor in VARIANTS:
-        cells, total_in, total_n, right = [], 0, 0, 0
-        for raw in raws:
-            inside, n = coverage(raw, variant_calibration(raw, method, floor))
-            total_in, total_n = total_in + inside, total_n + n
-            right += about_right(inside, n)
-            cells.append(f"{100 * inside / n:.0f}")
+        cells, pooled, right = split_coverage(raws, method, floor)
         lines.append(
-            f"| {label} | {100 * total_in / total_n:.1f}% | {right} of {len(raws)} | "
-            + " | ".join(cells)
-            + " |"
+            f"| {label} | {pooled:.1f}% | {right} of {len(raws)} | " + " | ".join(cells) + " |"
         )
     lines += [
         "",
@@ -207,16 +263,38 @@ def table(raws: list[dict], draws: list[dict]) -> str:
         "|---|---|---|---|",
     ]
     for label, method, floor in VARIANTS[1:]:
-        changes = []
-        for d in draws:
-            c = calibrate(
-                np.array(d["h"]), np.array(d["z"]), d["horizon"], d["origins"], method, floor
-            )
-            changes.append(max(abs(f - 1) for f in c.factors))
+        changes = band_changes(draws, method, floor)
         lines.append(
             f"| {label} | {np.median(changes):.3f} | {max(changes):.3f} |"
             f" {sum(c < 0.15 for c in changes)} of {len(changes)} |"
         )
+    return "\n".join(lines)
+
+
+def variants_table(again: dict[str, tuple[list[dict], list[dict]]]) -> str:
+    """The backtest's ways of getting an origin's parameters (``again``: refit → the splits'
+    raws and the well-specified draws, backtested that way) crossed with the width factor's
+    shrink (floor 1): the well-specified change and the splits' coverage."""
+    lines = [
+        "Variants of the backtest (refit at each origin or parameters fixed; width factor, floor"
+        " 1, shrunk by c honest sds, `calibration.SHRINK`): well specified, the largest"
+        " |factor − 1| over the bands; the extrapolation splits' 95% coverage",
+        "",
+        "| origins' parameters | c | median | largest | draws within 15% | pooled coverage"
+        " | series about right | per series (the first table's order) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for way, (raws, draws) in again.items():
+        for shrink in SHRINKS:
+            changes = band_changes(draws, "scale", 1.0, shrink)
+            splits = "not run | not run | –"
+            if raws:
+                cells, pooled, right = split_coverage(raws, "scale", 1.0, shrink)
+                splits = f"{pooled:.1f}% | {right} of {len(raws)} | {' '.join(cells)}"
+            lines.append(
+                f"| {way} | {shrink:g} | {np.median(changes):.3f} | {max(changes):.3f} |"
+                f" {sum(c < 0.15 for c in changes)} of {len(changes)} | {splits} |"
+            )
     return "\n".join(lines)
 
 
@@ -226,6 +304,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--restarts", type=int, default=1)
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--refit",
+        action="append",
+        default=[],
+        choices=[r for r in REFITS if r != REFIT],
+        help="run the backtest again from the stored searches this way (repeatable)",
+    )
+    parser.add_argument(
+        "--refit-draws",
+        action="append",
+        default=[],
+        choices=[r for r in REFITS if r != REFIT],
+        help="as --refit, on the well-specified draws only (repeatable)",
+    )
     parser.add_argument("names", nargs="*")
     args = parser.parse_args(argv)
     names = args.names or sorted(p.name[: -len("-train.csv")] for p in SPLITS.glob("*-train.csv"))
@@ -243,6 +335,31 @@ def main(argv: list[str] | None = None) -> None:
         load_or_run(RAW / f"draw-{s}.json", args.fresh, lambda s=s: well_specified(s))
         for s in range(TRUE_DRAWS)
     ]
+    again = {REFIT: (raws, draws)}
+    for way in [*args.refit, *args.refit_draws]:
+        splits = way in args.refit
+        again[way] = (
+            [
+                {
+                    **raw,
+                    "backtest": load_or_run(
+                        RAW / way / f"{raw['name']}.json",
+                        args.fresh,
+                        lambda n=raw["name"], r=way: backtest_again(n, r),
+                    )["backtest"],
+                }
+                for raw in raws
+                if splits
+            ],
+            [
+                load_or_run(
+                    RAW / way / f"draw-{s}.json",
+                    args.fresh,
+                    lambda s=s, r=way: well_specified(s, r),
+                )
+                for s in range(TRUE_DRAWS)
+            ],
+        )
     argv_shown = sys.argv[1:] if argv is None else argv
     text = "\n".join(
         [
@@ -253,6 +370,8 @@ def main(argv: list[str] | None = None) -> None:
             machine_line(),
             "",
             table(raws, draws),
+            "",
+            variants_table(again),
             "",
         ]
     )
