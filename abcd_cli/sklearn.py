@@ -75,6 +75,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         beam_levels: int = DEFAULTS.beam_levels,
         language: str = DEFAULTS.language,
         interpretable: bool = DEFAULTS.interpretable,
+        screen: bool = DEFAULTS.screen,
         bases: tuple[str, ...] | str = DEFAULTS.bases,
         subset_size: int = DEFAULTS.subset_size,
         refine_size: int | None = DEFAULTS.refine_size,
@@ -104,6 +105,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         self.beam_levels = beam_levels
         self.language = language
         self.interpretable = interpretable
+        self.screen = screen
         self.bases = bases
         self.subset_size = subset_size
         self.refine_size = refine_size
