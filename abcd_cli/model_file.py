@@ -24,7 +24,8 @@ from abcd_cli.engines import engine_names, get_engine
 from abcd_cli.engines.sparse import BOUNDS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
-from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, METHODS, PRIOR_MEANS
+from abcd_cli.kernel_search.methods import METHODS
+from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, PRIOR_MEANS
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.algebra import count_params
