@@ -193,10 +193,10 @@ WEIGHED = Obj(
     required={
         "kernel": Text(),
         "weight": Number(min=0, max=1),
-        "bic": FINITE,
+        "bic": Nullable(FINITE),  # None: a method that scores no BIC
         "log_evidence": Nullable(FINITE),
         "theta": Anything(),
-        "acceptance": Number(min=0, max=1),
+        "acceptance": Nullable(Number(min=0, max=1)),  # None: drawn by no Metropolis chain
         "floored": COUNT,
         "failure": Text(),
     },
