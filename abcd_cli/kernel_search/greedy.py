@@ -492,9 +492,3 @@ def run_search(
     return run(
         x, y, settings, executor, progress, checkpoint, resume, fit_fn, engine, events, x_names
     )
-
-
-def summary_line(result: SearchResult) -> str:
-    """One line: the chosen model and its BIC (used by the CLI)."""
-    m = result.model
-    return f"{m.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"
