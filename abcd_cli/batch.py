@@ -21,7 +21,7 @@ from abcd_cli.errors import AbcdError, InputError, RunError
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.found import FoundModel
 from abcd_cli.kernel_search.checkpoint import checkpoint_paths
-from abcd_cli.kernel_search.infer import run
+from abcd_cli.kernel_search.infer import run as run_search
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 
@@ -63,7 +63,7 @@ def search_series(job: SeriesJob) -> SearchResult | SeriesFailed:
     an error of the library's is returned, not raised."""
     path = job.checkpoint if Path(job.checkpoint).parent.is_dir() else None
     try:
-        return run(job.x, job.y, job.settings, SerialExecutor(), None, path, resume=True)
+        return run_search(job.x, job.y, job.settings, SerialExecutor(), None, path, resume=True)
     except AbcdError as exc:
         return SeriesFailed(job.name, exc.message, isinstance(exc, InputError))
 
