@@ -24,7 +24,8 @@ from abcd_cli.engines import engine_names, get_engine
 from abcd_cli.engines.sparse import BOUNDS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
-from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, METHODS, PRIOR_MEANS
+from abcd_cli.kernel_search.methods import METHODS
+from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, PRIOR_MEANS
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.algebra import count_params
@@ -192,10 +193,10 @@ WEIGHED = Obj(
     required={
         "kernel": Text(),
         "weight": Number(min=0, max=1),
-        "bic": FINITE,
+        "bic": Nullable(FINITE),  # None: a method that scores no BIC
         "log_evidence": Nullable(FINITE),
         "theta": Anything(),
-        "acceptance": Number(min=0, max=1),
+        "acceptance": Nullable(Number(min=0, max=1)),  # None: drawn by no Metropolis chain
         "floored": COUNT,
         "failure": Text(),
     },

@@ -11,11 +11,11 @@ from abcd_cli.api import DEFAULTS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
+from abcd_cli.kernel_search.methods import METHODS
 from abcd_cli.kernel_search.settings import (
     ENGINES,
     MAX_SEED,
     MAX_SEED_TEXT,
-    METHODS,
     PRIOR_MEANS,
     REFINE_MIN,
 )

@@ -13,7 +13,7 @@ from abcd_cli.cli.output import echo
 from abcd_cli.cli.running import prepare_search, run_search_command
 from abcd_cli.files import is_standard_stream, shown
 from abcd_cli.found import EXTRAPOLATE, MAX_EXTRAPOLATE
-from abcd_cli.kernel_search.greedy import summary_line
+from abcd_cli.kernel_search.records import summary_line
 from abcd_cli.reports import check_title, report_format, write_reports
 
 

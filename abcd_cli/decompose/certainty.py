@@ -51,7 +51,7 @@ class StructureRow:
 
     kernel: Kernel
     weight: float
-    bic: float
+    bic: float | None  # None: a method that scores no BIC
     log_evidence: float
     failure: str
 

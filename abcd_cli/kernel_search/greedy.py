@@ -50,7 +50,6 @@ import numpy as np
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import RunError
 from abcd_cli.execution.pool import SerialExecutor
-from abcd_cli.kernel_search.backtest import calibration_of
 from abcd_cli.kernel_search.buffer import keep
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
@@ -60,8 +59,7 @@ from abcd_cli.kernel_search.finalists import narrowed
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
-from abcd_cli.kernel_search.joint import JointWeighing
-from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
+from abcd_cli.kernel_search.posterior import Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.screening import Screen, screen_table, screens, time_inputs
@@ -111,7 +109,7 @@ class Search:
         self.engine = engine
         self.data = SearchData.prepare(x, y, settings, x_names)
         self.language = LANGUAGES[settings.language]
-        self.emit = _sink(progress, events, settings.seed if tagged else None)
+        self.emit = sink(progress, events, settings.seed if tagged else None)
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.fitter = Fitter(executor or SerialExecutor(), fit_fn, self._on_stage, self._on_fit)
         self.screen, self.table = self._screen()
@@ -124,7 +122,8 @@ class Search:
         self.stale = 0
         self.elapsed = self.screen.seconds if self.screen else 0.0
         self.pool: list[Scored] = []  # method "posterior": the best structures, best first
-        self.weighed: dict[str, Weighed] = {}  # those of the pool weighed, by kernel text
+        # what the method weighing the pool saved of it, by kernel text (``pool_posterior``)
+        self.weighed: dict[str, Weighed] = {}
         # this level's counts and progress (not saved)
         self.level_started = time.perf_counter()
         self.evaluations = self.full_evaluations = self.pcg_products = 0
@@ -132,7 +131,7 @@ class Search:
 
     # --- progress ------------------------------------------------------------------------
     def _on_stage(self, stage: str, total: int) -> None:
-        self._event("stage", stage=stage, total=total)
+        self.event("stage", stage=stage, total=total)
 
     def _on_fit(self, stage: str, task: FitTask, result: Candidate, done: int, total: int) -> None:
         """Add a fit to the level's counts and, on all the data, to the best shown so far."""
@@ -147,9 +146,10 @@ class Search:
                 )
                 if self.shown_best is None or scored.bic < self.shown_best[1]:
                     self.shown_best = (scored.low, scored.bic)
-        self._event("fit", stage=stage, done=done, total=total)
+        self.event("fit", stage=stage, done=done, total=total)
 
-    def _event(self, kind: str, **fields: object) -> None:
+    def event(self, kind: str, **fields: object) -> None:
+        """Report an event of this search (its seconds since the stage began)."""
         if self.emit is not None:
             seconds = time.perf_counter() - self.level_started
             self.emit(
@@ -163,9 +163,15 @@ class Search:
                 )
             )
 
+    def begin_stage(self) -> None:
+        """Start the clock and the best shown of a stage after the levels (a method's own
+        work on the search's pool)."""
+        self.level_started = time.perf_counter()
+        self.shown_best = None
+
     def resumed(self) -> None:
         """Tell the watcher the search continues from its checkpoint."""
-        self._event("resumed")
+        self.event("resumed")
 
     # --- levels --------------------------------------------------------------------------
     def _screen(self) -> tuple[Screen | None, TableGrammar | None]:
@@ -257,8 +263,8 @@ class Search:
             self.elapsed += time.perf_counter() - started
             self.trace.append(LevelRecord(self.level, **counts))
             if self.best is not None:  # nothing fitted at all: no state worth resuming from
-                self._save()
-            self._event("level", record=self.trace[-1])
+                self.save()
+            self.event("level", record=self.trace[-1])
             return False
         top = scored[0]
         if self.best is None or top.bic < self.best.bic:
@@ -288,8 +294,8 @@ class Search:
                 finalists=self._finalists(kept.models) if self.engine.interval_scores else None,
             )
         )
-        self._save()  # before saying the level is done: an interrupt after the line loses nothing
-        self._event("level", record=self.trace[-1])
+        self.save()  # before saying the level is done: an interrupt after the line loses nothing
+        self.event("level", record=self.trace[-1])
         return True
 
     def _finalists(self, kept: list[Scored]) -> list[dict[str, object]]:
@@ -311,59 +317,31 @@ class Search:
                 by_key[key] = c
         self.pool = sorted(by_key.values(), key=lambda c: c.bic)[: self.settings.pool_size]
 
-    def run(self, weigh: bool = True) -> SearchResult:
-        """Run the levels left, then with the method "posterior" weigh the pool, unless not
-        ``weigh`` (several searches' pools are weighed jointly: ``joint``); the result's model
-        is the most probable structure, or the lowest BIC without a posterior."""
+    def run(self) -> SearchResult:
+        """Run the levels left; the result's model is the lowest BIC over all levels (with the
+        method "posterior", ``pool`` then holds the structures to weigh:
+        ``pool_posterior``)."""
         while self.step():
             pass
         if self.best is None:
             raise RunError("no model could be fitted to this series (every candidate failed)")
-        posterior = self._weigh() if self.settings.pool_size and weigh else None
-        chosen = self.best
-        if posterior is not None:  # the structure of largest weight, as the search fitted it
-            text = posterior.best.kernel.to_text()
-            chosen = next(c for c in self.pool if c.kernel.to_text() == text)
+        return self.result(self.best)
+
+    def result(self, chosen: Scored, **more: object) -> SearchResult:
+        """The search's result with ``chosen`` (one it fitted) as the model; ``more`` are
+        further fields of ``SearchResult`` (a method's posterior)."""
         data = self.data
         return SearchResult(
-            self.data.model(chosen, self.engine),
+            data.model(chosen, self.engine),
             self.trace,
             self.settings,
             self.elapsed,
             fit_points=data.Y_fit.size,
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
-            posterior=posterior,
             screen=self.screen,
+            **more,  # type: ignore[arg-type]
         )
-
-    def _weigh(self) -> StructurePosterior:
-        """The posterior over the pool (``posterior``), each structure checkpointed as it is
-        weighed, so that a resumed search weighs only the rest."""
-        self.level_started = time.perf_counter()
-        started_part = [self.level_started]  # the time not yet counted in ``elapsed``
-        self.shown_best = None
-        self._event("stage", stage="weigh", total=len(self.pool))
-
-        def on_weighed(key: str, weighed: Weighed, done: int, total: int) -> None:
-            self.weighed[key] = weighed
-            self.elapsed += time.perf_counter() - started_part[0]
-            started_part[0] = time.perf_counter()
-            self._save()
-            self._event("fit", stage="weigh", done=done, total=total)
-
-        data = self.data
-        posterior = data.weigh(
-            self.pool, self.settings, self.engine, self.fitter.executor, self.weighed, on_weighed
-        )
-        self.elapsed += time.perf_counter() - started_part[0]
-        best = posterior.best
-        self._event(
-            "posterior",
-            total=len(self.pool),
-            chosen=(data.text(best.kernel, params=False), float(posterior.weights[0])),
-        )
-        return posterior
 
     def _stopped_early(self) -> EarlyStop | None:
         """Why the search ended before ``depth`` (None when it did not)."""
@@ -374,7 +352,8 @@ class Search:
         return None
 
     # --- checkpoints ---------------------------------------------------------------------
-    def _save(self) -> None:
+    def save(self) -> None:
+        """Write the state to the checkpoint (if there is one)."""
         if self.checkpoint is not None:
             state = LevelState(
                 self.level,
@@ -408,7 +387,7 @@ class Search:
         return True
 
 
-def _sink(progress: Progress | None, events: Events | None, seed: int | None) -> Events | None:
+def sink(progress: Progress | None, events: Events | None, seed: int | None) -> Events | None:
     """One handler passing each event (tagged with ``seed`` unless None) to ``events`` and
     its plain line to ``progress``; None when neither is given."""
     handlers = [h for h in (as_lines(progress) if progress else None, events) if h]
@@ -421,6 +400,76 @@ def _sink(progress: Progress | None, events: Events | None, seed: int | None) ->
             h(event)
 
     return handle
+
+
+def run_searches(
+    x: np.ndarray,
+    y: np.ndarray,
+    settings: SearchSettings,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    fit_fn: Callable[[FitTask], Candidate] | None = None,
+    engine: Engine | None = None,
+    events: Events | None = None,
+    x_names: Sequence[str] = (),
+) -> tuple[list[Search], list[SearchResult]]:
+    """The ``settings.seeds`` searches, run one after another with seeds seed, ...,
+    seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`, resumed from it if
+    ``resume``), finished, and their results; the arguments as :func:`search` takes them."""
+    paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
+    searches, results = [], []
+    for i, path in enumerate(paths[: settings.seeds]):
+        one = replace(settings, seed=settings.seed + i, seeds=1)
+        tagged = settings.seeds > 1
+        one_search = Search(
+            x, y, one, executor, progress, path, fit_fn or fit_candidate, engine, events,
+            tagged, x_names,
+        )  # fmt: skip
+        if resume and one_search.restore():
+            one_search.resumed()
+        results.append(one_search.run())
+        searches.append(one_search)
+    return searches, results
+
+
+def search(
+    x: np.ndarray,
+    y: np.ndarray,
+    settings: SearchSettings,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    fit_fn: Callable[[FitTask], Candidate] | None = None,
+    engine: Engine | None = None,
+    events: Events | None = None,
+    x_names: Sequence[str] = (),
+) -> SearchResult:
+    """The method "greedy" (``methods``): the kernel that best explains y(x) by BIC; see the
+    module docstring.
+
+    With ``settings.seeds`` = k > 1, k searches are run (:func:`run_searches`) and the one
+    whose model has the lowest BIC is returned (the first of equals), with every seed's model.
+    ``fit_fn`` fits one candidate (None: :func:`fit_candidate`, which never raises);
+    ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
+    receives one line per finished level and resumption, ``events`` every ``SearchEvent``.
+    ``x_names``, the input columns' names, name the inputs in the kernels' text
+    (``SE[weight]``) with several.
+    """
+    _, results = run_searches(
+        x, y, settings, executor, progress, checkpoint, resume, fit_fn, engine, events, x_names
+    )
+    if settings.seeds == 1:
+        return results[0]
+    chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
+    return replace(
+        chosen,
+        settings=replace(chosen.settings, seed=settings.seed, seeds=settings.seeds),
+        elapsed_seconds=sum(r.elapsed_seconds for r in results),
+        seed_models=[r.model for r in results],
+    )
 
 
 def run_search(
@@ -436,65 +485,10 @@ def run_search(
     events: Events | None = None,
     x_names: Sequence[str] = (),
 ) -> SearchResult:
-    """Search for the kernel that best explains y(x); see the module docstring.
+    """The entry point of earlier versions, kept for their callers: ``settings.method``, run
+    by ``infer.run`` (whichever method it is)."""
+    from abcd_cli.kernel_search.infer import run
 
-    With ``settings.seeds`` = k > 1, k searches are run one after another with seeds seed, ...,
-    seed + k − 1 (each with its own checkpoint, :func:`checkpoint_paths`), and the one whose
-    model has the lowest BIC is returned (the first of equals), with every seed's model; with
-    the method "posterior", the structures of their pools are weighed jointly instead
-    (:mod:`abcd_cli.kernel_search.joint`).
-    ``fit_fn`` fits one candidate (the default, :func:`fit_candidate`, never raises);
-    ``engine`` computes likelihoods (None: the one ``settings.engine`` chooses). ``progress``
-    receives one line per finished level and resumption, ``events`` every ``SearchEvent``.
-    ``x_names``, the input columns' names, name the inputs in the kernels' text
-    (``SE[weight]``) with several.
-    """
-    settings = settings or SearchSettings()
-    paths = checkpoint_paths(checkpoint, settings) if checkpoint else [None] * settings.seeds
-    joint = settings.seeds > 1 and settings.pool_size > 0  # their pools weighed together
-    searches, results = [], []
-    for i, path in enumerate(paths[: settings.seeds]):
-        one = replace(settings, seed=settings.seed + i, seeds=1)
-        tagged = settings.seeds > 1
-        search = Search(
-            x, y, one, executor, progress, path, fit_fn, engine, events, tagged, x_names
-        )
-        if resume and search.restore():
-            search.resumed()
-        results.append(search.run(weigh=not joint))
-        if joint:
-            searches.append(search)
-    if settings.seeds == 1:
-        return _calibrated(results[0], executor, x_names)
-    if joint:
-        emit = _sink(progress, events, None)
-        joint_path = paths[-1] if checkpoint else None
-        result = JointWeighing(searches, results, settings, joint_path, emit).run(resume)
-        return _calibrated(result, executor, x_names)
-    chosen = min(results, key=lambda r: r.model.bic)  # the first of equals
-    return replace(
-        chosen,
-        settings=replace(chosen.settings, seed=settings.seed, seeds=settings.seeds),
-        elapsed_seconds=sum(r.elapsed_seconds for r in results),
-        seed_models=[r.model for r in results],
+    return run(
+        x, y, settings, executor, progress, checkpoint, resume, fit_fn, engine, events, x_names
     )
-
-
-def _calibrated(
-    result: SearchResult, executor: Executor | None, x_names: Sequence[str]
-) -> SearchResult:
-    """A posterior's result with its band calibrated on the series' own past (its time
-    added to the search's); a greedy search's as it is."""
-    if result.posterior is None:
-        return result
-    calibration = calibration_of(result, executor or SerialExecutor(), x_names)
-    seconds = 0.0 if calibration is None else calibration.seconds
-    return replace(
-        result, calibration=calibration, elapsed_seconds=result.elapsed_seconds + seconds
-    )
-
-
-def summary_line(result: SearchResult) -> str:
-    """One line: the chosen model and its BIC (used by the CLI)."""
-    m = result.model
-    return f"{m.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"

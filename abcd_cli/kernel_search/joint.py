@@ -6,7 +6,7 @@ silent, and seeds whose paths differ state different findings with probability 1
 over the structures of all K searches instead:
 
 1. the searches run as ``--seeds K`` runs them (seeds SEED, ..., SEED + K − 1, each with its
-   checkpoint, ``greedy.run_search``), each keeping its pool of ``pool`` structures fitted on
+   checkpoint, ``greedy.run_searches``), each keeping its pool of ``pool`` structures fitted on
    all the data, and none weighing it;
 2. the pools are joined (``joint_pool``): structures of equal canonical form
    (``kernels.algebra.structure_key``, by which a search dedupes its candidates) count once, at

@@ -70,13 +70,14 @@ class Weighed:
     of theta (rows; empty when it failed, or when its Laplace weight was negligible and it got
     no chain: ``NEGLIGIBLE``), their acceptance rate, how many of the Hessian's eigenvalues were
     raised to the prior's curvature, why it failed ("" when it did not), and its Laplace
-    evidence before the chain's correction (user units; what decided whether it got a chain)."""
+    evidence before the chain's correction (user units; what decided whether it got a chain).
+    A method that scores no BIC, or draws by no Metropolis chain, gives None for that."""
 
     kernel: Kernel
-    bic: float
+    bic: float | None
     log_evidence: float
     theta: np.ndarray
-    acceptance: float = 0.0
+    acceptance: float | None = 0.0
     floored: int = 0
     failure: str = ""
     laplace_evidence: float = -math.inf
@@ -85,6 +86,11 @@ class Weighed:
     def lost(self) -> bool:
         """Its worker died: nothing is known of it, and a resumed search weighs it again."""
         return self.failure == LOST
+
+    @property
+    def ranking_bic(self) -> float:
+        """Its BIC for ranking structures: +inf without one (after any that have one)."""
+        return math.inf if self.bic is None else self.bic
 
     @property
     def kernels(self) -> list[Kernel]:
@@ -116,10 +122,10 @@ class Weighed:
         laplace = d.get("laplace_evidence", evidence)
         return cls(
             kernel,
-            float(d["bic"]),
+            _float_or_none(d["bic"]),
             -math.inf if evidence is None else float(evidence),
             theta,
-            float(d["acceptance"]),
+            _float_or_none(d["acceptance"]),
             int(d["floored"]),
             str(d["failure"]),
             -math.inf if laplace is None else float(laplace),
@@ -128,6 +134,10 @@ class Weighed:
 
 def _finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
+
+
+def _float_or_none(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -196,12 +206,13 @@ class StructurePosterior:
 def ranked(structures: list[Weighed], draws: int) -> StructurePosterior:
     """The posterior of weighed ``structures``: weights ∝ their evidence, most probable first
     (the lower BIC first among equals). Should every structure have failed, the one of lowest
-    BIC carries all the weight, at its fitted values."""
+    BIC carries all the weight, at its fitted values (the first, when none has a BIC)."""
     log_evidence = np.array([s.log_evidence for s in structures])
+    bics = [s.ranking_bic for s in structures]
     if np.any(np.isfinite(log_evidence)):
         weights = normalised(log_evidence)
     else:
         weights = np.zeros(len(structures))
-        weights[int(np.argmin([s.bic for s in structures]))] = 1.0
-    order = sorted(range(len(structures)), key=lambda i: (-weights[i], structures[i].bic))
+        weights[int(np.argmin(bics))] = 1.0
+    order = sorted(range(len(structures)), key=lambda i: (-weights[i], bics[i]))
     return StructurePosterior([structures[i] for i in order], weights[order], draws)

@@ -132,3 +132,9 @@ class SearchResult:
         if self.screen is not None:
             d["screen"] = self.screen.to_dict()
         return d
+
+
+def summary_line(result: SearchResult) -> str:
+    """One line: the chosen model and its BIC (used by the CLI)."""
+    m = result.model
+    return f"{m.structure}   BIC {m.bic:.2f}   log likelihood {-m.nll:.2f}   n={m.n}"

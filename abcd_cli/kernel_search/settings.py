@@ -10,17 +10,13 @@ import numpy as np
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, DEFAULT_BASES, LANGUAGES
+from abcd_cli.kernel_search.methods import METHODS
 from abcd_cli.kernels.additive import MAX_ORDER
 
 #: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
 #: a constant of unknown value with a flat prior, integrated out (its estimate is the generalised
 #: least-squares level of each model; Rasmussen & Williams §2.7).
 PRIOR_MEANS = ("data", "zero", "constant")
-#: How a search infers its model: "greedy" chooses one structure by BIC (the original ABCD
-#: search); "posterior" weighs the greedy search's best structures by their evidence, with
-#: their parameters integrated out and drawn (``kernel_search.posterior``); with several seeds,
-#: the best structures of all their searches, jointly (``kernel_search.joint``).
-METHODS = ("greedy", "posterior")
 #: The most parameter draws a structure of the posterior keeps: every draw a distinct step of
 #: its chain (``weighing.STEPS``).
 MAX_DRAWS = 200

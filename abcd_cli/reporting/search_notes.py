@@ -147,7 +147,7 @@ def _posterior_notes(result: SearchResult) -> list[str]:
         f"the posterior weighed {weighed} by their evidence; the model is the most probable,"
         f" of weight {weights[0]:.2f}"
     )
-    lowest = min(range(len(weights)), key=lambda i: posterior.structures[i].bic)
+    lowest = min(range(len(weights)), key=lambda i: posterior.structures[i].ranking_bic)
     if lowest != 0:
         text = result.model.scaling.kernel_out(posterior.structures[lowest].kernel)
         note += (

@@ -47,7 +47,7 @@ def pools(y) -> list[list[Scored]]:
     out = []
     for seed in (5, 6):
         search = Search(X, y, replace(JOINT, seed=seed, seeds=1))
-        search.run(weigh=False)
+        search.run()
         out.append(search.pool)
     return out
 

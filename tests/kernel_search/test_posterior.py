@@ -365,3 +365,21 @@ def test_a_structure_whose_worker_died_is_weighed_again_on_resume(y, serial, tmp
     assert sum(w["failure"] == LOST for w in saved["weighed"]) == 1
     resumed = run_search(X, y, POSTERIOR, checkpoint=ckpt, resume=True)
     assert _doc(resumed) == _doc(serial)  # the lost structure weighed again, as in one run
+
+
+def test_a_structure_without_bic_or_acceptance_is_read_back_and_ranked_after_those_with_one():
+    """A method that scores no BIC and draws by no Metropolis chain gives None for them."""
+    unscored = Weighed(parse_kernel("C(sd=1.0)"), None, -math.inf, np.zeros((0, 1)), None)
+    back = Weighed.from_dict(json.loads(json.dumps(unscored.to_dict())))
+    assert back.bic is None and back.acceptance is None
+    scored = _weighed("C(sd=2.0)", 3.0, -math.inf)
+    assert ranked([unscored, scored], 0).best is scored  # all failed: the lowest BIC holds it
+
+
+def test_a_model_file_whose_structures_have_no_bic_or_acceptance_is_read(serial):
+    doc = json.loads(json.dumps(serial.to_dict()))
+    for entry in doc["posterior"]["structures"]:
+        entry["bic"] = entry["acceptance"] = None
+    check_model_document(doc, "model file")
+    found = FittedSearch.from_document(doc)
+    assert all(s.bic is None for s in found.posterior.structures)
