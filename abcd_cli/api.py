@@ -204,17 +204,17 @@ def _run(
     on_event: Callable[[SearchEvent], None] | None,
     resume: bool,
 ) -> SearchResult:
-    """``settings.method`` run (``infer.run``) on the executor ``where`` = (jobs,
+    """``settings.method`` run (``infer.run_search``) on the executor ``where`` = (jobs,
     scheduler, executor) gives (as ``search`` takes them; one it made is shut down at the
     end); an interrupt or a lost cluster says which checkpoints hold the state."""
-    from abcd_cli.kernel_search.infer import run
+    from abcd_cli.kernel_search.infer import run_search
 
     jobs, scheduler, executor = where
     owned = own_executor(jobs, scheduler) if executor is None else None
     used = owned or _as_executor(executor)  # a Client's wrapper: cancels, never closes it
     interrupted = False
     try:
-        return run(
+        return run_search(
             series.x,
             series.y,
             options,

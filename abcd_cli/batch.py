@@ -21,7 +21,7 @@ from abcd_cli.errors import AbcdError, InputError, RunError
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.found import FoundModel
 from abcd_cli.kernel_search.checkpoint import checkpoint_paths
-from abcd_cli.kernel_search.infer import run as run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 

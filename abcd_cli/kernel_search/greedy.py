@@ -470,25 +470,3 @@ def search(
         elapsed_seconds=sum(r.elapsed_seconds for r in results),
         seed_models=[r.model for r in results],
     )
-
-
-def run_search(
-    x: np.ndarray,
-    y: np.ndarray,
-    settings: SearchSettings | None = None,
-    executor: Executor | None = None,
-    progress: Progress | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    fit_fn: Callable[[FitTask], Candidate] = fit_candidate,
-    engine: Engine | None = None,
-    events: Events | None = None,
-    x_names: Sequence[str] = (),
-) -> SearchResult:
-    """The entry point of earlier versions, kept for their callers: ``settings.method``, run
-    by ``infer.run`` (whichever method it is)."""
-    from abcd_cli.kernel_search.infer import run
-
-    return run(
-        x, y, settings, executor, progress, checkpoint, resume, fit_fn, engine, events, x_names
-    )

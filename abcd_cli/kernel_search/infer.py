@@ -1,6 +1,6 @@
 """Running an inference method: greedy, the weighed pool, or any other in ``methods.REGISTRY``.
-Every caller (``api``, ``batch``) runs ``settings.method`` through :func:`run` and never names a
-method's module; the methods are siblings that know nothing of each other's state.
+Every caller (``api``, ``batch``) runs ``settings.method`` through :func:`run_search` and never
+names a method's module; the methods are siblings that know nothing of each other's state.
 
 A method's ``search`` takes the series, the settings, the executor, the progress sinks and the
 checkpoint and gives one ``SearchResult``: its model and, with a posterior, the weighted
@@ -50,7 +50,7 @@ def method(name: str) -> Method:
     return cast(Method, importlib.import_module(REGISTRY[name]).search)
 
 
-def run(
+def run_search(
     x: np.ndarray,
     y: np.ndarray,
     settings: SearchSettings | None = None,

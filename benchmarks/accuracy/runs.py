@@ -27,7 +27,7 @@ from abcd_cli.errors import InputError, RunError
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import lost_candidate
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.prediction import predictive_table
 from abcd_cli.reporting.search_notes import stop_sentence

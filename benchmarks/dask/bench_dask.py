@@ -43,7 +43,7 @@ from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.execution.speculation import Started, workers
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import FitTask, entropy, lost_candidate
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import DATASETS, python_command

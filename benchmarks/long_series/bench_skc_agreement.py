@@ -34,7 +34,7 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.fit import fit
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.algebra import structure_key

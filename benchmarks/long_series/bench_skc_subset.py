@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from abcd_cli.api import own_executor
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.common import load_average, publish, python_command

@@ -35,7 +35,8 @@ from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.files import write_output
 from abcd_cli.kernel_search.candidate import lost_candidate
-from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.greedy import Search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.common import DATASETS, python_command
 from benchmarks.reference import reference_bics

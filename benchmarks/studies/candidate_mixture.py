@@ -38,7 +38,7 @@ import numpy as np
 from abcd_cli.data.reader import load_series
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings, prior_mean_units
 from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.kernels.text import parse_kernel

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from abcd_cli.cli.main import main
 from abcd_cli.data.reader import load_series
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 
 

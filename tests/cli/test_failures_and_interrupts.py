@@ -27,7 +27,8 @@ from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate, lost_candidate
 from abcd_cli.kernel_search.checkpoint import content_checksum
-from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.greedy import Search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.init import invalid_reason
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings

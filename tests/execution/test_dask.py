@@ -31,7 +31,7 @@ from abcd_cli.execution import cluster as abcd_cluster
 from abcd_cli.execution import dask as abcd_dask
 from abcd_cli.execution.dask import ClusterError, DaskExecutor, chunk_sizes, run_tasks
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.text import parse_kernel
 from tests.cli.test_failures_and_interrupts import (

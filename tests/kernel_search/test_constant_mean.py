@@ -19,7 +19,7 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines.exact import negative_log_likelihood, nll_and_grad
 from abcd_cli.engines.exact_posterior import ExactPosterior as Posterior
 from abcd_cli.kernel_search.fit import fit
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import C
 from abcd_cli.kernels.algebra import sum_of_products

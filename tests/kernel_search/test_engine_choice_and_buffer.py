@@ -32,7 +32,8 @@ from abcd_cli.kernel_search.engine_choice import (
     resolve,
 )
 from abcd_cli.kernel_search.events import SearchEvent, as_lines, plain_line
-from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.greedy import Search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import LevelRecord
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings

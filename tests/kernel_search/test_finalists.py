@@ -70,7 +70,7 @@ def test_nothing_changes_with_the_exact_engine():
 
 
 def test_a_search_records_each_levels_finalists_and_its_model_file_holds_them():
-    from abcd_cli.kernel_search.greedy import run_search
+    from abcd_cli.kernel_search.infer import run_search
     from abcd_cli.model_file import check_model_document
     from abcd_cli.reporting.search_notes import search_notes
 

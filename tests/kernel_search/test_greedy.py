@@ -17,7 +17,8 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import DataSummary
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand
-from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.greedy import Search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.init import invalid_reason, value_bounds
 from abcd_cli.kernel_search.scoring import best_per_family
 from abcd_cli.kernel_search.search_data import subset_rows

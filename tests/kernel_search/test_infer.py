@@ -11,7 +11,7 @@ import pytest
 import abcd_cli
 from abcd_cli.batch import SeriesJob, search_series
 from abcd_cli.kernel_search import methods
-from abcd_cli.kernel_search.infer import run
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 
 X = np.linspace(0.0, 1.0, 12)
@@ -35,7 +35,7 @@ def registered(monkeypatch):
 
 def test_run_takes_the_registered_module_of_the_settings_method(registered):
     with pytest.raises(Reached) as reached:
-        run(X, Y, SearchSettings(depth=0, restarts=1, seed=3))
+        run_search(X, Y, SearchSettings(depth=0, restarts=1, seed=3))
     assert reached.value.args[0].seed == 3
 
 

@@ -17,7 +17,8 @@ import abcd_cli
 from abcd_cli.cli.main import main
 from abcd_cli.errors import InputError
 from abcd_cli.fitted import FittedSearch
-from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.greedy import Search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.joint import joint_pool
 from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.settings import SearchSettings

@@ -18,7 +18,8 @@ from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.fitted import FittedSearch, posterior_features
 from abcd_cli.kernel_search.candidate import Candidate, lost_candidate
-from abcd_cli.kernel_search.greedy import Search, run_search
+from abcd_cli.kernel_search.greedy import Search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.posterior import LOST, NEGLIGIBLE, Weighed, holding, ranked
 from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import MAX_DRAWS, SearchSettings

@@ -16,7 +16,7 @@ import pytest
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.execution.speculation import Started, speculation_width
 from abcd_cli.kernel_search.candidate import FitTask, lost_candidate
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from tests.cli.test_failures_and_interrupts import die_once_fit, result_doc, series
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from abcd_cli.kernel_search.grammar import DEFAULT_BASES
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.screening import Screen, Shares
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.table_grammar import TableGrammar, interactions, term_inputs

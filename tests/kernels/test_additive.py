@@ -18,7 +18,7 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import LANGUAGES, start_kernels
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.init import initial_values, invalid_reason, theta_bounds, value_bounds
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import RQ, SE, WN, Additive, Inputs, Per

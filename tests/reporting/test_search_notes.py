@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import EarlyStop, SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.reporting.search_notes import search_notes, stop_sentence
@@ -48,7 +48,7 @@ def test_a_posterior_names_its_most_probable_structure_and_the_lowest_bic():
 
     import numpy as np
 
-    from abcd_cli.kernel_search.greedy import run_search
+    from abcd_cli.kernel_search.infer import run_search
     from abcd_cli.kernel_search.posterior import Weighed, ranked
     from abcd_cli.kernel_search.settings import SearchSettings
     from abcd_cli.kernels.text import parse_kernel

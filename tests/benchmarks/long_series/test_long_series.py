@@ -14,7 +14,7 @@ import pytest
 
 import abcd_cli
 from abcd_cli.data.dates import DAYS_PER_YEAR
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.reports import write_reports
 from benchmarks.long_series import bench_long, data, measure, runs, tables, trace

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.long_series import bench_skc_agreement as bench
 from tests.cli.test_failures_and_interrupts import series, write_csv

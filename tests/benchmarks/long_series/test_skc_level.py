@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from benchmarks.long_series import bench_skc_level, bench_skc_scale
 from tests.cli.test_failures_and_interrupts import series, write_csv

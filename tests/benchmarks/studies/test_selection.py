@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from abcd_cli.kernel_search.greedy import run_search
+from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.model import Model
 from benchmarks.studies import bench_selection
