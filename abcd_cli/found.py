@@ -41,7 +41,7 @@ class Component:
     """One additive component of the model, in report order, with its share of the data
     (thesis §4.1): ``share`` is the gain in R² from adding it, ``cumulative_share`` the R² of
     the components up to it, ``cv_mae`` the cross-validated MAE with it, in y's units;
-    ``description`` is the report's noun phrase for it."""
+    ``description`` is the report's heading for it ("possibly ..." for a weak cycle)."""
 
     index: int
     kernel: str
@@ -74,21 +74,23 @@ class FoundModel(FittedSearch):
         """The additive components in report order (computed on first use; any decomposition
         already made serves, as the components do not depend on its grid or checks' seed)."""
         # the report's modules are imported when the words are first asked for: they are slow
-        from abcd_cli.reporting.component_text import section_phrase
+        from abcd_cli.reporting.component_text import section_phrases
+        from abcd_cli.reporting.weak import headed, weak_reasons
 
         dec = next(iter(self._decompositions.values()), None) or self.decomposition()
+        weak = weak_reasons(dec)
         return [
             Component(
                 index=c.index,
                 kernel=c.kernel.to_text(names=dec.names),
                 structure=c.kernel.to_text(params=False, names=dec.names),
-                description=section_phrase(dec, c),
+                description=headed(phrase, weak.get(c.index)),
                 share=float(c.delta_r2),
                 cumulative_share=float(c.cum_r2),
                 cv_mae=float(c.cv_mae),
                 is_noise=bool(c.is_noise),
             )
-            for c in dec.components
+            for c, phrase in zip(dec.components, section_phrases(dec), strict=True)
         ]
 
     def plot(self, extrapolate: float = EXTRAPOLATE) -> Figure:

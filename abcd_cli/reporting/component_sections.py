@@ -35,7 +35,7 @@ from abcd_cli.reporting.component_text import (
 )
 from abcd_cli.reporting.effects import effect_json
 from abcd_cli.reporting.sections import Frame, axis_label
-from abcd_cli.reporting.weak import weak_reasons
+from abcd_cli.reporting.weak import headed, weak_reasons
 from abcd_cli.reporting.wording import number_word
 
 
@@ -57,7 +57,7 @@ def component_sections(
         section = component_section(dec, c, previous_r2, frame, uncertain, phrase)
         reason = weak.get(c.index)
         if reason:
-            section["phrase"] = f"possibly {section['phrase']}"
+            section["phrase"] = headed(section["phrase"], reason)
             section["paragraph_note"] = f"This cycle is possible rather than established: {reason}."
         if facts is not None:
             section |= certainty_of(finding, dec)

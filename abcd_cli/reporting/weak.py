@@ -71,3 +71,9 @@ def weak_reasons(dec: Decomposition) -> dict[int, str]:
     to the summary, the sections and the posterior's findings."""
     reasons = {c.index: weak_cycle_reason(dec, c) for c in dec.components}
     return {index: reason for index, reason in reasons.items() if reason}
+
+
+def headed(phrase: str, reason: str | None) -> str:
+    """A component's heading, its table row's and its API description: a weak cycle's (one
+    with a ``reason``) is 'possibly ...', as its bullet is."""
+    return f"possibly {phrase}" if reason else phrase

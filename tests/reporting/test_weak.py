@@ -150,3 +150,15 @@ def test_a_yearly_cycle_with_two_humps_is_not_said_to_repeat_every_six_months() 
     dec = decompose(Model(kernel, sc, x, y, nll), AXIS, extrapolate=0.1, seed=0)
     (periodic,) = [c for c in dec.components if not c.is_noise]
     assert weak_cycle_reason(dec, periodic) is None
+
+
+def test_the_apis_description_of_a_weak_cycle_is_hedged_as_its_heading_is(equal_peaks) -> None:
+    """FoundModel.components described the weak cycle as 'a periodic function ...' beside the
+    report's 'possibly ...'."""
+    from abcd_cli.found import FoundModel
+
+    context, dec = equal_peaks
+    found = FoundModel.from_document(_search_doc(dec.model))
+    headings = [c["phrase"] for c in context["components"]]
+    assert [c.description for c in found.components] == headings
+    assert any(d.startswith("possibly a periodic function") for d in headings)
