@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -51,22 +51,10 @@ def method(name: str) -> Method:
 
 
 def run_search(
-    x: np.ndarray,
-    y: np.ndarray,
-    settings: SearchSettings | None = None,
-    executor: Executor | None = None,
-    progress: Callable[[str], None] | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    fit_fn: Callable[[FitTask], Candidate] | None = None,
-    engine: Engine | None = None,
-    events: Events | None = None,
-    x_names: Sequence[str] = (),
+    x: np.ndarray, y: np.ndarray, settings: SearchSettings | None = None, *args: Any, **kwargs: Any
 ) -> SearchResult:
-    """Infer a model of y(x) by ``settings.method`` (default settings: greedy); ``fit_fn`` None
-    fits each candidate with ``candidate.fit_candidate``."""
+    """Infer a model of y(x) by ``settings.method`` (default settings: greedy); the other
+    arguments as :class:`Method` takes them (``fit_fn`` None fits each candidate with
+    ``candidate.fit_candidate``)."""
     settings = settings or SearchSettings()
-    entry = method(settings.method)
-    return entry(
-        x, y, settings, executor, progress, checkpoint, resume, fit_fn, engine, events, x_names
-    )
+    return method(settings.method)(x, y, settings, *args, **kwargs)

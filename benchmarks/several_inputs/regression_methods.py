@@ -170,7 +170,7 @@ METHODS: dict[str, Callable[[Split, Options], Prediction]] = {
 #: How each method is named in the table.
 TITLES = {
     "search": "abcd kernel search",
-    "search-screened": "abcd kernel search, screened (tables' default)",
+    "search-screened": "abcd kernel search, screened (opt-in --screen)",
     "search-se-rq": "abcd kernel search, SE and RQ only",
     "additive": "abcd additive GP",
     "sklearn-ard": "scikit-learn GP, SE-ARD + noise",
