@@ -17,7 +17,7 @@ every order up to R) run on the same machinery as the full search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from abcd_cli.kernels import (
@@ -257,9 +257,17 @@ def expand(
         _fresh(name, d) for d in range(n_dims) for name in bases if d == 0 or _reads_x(BASES[name])
     ]
     fresh = [b for b in fresh if _periodic_where_allowed(b, periodic)]
-    seen = {structure_key(kernel)}
+    return distinct(language.grow(kernel, fresh), {structure_key(kernel)}, interpretable)
+
+
+def distinct(
+    children: Iterable[Kernel], seen: set[str], interpretable: bool = False
+) -> list[Kernel]:
+    """The ``children`` simplified (with ``interpretable``, also distributed into a sum of
+    products), in order, without those whose structure is in ``seen`` or came before, and
+    without degenerate ones (``_is_degenerate``)."""
     out: list[Kernel] = []
-    for child in language.grow(kernel, fresh):
+    for child in children:
         child = simplify(child)
         if interpretable:
             child = canonical(total(sum_of_products(child)))

@@ -27,10 +27,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
-from abcd_cli.kernel_search.grammar import BASES, _is_degenerate
+from abcd_cli.kernel_search.grammar import BASES, distinct
 from abcd_cli.kernel_search.screening import Screen
 from abcd_cli.kernels import CP, WN, BaseKernel, C, Kernel, Product, Sum, product, total
-from abcd_cli.kernels.algebra import simplify, structure_key
+from abcd_cli.kernels.algebra import structure_key
 from abcd_cli.kernels.base import reads_x
 
 
@@ -103,7 +103,7 @@ class TableGrammar:
             ]
             singles = [BASES[smooth]((), d) for d in self.inputs]
             starts.append(total([*singles, *pair_terms, WN()]))
-        return _distinct(starts, set())
+        return distinct(starts, set())
 
     def _moves(self, kernel: Kernel) -> Iterator[Kernel]:
         terms = _terms(kernel)
@@ -135,19 +135,7 @@ class TableGrammar:
 
     def expand(self, kernel: Kernel) -> list[Kernel]:
         """All distinct simplified children of ``kernel`` (not itself), in a stable order."""
-        return _distinct(self._moves(kernel), {structure_key(kernel)})
-
-
-def _distinct(kernels: Iterator[Kernel] | list[Kernel], seen: set[str]) -> list[Kernel]:
-    out: list[Kernel] = []
-    for child in kernels:
-        child = simplify(child)
-        key = structure_key(child)
-        if key in seen or _is_degenerate(child):
-            continue
-        seen.add(key)
-        out.append(child)
-    return out
+        return distinct(self._moves(kernel), {structure_key(kernel)})
 
 
 def interactions(kernel: Kernel) -> list[tuple[int, int]]:
