@@ -63,6 +63,9 @@ SETTINGS = {
     "abcd-posterior": 'the same with `method="posterior"`: the 20 structures of lowest BIC'
     " weighed by their Laplace evidence, 32 parameter draws of each from a Metropolis chain;"
     " the predictive is their mixture (its quantiles, density and CRPS)",
+    "abcd-calibrated": "the same posterior with its band past the training data widened by the"
+    " calibration on the series' own past (a rolling-origin backtest inside the training data;"
+    " `abcd_cli.calibration`), as `abcd_cli.predict` gives it",
     "prophet": "Prophet's defaults on the dates of x (`interval_width=0.95` so that its interval"
     " is the 95% one); intervals from its simulated futures, no density",
     "ets": "statsmodels' state-space `ExponentialSmoothing`: damped additive trend, additive"

@@ -22,6 +22,7 @@ from benchmarks.accuracy.peers.split import Forecast, Split
 PEERS: dict[str, tuple[str, str] | tuple[str, str, str]] = {
     "abcd": ("abcd_peer", "abcd-cli"),
     "abcd-posterior": ("abcd_peer", "abcd-cli", "forecast_posterior"),
+    "abcd-calibrated": ("abcd_peer", "abcd-cli", "forecast_calibrated"),
     "prophet": ("prophet_peer", "prophet"),
     "ets": ("ets_peer", "statsmodels"),
     "arima": ("arima_peer", "pmdarima"),
