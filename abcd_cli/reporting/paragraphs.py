@@ -18,8 +18,11 @@ from abcd_cli.reporting.curves import (
     applied_part,
     fitted_amplitudes,
     harmonic_sentences,
+    level_side,
     mean_trend,
+    repeat_harmonic,
     size_profile,
+    slow_cycle_sentences,
     trend_shape,
 )
 from abcd_cli.reporting.factors import (
@@ -432,12 +435,14 @@ def component_paragraph(
     *,
     x_data: np.ndarray | None = None,
     input_name: str | None = None,
+    reference: str = "zero",
 ) -> str:
     """A paragraph on one component: what it is, its numbers in the data's units, how much
     variance it explains and how it changes the cross-validated error.
 
     ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2);
-    ``input_name``: the input it is a function of, in a model of several inputs.
+    ``input_name``: the input it is a function of, in a model of several inputs;
+    ``reference``: what its levels are measured from, in words (``wording.reference_name``).
     """
     parts = factors_of(facts.kernel, x_data)
     direction = mean_trend(facts, x_data)
@@ -449,6 +454,9 @@ def component_paragraph(
         input_name=input_name,
         amplitude=amplitude_trend(facts, x_data),
         strength=size_profile(facts, x_data),
+        side=level_side(facts, x_data),
+        reference=reference,
+        harmonic=repeat_harmonic(facts, x_data),
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
@@ -458,6 +466,7 @@ def component_paragraph(
         sentences.append(_noise_sentence(facts, axis, x_data, None))
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)
+    sentences += slow_cycle_sentences(facts, axis, x_data)
     sentences += harmonic_sentences(facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)
