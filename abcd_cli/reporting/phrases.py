@@ -105,11 +105,17 @@ def _repetition(
     if seen is not None and seen < SLOW_CYCLES:
         return "a slow swing", f"with {seen_words(seen)} seen in the data"
     if harmonic:
-        return None, (
-            f"that mostly rises and falls every {format_span(period / harmonic, axis)}, its"
-            f" pattern repeating every {format_span(period, axis)}"
-        )
+        return None, harmonic_words(period, harmonic, axis)
     return None, f"with {_period_text(lead, axis)}"
+
+
+def harmonic_words(period: float, k: int, axis: Axis) -> str:
+    """A cycle whose data mostly repeat at period/k, that repetition first: 'that mostly
+    rises and falls every 1.0 year, its pattern repeating every 4.0 years'."""
+    return (
+        f"that mostly rises and falls every {format_span(period / k, axis)}, its pattern"
+        f" repeating every {format_span(period, axis)}"
+    )
 
 
 def modulator_phrases(parts: Factors, axis: Axis) -> list[str]:

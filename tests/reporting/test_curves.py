@@ -83,26 +83,39 @@ def test_a_level_that_shrinks_towards_the_mean_says_which_way_it_moves() -> None
     )
 
 
-def _cycle_context(y: np.ndarray, kernel_text: str) -> dict:
+def _cycle_decomposition(y: np.ndarray, kernel_text: str):
+    """The quarterly series ``y`` of tests/reporting/test_weak.py decomposed by a model."""
     from abcd_cli.decompose.components import decompose
-    from abcd_cli.reporting.context import build_context
-    from tests.reporting.test_report import _search_doc
     from tests.reporting.test_weak import AXIS, _model
 
-    model = _model(y, kernel_text)
-    dec = decompose(model, AXIS, extrapolate=0.1, seed=0)
-    return build_context(dec, "Output", "output.csv", _search_doc(model), figures=False)
+    return decompose(_model(y, kernel_text), AXIS, extrapolate=0.1, seed=0)
+
+
+def _cycle_context(y: np.ndarray, kernel_text: str) -> dict:
+    from abcd_cli.reporting.context import build_context
+    from tests.reporting.test_report import _search_doc
+
+    dec = _cycle_decomposition(y, kernel_text)
+    return build_context(dec, "Output", "output.csv", _search_doc(dec.model), figures=False)
+
+
+def harmonic_series() -> np.ndarray:
+    """Quarterly data that rise and fall every year, with some 4-year power, for a 4-year
+    cycle (``HARMONIC_KERNEL``) to fit."""
+    from tests.reporting.test_weak import X
+
+    rng = np.random.default_rng(6)
+    y = 2.0 * np.sin(2 * np.pi * X) + 0.8 * np.sin(2 * np.pi * X / 4.0)
+    return y + 0.3 * rng.standard_normal(X.size)
+
+
+HARMONIC_KERNEL = "Per(lengthscale=0.3, period=4.0, sd=1.5) + WN(sd=0.3)"
 
 
 @pytest.fixture(scope="module")
 def harmonic_context() -> dict:
     """A 4-year cycle fitted to data that rise and fall every year, with some 4-year power."""
-    from tests.reporting.test_weak import X
-
-    rng = np.random.default_rng(6)
-    y = 2.0 * np.sin(2 * np.pi * X) + 0.8 * np.sin(2 * np.pi * X / 4.0)
-    y = y + 0.3 * rng.standard_normal(X.size)
-    return _cycle_context(y, "Per(lengthscale=0.3, period=4.0, sd=1.5) + WN(sd=0.3)")
+    return _cycle_context(harmonic_series(), HARMONIC_KERNEL)
 
 
 def test_a_cycle_whose_data_peak_at_a_harmonic_says_where(harmonic_context) -> None:
