@@ -245,7 +245,14 @@ def _trend_sentences(
             return [f"{where} it stays flat, at about {level}: switching it acts as a step."]
         return [f"{where} it stays essentially flat, at about {level}."]
     else:
-        return [f"It is not monotonic: {where.lower()} it goes both up and down."]
+        low, high = int(np.argmin(mean)), int(np.argmax(mean))
+        precision = coarse_precision(x_data)
+        return [
+            f"It is not monotonic: {where.lower()} it goes both up and down, between about"
+            f" {format_amount(mean[low], axis)} (around {format_position(x[low], axis, precision)})"
+            f" and {format_amount(mean[high], axis)} (around"
+            f" {format_position(x[high], axis, precision)})."
+        ]
     shape = trend_shape(x, mean)
     if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
         text += ", though not along a straight line"

@@ -176,6 +176,9 @@ def _join_modifiers(post: Sequence[str]) -> str:
         if item.startswith("modulated by "):
             text += f"{' and' if previous.startswith('modulated by ') else ','} {item}"
             continue
+        if item.startswith("with ") and previous.startswith("that "):
+            text += f", {item}"  # after a clause of its own: '..., with increasing amplitude'
+            continue
         if item.startswith("with ") and previous.startswith("with "):
             item = item[len("with ") :]
         text += f" and {item}"

@@ -177,3 +177,16 @@ def test_a_cycle_with_a_term_rougher_than_a_period_is_not_only_smooth() -> None:
         x_data=X_DATA,
     )
     assert "rougher" not in plain
+
+
+def test_a_smooth_curve_that_goes_up_and_down_gives_its_range_in_units() -> None:
+    """Nile and unemployment: 'It is not monotonic: over the data it goes both up and down',
+    with no number a reader could place. It now says between what levels, and where."""
+    mean = 150.0 * np.exp(-(((GRID - 1952.0) / 1.5) ** 2)) - 80.0 * np.exp(
+        -(((GRID - 1958.0) / 1.5) ** 2)
+    )
+    paragraph = component_paragraph(make_facts(SE((1.0, 1.0)), mean), YEAR, x_data=X_DATA)
+    assert (
+        "It is not monotonic: over the data it goes both up and down, between about −80.0"
+        " (around 1958) and 150 (around 1952)." in paragraph
+    )
