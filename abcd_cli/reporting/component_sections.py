@@ -78,9 +78,9 @@ def certainty_of(finding: Finding | None, dec: Decomposition) -> dict[str, Any]:
     }
     if finding.probability < LIKELY:
         out["paragraph_note"] = (
-            "The data do not settle this component: structures holding it carry only"
-            f" {probability_text(finding.probability)} of the posterior's weight, so it is"
-            " shown as one possibility among others."
+            "Among the structures weighed, those holding this component carry only"
+            f" {probability_text(finding.probability)} of the weight, so it is shown as one"
+            " possibility among others."
         )
     return out
 
