@@ -309,13 +309,20 @@ def _gathered_phrase(
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     modifier = amplitude_modifier(g, amplitude)
     modulated = any(item.startswith("modulated by ") for item in post)
-    if modifier.startswith("whose ") and not modulated:  # a modulation says it changes
-        phrase += f" {modifier}"
+    joined = modifier.startswith("whose ") and not modulated  # a modulation says it changes
+    if joined:
+        phrase += f"{_clause_joint(post)}{modifier}"
     clause = on_clause(g.on, axis, x_data)
     if clause:
-        joined = modifier.startswith("whose ") and not modulated
-        phrase += f" {'and' if joined else 'which'} {clause}"
+        phrase += f" and {clause}" if joined else f"{_clause_joint(post)}which {clause}"
     return phrase
+
+
+def _clause_joint(post: Sequence[str]) -> str:
+    """What joins a relative clause ('which applies ...', 'whose amplitude ...') to a phrase:
+    a space, or ', and ' after a clause of the cycle's own ('that mostly rises and falls every
+    1.0 year, its pattern repeating every 4.0 years, and which is strongest around 1975')."""
+    return ", and " if any(item.startswith("that ") for item in post) else " "
 
 
 def noun_phrase(
@@ -371,9 +378,10 @@ def noun_phrase(
         if x_data is not None and is_gradual(parts.gates, x_data):
             profile = strength or gate_profile(parts.gates, x_data)
             cycle = parts.head == "periodic"
-            phrase += " " + gradual_clause(profile, axis, x_data, side, reference, cycle)
+            clause = gradual_clause(profile, axis, x_data, side, reference, cycle)
+            phrase += f"{_clause_joint(post)}{clause}"
         else:
             clause = _applies_clause(parts.gates, axis, x_data)
             if clause:
-                phrase += f" which {clause}"
+                phrase += f"{_clause_joint(post)}which {clause}"
     return phrase

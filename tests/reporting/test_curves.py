@@ -162,3 +162,17 @@ def test_a_cycle_longer_than_the_data_is_a_slow_swing() -> None:
     assert "the model's assumption, not something the data show" in section["extrapolation"]
     (bullet,) = [b for b in context["summary"]["bullets"] if "swing" in b]
     assert bullet == "A slow swing with less than one cycle seen in the data."
+
+
+def test_a_harmonic_cycles_further_clause_reads_as_a_clause_of_its_own() -> None:
+    """Sulphuric (depth 3): '... its pattern repeating every 3.0 years which is strongest
+    around 1975', and wages: '... every 104 years whose amplitude changes', where the clause
+    attached to the years; it now joins the phrase as a second clause."""
+    kernel = prod(Per((0.5, 4.0, 1.0)), Inside((1979.0, 19.0, 12.8)))
+    envelope = 1.0 + 3.0 * np.exp(-(((GRID - 1968.0) / 4.0) ** 2))
+    facts = make_facts(kernel, envelope * np.sin(2 * np.pi * GRID), grid=GRID)
+    phrase = noun_phrase(kernel, YEAR, x_data=DATA, strength=size_profile(facts, DATA), harmonic=4)
+    assert phrase.startswith(
+        "a periodic function that mostly rises and falls every 1.0 year, its pattern repeating"
+        " every 4.0 years, and which is strongest around"
+    )
