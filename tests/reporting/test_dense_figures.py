@@ -156,7 +156,7 @@ def test_a_steady_dense_cycle_says_what_its_envelope_shows() -> None:
         model = Model(kernel, sc, x, y, nll)
         dec = decompose(model, (Axis("year", "date", "y"),), extrapolate=0.1, seed=0)
         context = build_context(dec, "Y", "y.csv", _search_doc(model), figures=False)
-        cycle = next(c for c in context["components"] if "period" in c["phrase"])
+        cycle = next(c for c in context["components"] if "noise" not in c["phrase"])
         notes[period] = cycle["envelope_note"]
     assert "envelope" in notes[1.0] and "not their shape" in notes[1.0]
     assert "a band of even width is a cycle that keeps its size" in notes[1.0]
