@@ -24,11 +24,12 @@ from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     SLOW_CYCLES,
     classify_trend,
+    coarse_precision,
     cycles_in_data,
     data_range,
     in_data_range,
 )
-from abcd_cli.reporting.wording import format_span, number_word
+from abcd_cli.reporting.wording import format_amount, format_position, format_span, number_word
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
@@ -43,6 +44,9 @@ LINEAR_SHARE = 0.98
 #: A trend whose straight-line change across the part of the data where it applies is below
 #: this share of its level there is flat (a constant level, not a rising or falling line).
 FLAT_SHARE = 0.05
+#: A level switched on and off has a plateau, and is said as a level with steps, when its
+#: median where it applies is within this share of its extreme there.
+PLATEAU_SHARE = 0.1
 #: Points of the grid a period must hold for its amplitude to be measured.
 MIN_POINTS = 4
 #: Equal windows across the data in which the size of a component that is not a cycle is
@@ -274,4 +278,26 @@ def slow_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray |
         f" ({format_span(span[1] - span[0], axis)}): the data hold"
         f" {format_number(seen, decimals=1)} of its cycles, so they show a slow swing, not"
         " that it repeats."
+    ]
+
+
+def unsteady_level_sentences(
+    facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """A switched level with no plateau where it applies: its median m̃ there short of its
+    extreme m* by more than ``PLATEAU_SHARE`` of it, (|m*| − |m̃|) > share·|m*| (its switches
+    take up much of its interval: internet's ten-day holiday dip, switched over 1.3 weeks
+    each way). How far it reaches and when, in place of a level and its steps; [] when it
+    has its plateau."""
+    x, mean = applied_part(facts, x_data)
+    if mean.size < 3:
+        return []
+    k = int(np.argmax(np.abs(mean)))
+    top = abs(float(mean[k]))
+    if top <= 0.0 or top - abs(float(np.median(mean))) <= PLATEAU_SHARE * top:
+        return []
+    when = format_position(x[k], axis, coarse_precision(x_data))
+    return [
+        "Its switches take up much of the interval where it applies, so its level there is"
+        f" not constant: it reaches about {format_amount(mean[k], axis)} around {when}."
     ]

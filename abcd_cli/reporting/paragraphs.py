@@ -24,6 +24,7 @@ from abcd_cli.reporting.curves import (
     size_profile,
     slow_cycle_sentences,
     trend_shape,
+    unsteady_level_sentences,
 )
 from abcd_cli.reporting.factors import (
     Factors,
@@ -332,13 +333,17 @@ def _detail_sentences(
                     "Where it applies, its",
                     float(np.median(applied_part(facts, x_data)[1])),
                 )
-            out.append(f"{where} level is about {format_amount(level, axis)}.")
+            unsteady = unsteady_level_sentences(facts, axis, x_data) if not gradual else []
+            out += unsteady or [f"{where} level is about {format_amount(level, axis)}."]
     if gradual and x_data is not None:
         profile = size_profile(facts, x_data) or gate_profile(parts.gates, x_data)
         out += _gradual_sentences(profile, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
-        if head == "constant" or (head == "linear" and mean_trend(facts, x_data) == "flat"):
+        flat = mean_trend(facts, x_data) == "flat"
+        if (head == "constant" and not unsteady_level_sentences(facts, axis, x_data)) or (
+            head == "linear" and flat
+        ):
             out += _step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
     return out
 
