@@ -376,6 +376,8 @@ def noun_phrase(
     phrase = " ".join([noun, _join_modifiers([p for p in post if p])]).strip()
     if parts.gates:
         if x_data is not None and is_gradual(parts.gates, x_data):
+            if parts.head == "constant":  # scaled gradually, it is no constant: a level
+                phrase = phrase.replace("a constant", "a level", 1)
             profile = strength or gate_profile(parts.gates, x_data)
             cycle = parts.head == "periodic"
             clause = gradual_clause(profile, axis, x_data, side, reference, cycle)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.kernels import SE, After, Before, Inside, Per
+from abcd_cli.kernels import SE, After, Before, C, Inside, Per
 from abcd_cli.reporting.curves import level_side, size_profile
 from abcd_cli.reporting.describe import component_paragraph, noun_phrase
 from tests.axes import YEAR
@@ -77,6 +77,15 @@ def test_a_level_that_shrinks_towards_the_mean_says_which_way_it_moves() -> None
     assert component_paragraph(above, YEAR, x_data=DATA, reference=reference).startswith(
         "This component is a smooth function which falls towards the series' mean across"
     )
+    level = prod(C((1.0,)), Before((1970.0, 3.0)))
+    assert noun_phrase(
+        level,
+        YEAR,
+        x_data=DATA,
+        strength=size_profile(facts, DATA),
+        side=level_side(facts, DATA),
+        reference=reference,
+    ) == ("a level which rises towards the series' mean across the data")  # not 'a constant'
     growing = make_facts(prod(SE((20.0, 1.0)), After((1970.0, 3.0))), below[::-1], grid=GRID)
     assert "which falls further below zero across the data" in component_paragraph(
         growing, YEAR, x_data=DATA
