@@ -298,6 +298,6 @@ def unsteady_level_sentences(
         return []
     when = format_position(x[k], axis, coarse_precision(x_data))
     return [
-        "Its switches take up much of the interval where it applies, so its level there is"
-        f" not constant: it reaches about {format_amount(mean[k], axis)} around {when}."
+        "Its switches take up much of the interval where it applies, so it has no flat stretch"
+        f" there: it reaches about {format_amount(mean[k], axis)} around {when}."
     ]

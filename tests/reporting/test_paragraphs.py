@@ -202,7 +202,7 @@ def test_a_switched_level_with_no_plateau_is_not_said_as_a_level_with_steps() ->
     kernel = prod(C((1.0,)), Inside((1955.0, 4.0, 0.5)))
     dip = -27000.0 * np.exp(-(((GRID - 1955.0) / 1.6) ** 2))
     paragraph = component_paragraph(make_facts(kernel, dip), YEAR, x_data=X_DATA)
-    assert "so its level there is not constant: it reaches about −27,000 around 1955" in paragraph
+    assert "so it has no flat stretch there: it reaches about −27,000 around 1955" in paragraph
     assert "a fall of about" not in paragraph and "level is about" not in paragraph
     plateau = np.where((GRID > 1953.0) & (GRID < 1957.0), -27000.0, 0.0)
     paragraph = component_paragraph(make_facts(kernel, plateau), YEAR, x_data=X_DATA)
