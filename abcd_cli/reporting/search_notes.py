@@ -153,7 +153,7 @@ def _posterior_notes(result: SearchResult) -> list[str]:
         text = result.model.scaling.kernel_out(posterior.structures[lowest].kernel)
         note += (
             f"; the lowest BIC, {text.to_text(params=False, names=result.model.x_names)},"
-            f" has weight {weights[lowest]:.2f}"
+            f" has weight {probability_text(weights[lowest])}"
         )
     failed = sum(bool(s.failure) for s in posterior.structures)
     if failed:
