@@ -6,7 +6,11 @@ geometric grid of frequencies from 2/span to the Nyquist frequency 0.5/spacing, 
 power is the largest P within one main lobe (1/span) of its frequency 1/period. A rival is a
 local maximum of P at least ``RIVAL_SHARE`` of that power, more than a main lobe from the
 cycle's frequency and from its harmonics (a cycle that is not a sinusoid has power at 2/period,
-3/period, ... of its own). When the harmonics that hold power are all multiples of some
+3/period, ... of its own), and more than the cycle's own spectral width from them: a cycle
+whose shape drifts over a length ℓ (a periodic kernel times a squared exponential) spreads each
+spectral line into a Gaussian of standard deviation 1/(2πℓ) in frequency, so peaks within it
+are the same wandering cycle (the sunspots' 10- and 11-year peaks beside a 10.4-year cycle
+drifting over 9.4 years), not rivals. When the harmonics that hold power are all multiples of some
 k ≥ 2, what the cycle fits repeats every period/k (``dominant_harmonic``).
 """
 
@@ -74,21 +78,25 @@ def periodogram(x: np.ndarray, r: np.ndarray, period: float) -> Periodogram | No
     return gram if np.any(np.abs(freqs - own) <= gram.lobe) else None
 
 
-def period_rivals(x: np.ndarray, r: np.ndarray, period: float) -> int | None:
+def period_rivals(
+    x: np.ndarray, r: np.ndarray, period: float, drift: float | None = None
+) -> int | None:
     """The number of rival peaks to ``period`` in the periodogram of ``r`` along ``x`` (see the
-    module); None when the data are too few or the period lies outside the frequencies the
-    data resolve."""
+    module); ``drift``: the length ℓ over which the cycle's shape drifts (None: it does not),
+    whose spectral width 1/(2πℓ) is the cycle's own. None when the data are too few or the
+    period lies outside the frequencies the data resolve."""
     gram = periodogram(x, r, period)
     if gram is None:
         return None
     strength = gram.strength(gram.own)
     power = gram.power
+    apart = max(gram.lobe, 1.0 / (2.0 * np.pi * drift) if drift else 0.0)
     peaks = np.flatnonzero((power[1:-1] > power[:-2]) & (power[1:-1] >= power[2:])) + 1
     rivals = [
         i
         for i in peaks
         if power[i] >= RIVAL_SHARE * strength
-        and np.min(np.abs(gram.harmonics - gram.freqs[i])) > gram.lobe
+        and np.min(np.abs(gram.harmonics - gram.freqs[i])) > apart
     ]
     return len(rivals)
 

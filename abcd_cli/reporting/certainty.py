@@ -23,8 +23,9 @@ from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.reporting.curves import applied_part, mean_trend, trend_shape
+from abcd_cli.reporting.curves import applied_part, mean_trend, repeat_harmonic, trend_shape
 from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.phrases import harmonic_words
 from abcd_cli.reporting.trends import data_spacing
 from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import (
@@ -168,6 +169,9 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     of = f" of {join_words(names)}" if dec.series is None and names else ""
     if feature.kind == "periodic":
         axis = dec.axes[feature.inputs[0]]
+        k = _shown_harmonic(f, dec)
+        if k is not None:
+            return f"a cycle{of} {harmonic_words(feature.value, k, axis)}"  # type: ignore[arg-type]
         return f"a cycle{of} with a period of {format_span(feature.value, axis)}"  # type: ignore[arg-type]
     if feature.kind == "change":
         axis = dec.axes[feature.inputs[0]]
@@ -189,6 +193,23 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     return f"{feature.kind}{of}"
 
 
+def _shown(f: Finding, dec: Decomposition) -> ComponentFacts | None:
+    """The component of the decomposed structure that shows finding ``f``, if one does."""
+    return next(
+        (c for c in dec.components if component_feature(c.kernel, c.is_noise, [f]) is f), None
+    )
+
+
+def _shown_harmonic(f: Finding, dec: Decomposition) -> int | None:
+    """For a cycle's finding, the k ≥ 2 at whose period/k what its component in the decomposed
+    structure fits mostly repeats (``curves.repeat_harmonic``), which its words then say
+    first, as the component's heading does; None when none does."""
+    shown = _shown(f, dec)
+    if shown is None or len(shown.dims) > 1:
+        return None
+    return repeat_harmonic(shown, dec.model.X[:, shown.dims[0] if shown.dims else 0])
+
+
 def _linear_words(f: Finding, dec: Decomposition) -> str:
     """A linear-trend finding in the words its curve in the decomposed structure allows, as
     the greedy report checks its own: 'a linear trend'; 'a linear term, flat where it applies
@@ -196,9 +217,7 @@ def _linear_words(f: Finding, dec: Decomposition) -> str:
     'a linear term whose fitted curve is not a straight line' when a line explains less than
     ``curves.LINEAR_SHARE`` of it (``curves.trend_shape``). A structure that does not hold
     it leaves the words as they are."""
-    shown = next(
-        (c for c in dec.components if component_feature(c.kernel, c.is_noise, [f]) is f), None
-    )
+    shown = _shown(f, dec)
     if shown is None or len(shown.dims) > 1:
         return "a linear trend"
     x = dec.model.X[:, shown.dims[0] if shown.dims else 0]

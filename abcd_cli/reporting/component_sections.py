@@ -78,9 +78,9 @@ def certainty_of(finding: Finding | None, dec: Decomposition) -> dict[str, Any]:
     }
     if finding.probability < LIKELY:
         out["paragraph_note"] = (
-            "The data do not settle this component: structures holding it carry only"
-            f" {probability_text(finding.probability)} of the posterior's weight, so it is"
-            " shown as one possibility among others."
+            "Among the structures weighed, those holding this component carry only"
+            f" {probability_text(finding.probability)} of the weight, so it is shown as one"
+            " possibility among others."
         )
     return out
 
@@ -133,11 +133,19 @@ def series_figures(
     """A series' component alone (titled as uncertain when it is), and the sum of the
     components up to it against the data."""
     alone, so_far = series_drawings(dec, c, frame, uncertain)
+    end = float(frame.x.max())
+    k = c.index - 1
+    curves = dec.series
+    assert curves is not None
+    dense = dense_figures.is_dense(c.x_grid, c.mean, end) or dense_figures.is_dense(
+        curves.x_grid, curves.cumulative_mean[k], end
+    )
     return {
         "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
         "figure_cumulative": frame.embed(
             so_far, f"Sum of the first {c.index} components against the data"
         ),
+        "envelope_note": dense_figures.ENVELOPE_NOTE if dense else "",
     }
 
 

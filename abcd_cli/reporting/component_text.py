@@ -21,7 +21,13 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
-from abcd_cli.reporting.curves import amplitude_trend, mean_trend, size_profile
+from abcd_cli.reporting.curves import (
+    amplitude_trend,
+    level_side,
+    mean_trend,
+    repeat_harmonic,
+    size_profile,
+)
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.factors import (
@@ -34,7 +40,13 @@ from abcd_cli.reporting.factors import (
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
 from abcd_cli.reporting.statistics_text import statistics_sentences
-from abcd_cli.reporting.wording import format_amount, format_span, join_words, number_word
+from abcd_cli.reporting.wording import (
+    format_amount,
+    format_span,
+    join_words,
+    number_word,
+    reference_name,
+)
 
 
 def on_first_input(kernel: Kernel) -> Kernel:
@@ -100,6 +112,9 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
             direction=_direction(c, x, direction),
             amplitude=amplitude_trend(c, x),
             strength=size_profile(c, x),
+            side=level_side(c, x),
+            reference=reference_name(dec.model.prior_mean),
+            harmonic=repeat_harmonic(c, x),
         )
     if c.is_noise:
         if not c.dims:
@@ -170,9 +185,10 @@ def switched_phrase(dec: Decomposition, c: ComponentFacts, direction: bool = Tru
         clause = gradual_clause(gate_profile(gates, xg), dec.axes[g], xg)
     else:
         clause = on_clause(stated_intervals(gates, xg), dec.axes[g], xg)
+        clause = f"which {clause}" if clause else ""
     if not clause:
         return ""
-    return f"{naming(phrase, dec.names[d])} which {clause} (in {dec.names[g]})"
+    return f"{naming(phrase, dec.names[d])} {clause} (in {dec.names[g]})"
 
 
 def section_phrase(dec: Decomposition, c: ComponentFacts) -> str:
@@ -219,7 +235,13 @@ def naming(phrase: str, name: str) -> str:
 def paragraph(dec: Decomposition, c: ComponentFacts, previous_r2: float) -> str:
     """The paragraph on component ``c``; ``previous_r2``: the R² of the components before it."""
     if dec.series is not None:
-        return component_paragraph(c, dec.axis, previous_r2, x_data=column(dec, 0))
+        return component_paragraph(
+            c,
+            dec.axis,
+            previous_r2,
+            x_data=column(dec, 0),
+            reference=reference_name(dec.model.prior_mean),
+        )
     if len(c.dims) == 1 and not c.is_noise:
         d = c.dims[0]
         one = replace(c, kernel=on_first_input(c.kernel))

@@ -19,8 +19,17 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.periods import strongest_harmonic
 from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
 from abcd_cli.reporting.gathered import leading_cycle
-from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, data_range, in_data_range
-from abcd_cli.reporting.wording import format_span, number_word
+from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.trends import (
+    DIP_TOLERANCE,
+    SLOW_CYCLES,
+    classify_trend,
+    coarse_precision,
+    cycles_in_data,
+    data_range,
+    in_data_range,
+)
+from abcd_cli.reporting.wording import format_amount, format_position, format_span, number_word
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
@@ -35,6 +44,9 @@ LINEAR_SHARE = 0.98
 #: A trend whose straight-line change across the part of the data where it applies is below
 #: this share of its level there is flat (a constant level, not a rising or falling line).
 FLAT_SHARE = 0.05
+#: A level switched on and off has a plateau, and is said as a level with steps, when its
+#: median where it applies is within this share of its extreme there.
+PLATEAU_SHARE = 0.1
 #: Points of the grid a period must hold for its amplitude to be measured.
 MIN_POINTS = 4
 #: Equal windows across the data in which the size of a component that is not a cycle is
@@ -147,6 +159,25 @@ def size_profile(
     return (x[tops], sizes) if sizes.max() > 0 else None
 
 
+def level_side(facts: ComponentFacts, x_data: np.ndarray | None) -> int:
+    """Which side of zero (the reference every level is measured from) a component that is not
+    a cycle keeps over the data: +1 when its fitted curve stays above it, −1 below, 0 when it
+    crosses it (beyond ``FLAT_SHARE`` of its largest |m|) or is a cycle. A level that shrinks
+    on one side moves towards the reference: the words say which way it goes, so that a
+    level rising from −19,400 to −78 is not said to 'fade' (read as 'fall')."""
+    if leading_cycle(facts.kernel, x_data) is not None:
+        return 0
+    _, mean = in_data_range(facts, x_data)
+    top = float(np.max(np.abs(mean))) if mean.size else 0.0
+    if top <= 0.0:
+        return 0
+    if float(mean.min()) >= -FLAT_SHARE * top:
+        return 1
+    if float(mean.max()) <= FLAT_SHARE * top:
+        return -1
+    return 0
+
+
 @dataclass(frozen=True)
 class TrendShape:
     """A trend's curve where it applies within the data: its level there, whether a straight
@@ -203,19 +234,70 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
     return classify_trend(mean)
 
 
-def harmonic_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """Where a cycle's data repeat most strongly, when not at its period: the periodogram of
-    what it fits (its partial residuals) peaks at a harmonic period/k
-    (``periods.strongest_harmonic``); [] otherwise."""
+def repeat_harmonic(facts: ComponentFacts, x_data: np.ndarray | None) -> int | None:
+    """The k ≥ 2 at whose period/k what a cycle fits (its partial residuals) mostly repeats,
+    its periodogram peaking there rather than at the period (``periods.strongest_harmonic``);
+    None for a component that is not a cycle, or whose data peak at its period."""
     parts = leading_cycle(facts.kernel, x_data)
     if parts is None or x_data is None or facts.partial.size != len(x_data):
+        return None
+    period = parts.periodic[0].param("period")
+    return strongest_harmonic(np.asarray(x_data, dtype=float), facts.partial, period)
+
+
+def harmonic_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """Where a cycle's data repeat most strongly, when not at its period (``repeat_harmonic``);
+    [] otherwise."""
+    k = repeat_harmonic(facts, x_data)
+    parts = leading_cycle(facts.kernel, x_data)
+    if k is None or parts is None:
         return []
     period = parts.periodic[0].param("period")
-    k = strongest_harmonic(np.asarray(x_data, dtype=float), facts.partial, period)
-    if k is None:
-        return []
     return [
         f"The periodogram of what it fits peaks at {format_span(period / k, axis)}, not at its"
         f" period: within each period of {format_span(period, axis)} the data mostly rise and"
         f" fall {number_word(k)} times."
+    ]
+
+
+def slow_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """What the data can show of a cycle of which they hold fewer than ``SLOW_CYCLES``
+    periods: its fitted period against the data's span, and that they show a slow swing, not
+    a repetition; [] for any other component."""
+    parts = leading_cycle(facts.kernel, x_data)
+    span = data_range(x_data)
+    if parts is None or span is None:
+        return []
+    period = parts.periodic[0].param("period")
+    seen = cycles_in_data(period, x_data)
+    if seen is None or seen >= SLOW_CYCLES:
+        return []
+    than = "longer than" if seen < 1.0 else "more than half"
+    return [
+        f"Its fitted period, {format_span(period, axis)}, is {than} the span of the data"
+        f" ({format_span(span[1] - span[0], axis)}): the data hold"
+        f" {format_number(seen, decimals=1)} of its cycles, so they show a slow swing, not"
+        " that it repeats."
+    ]
+
+
+def unsteady_level_sentences(
+    facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """A switched level with no plateau where it applies: its median m̃ there short of its
+    extreme m* by more than ``PLATEAU_SHARE`` of it, (|m*| − |m̃|) > share·|m*| (its switches
+    take up much of its interval: internet's ten-day holiday dip, switched over 1.3 weeks
+    each way). How far it reaches and when, in place of a level and its steps; [] when it
+    has its plateau."""
+    x, mean = applied_part(facts, x_data)
+    if mean.size < 3:
+        return []
+    k = int(np.argmax(np.abs(mean)))
+    top = abs(float(mean[k]))
+    if top <= 0.0 or top - abs(float(np.median(mean))) <= PLATEAU_SHARE * top:
+        return []
+    when = format_position(x[k], axis, coarse_precision(x_data))
+    return [
+        "Its switches take up much of the interval where it applies, so it has no flat stretch"
+        f" there: it reaches about {format_amount(mean[k], axis)} around {when}."
     ]

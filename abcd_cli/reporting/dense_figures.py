@@ -32,8 +32,28 @@ from abcd_cli.reporting.figures import (
 
 #: The heading of a dense curve's window: it ends at the data's end and spans a few of the
 #: curve's cycles (whole periods on the fine window; peak spacings on the whole span's grid,
-#: which for a modulated or jagged cycle are fewer than its cycles).
-WINDOW_TITLE = "the data's last stretch"
+#: which for a modulated or jagged cycle are fewer than its cycles). Short, so that
+#: 'Sum of components 1-12: end of the data' fits a half-width panel.
+WINDOW_TITLE = "end of the data"
+#: What the caption says of a section whose figures have two panels: the envelope below
+#: shows how the cycles' size and level move, not their shape (the window above shows that).
+ENVELOPE_NOTE = (
+    "Where a figure has two panels, the upper one shows the end of the data, where the shape"
+    " of each cycle can be read; the lower one shows the whole span as an envelope: the dark"
+    " band is the range the fitted mean sweeps within each slice of a cycle or more, the light"
+    " one that of its ±2 standard deviations. The envelope shows how the size and level of"
+    " the cycles change across the data, not their shape: a band of even width is a cycle"
+    " that keeps its size."
+)
+
+
+def is_dense(x_grid: ArrayLike, mean: ArrayLike, end: float) -> bool:
+    """Whether a half-width figure of ``mean`` on ``x_grid`` draws two panels (a window and
+    the whole span's envelope) because the curve is too dense to read whole."""
+    x_grid, mean = as_arrays(("x_grid", x_grid), ("mean", mean))
+    return dense_window(x_grid, mean, end, HALF_WIDTH) is not None
+
+
 #: A curve on the fine window: (x, mean, sd).
 Curve = tuple[ArrayLike, ArrayLike, ArrayLike]
 

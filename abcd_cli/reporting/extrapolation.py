@@ -22,9 +22,16 @@ from abcd_cli.reporting.factors import (
     sharp_gates,
     switch_precision,
 )
-from abcd_cli.reporting.gathered import gathered, gathered_continuation, smooth_continuation
-from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb
+from abcd_cli.reporting.gathered import (
+    gathered,
+    gathered_continuation,
+    leading_cycle,
+    smooth_continuation,
+)
+from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb, seen_words
 from abcd_cli.reporting.trends import (
+    SLOW_CYCLES,
+    cycles_in_data,
     data_range,
     data_spacing,
     lin_trend,
@@ -120,7 +127,25 @@ def describe_extrapolation(
 def extrapolation_record(
     facts: ComponentFacts, axis: Axis, *, x_data: np.ndarray | None = None
 ) -> Extrapolation:
-    """What the component is assumed to do beyond the end of the data: its kind and sentence."""
+    """What the component is assumed to do beyond the end of the data: its kind and sentence;
+    a cycle of which the data hold fewer than ``SLOW_CYCLES`` periods says that its repeating
+    is the model's assumption, not what the data show."""
+    record = _record(facts, axis, x_data)
+    cycle = leading_cycle(facts.kernel, x_data)
+    if record.kind != "repeats" or cycle is None:
+        return record
+    seen = cycles_in_data(cycle.periodic[0].param("period"), x_data)
+    if seen is None or seen >= SLOW_CYCLES:
+        return record
+    return Extrapolation(
+        "repeats",
+        f"{record.sentence} The data hold {seen_words(seen)} of it, so that it repeats is"
+        " the model's assumption, not something the data show.",
+    )
+
+
+def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Extrapolation:
+    """:func:`extrapolation_record` before a slow cycle's caveat."""
     parts = factors_of(facts.kernel)
     if parts is None and noise_terms(facts.kernel):
         if any(t.lin or t.gates for t in noise_terms(facts.kernel)):

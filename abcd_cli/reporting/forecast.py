@@ -23,6 +23,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.assumptions import assumptions_paragraph
 from abcd_cli.reporting.calibration_text import calibration_part
+from abcd_cli.reporting.certainty import probability_text
 from abcd_cli.reporting.component_text import column
 from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.sections import Frame
@@ -123,7 +124,7 @@ def structure_lines(posterior: PosteriorForecast | None) -> list[tuple[str, Any]
     else None (agreeing, they would lie on the mixture's mean and only hide it)."""
     if posterior is None or not posterior.disagree:
         return None
-    return [(f"weight {format_number(s.weight, decimals=2)}", s.mean) for s in posterior.structures]
+    return [(f"weight {probability_text(s.weight)}", s.mean) for s in posterior.structures]
 
 
 def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None) -> str:
@@ -154,7 +155,7 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
         f" fitted, each weighted by its evidence, {parameters_clause(posterior.draws)}; the"
         " band holds the central 95% of a new observation, noise included. The components"
         " above describe the most probable structure, of weight"
-        f" {format_number(posterior.top_weight, decimals=2)}." + agreement_text(dec, posterior)
+        f" {probability_text(posterior.top_weight)}." + agreement_text(dec, posterior)
     )
 
 
@@ -189,7 +190,7 @@ def agreement_text(dec: Decomposition, posterior: PosteriorForecast) -> str:
     parting = format_position(posterior.parting, dec.axis, precision)
     peak = format_position(posterior.peak_x, dec.axis, precision)
     values = [
-        f"about {format_amount(value, dec.axis)} (weight {format_number(s.weight, decimals=2)}"
+        f"about {format_amount(value, dec.axis)} (weight {probability_text(s.weight)}"
         + (", the structure described above)" if s.rank == 0 else ")")
         for s, value in posterior.at_peak()
     ]

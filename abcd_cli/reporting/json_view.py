@@ -12,6 +12,9 @@ from abcd_cli import __version__
 from abcd_cli.decompose.averaged import AveragedForecast, PosteriorForecast
 from abcd_cli.decompose.components import Decomposition
 
+#: A component's notes under its figures, which the JSON (having no figures) leaves out.
+CAPTIONS = ("figure_note", "envelope_note")
+
 
 def json_view(
     context: dict[str, Any],
@@ -43,7 +46,7 @@ def json_view(
         "summary": context["summary"],
         "table": context["table"],
         "components": [
-            {k: v for k, v in c.items() if k != "figure_note"} for c in context["components"]
+            {k: v for k, v in c.items() if k not in CAPTIONS} for c in context["components"]
         ],
         "forecast": context["forecast"],
         "checks": {"text": context["checks"]["text"], "rows": context["checks"]["rows"]},

@@ -18,9 +18,13 @@ from abcd_cli.reporting.curves import (
     applied_part,
     fitted_amplitudes,
     harmonic_sentences,
+    level_side,
     mean_trend,
+    repeat_harmonic,
     size_profile,
+    slow_cycle_sentences,
     trend_shape,
+    unsteady_level_sentences,
 )
 from abcd_cli.reporting.factors import (
     Factors,
@@ -242,7 +246,14 @@ def _trend_sentences(
             return [f"{where} it stays flat, at about {level}: switching it acts as a step."]
         return [f"{where} it stays essentially flat, at about {level}."]
     else:
-        return [f"It is not monotonic: {where.lower()} it goes both up and down."]
+        low, high = int(np.argmin(mean)), int(np.argmax(mean))
+        precision = coarse_precision(x_data)
+        return [
+            f"It is not monotonic: {where.lower()} it goes both up and down, between about"
+            f" {format_amount(mean[low], axis)} (around {format_position(x[low], axis, precision)})"
+            f" and {format_amount(mean[high], axis)} (around"
+            f" {format_position(x[high], axis, precision)})."
+        ]
     shape = trend_shape(x, mean)
     if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
         text += ", though not along a straight line"
@@ -322,13 +333,17 @@ def _detail_sentences(
                     "Where it applies, its",
                     float(np.median(applied_part(facts, x_data)[1])),
                 )
-            out.append(f"{where} level is about {format_amount(level, axis)}.")
+            unsteady = unsteady_level_sentences(facts, axis, x_data) if not gradual else []
+            out += unsteady or [f"{where} level is about {format_amount(level, axis)}."]
     if gradual and x_data is not None:
         profile = size_profile(facts, x_data) or gate_profile(parts.gates, x_data)
         out += _gradual_sentences(profile, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
-        if head == "constant" or (head == "linear" and mean_trend(facts, x_data) == "flat"):
+        flat = mean_trend(facts, x_data) == "flat"
+        if (head == "constant" and not unsteady_level_sentences(facts, axis, x_data)) or (
+            head == "linear" and flat
+        ):
             out += _step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
     return out
 
@@ -432,12 +447,14 @@ def component_paragraph(
     *,
     x_data: np.ndarray | None = None,
     input_name: str | None = None,
+    reference: str = "zero",
 ) -> str:
     """A paragraph on one component: what it is, its numbers in the data's units, how much
     variance it explains and how it changes the cross-validated error.
 
     ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2);
-    ``input_name``: the input it is a function of, in a model of several inputs.
+    ``input_name``: the input it is a function of, in a model of several inputs;
+    ``reference``: what its levels are measured from, in words (``wording.reference_name``).
     """
     parts = factors_of(facts.kernel, x_data)
     direction = mean_trend(facts, x_data)
@@ -449,6 +466,9 @@ def component_paragraph(
         input_name=input_name,
         amplitude=amplitude_trend(facts, x_data),
         strength=size_profile(facts, x_data),
+        side=level_side(facts, x_data),
+        reference=reference,
+        harmonic=repeat_harmonic(facts, x_data),
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
@@ -458,6 +478,7 @@ def component_paragraph(
         sentences.append(_noise_sentence(facts, axis, x_data, None))
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)
+    sentences += slow_cycle_sentences(facts, axis, x_data)
     sentences += harmonic_sentences(facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)

@@ -26,8 +26,10 @@ from abcd_cli.reporting.factors import (
 from abcd_cli.reporting.gathered import Gathered, amplitude_modifier, gathered
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
+    SLOW_CYCLES,
     classify_trend,
     coarse_precision,
+    cycles_in_data,
     data_range,
     data_spacing,
     lin_trend,
@@ -82,21 +84,63 @@ def _period_text(per: BaseKernel, axis: Axis) -> str:
     return f"a period of {format_span(per.param('period'), axis)}"
 
 
+def seen_words(cycles: float) -> str:
+    """How many cycles of a slow one the data hold, in words: 'less than one cycle',
+    'fewer than two cycles'."""
+    return "less than one cycle" if cycles < 1.0 else "fewer than two cycles"
+
+
+def _repetition(
+    parts: Factors, axis: Axis, x_data: np.ndarray | None, harmonic: int | None
+) -> tuple[str | None, str]:
+    """How a cycle's heading states its repetition, as (a noun replacing its own, or None;
+    the modifier after it): its period ('with a period of 1.0 year'); with fewer than
+    ``SLOW_CYCLES`` periods in the data, what they can show ('a slow swing', 'with fewer
+    than two cycles seen in the data'); when what it fits mostly repeats at a ``harmonic``
+    period/k (``curves.repeat_harmonic``), that first ('that mostly rises and falls every
+    1.0 year, its pattern repeating every 4.0 years')."""
+    lead = parts.periodic[0]
+    period = lead.param("period")
+    seen = cycles_in_data(period, x_data)
+    if seen is not None and seen < SLOW_CYCLES:
+        return "a slow swing", f"with {seen_words(seen)} seen in the data"
+    if harmonic:
+        return None, harmonic_words(period, harmonic, axis)
+    return None, f"with {_period_text(lead, axis)}"
+
+
+def harmonic_words(period: float, k: int, axis: Axis) -> str:
+    """A cycle whose data mostly repeat at period/k, that repetition first: 'that mostly
+    rises and falls every 1.0 year, its pattern repeating every 4.0 years'."""
+    return (
+        f"that mostly rises and falls every {format_span(period / k, axis)}, its pattern"
+        f" repeating every {format_span(period, axis)}"
+    )
+
+
 def modulator_phrases(parts: Factors, axis: Axis) -> list[str]:
     """The cycles that multiply a periodic term's leading one: 'a periodic function with a
     period of 10 years'."""
     return [f"{extra.noun} with {_period_text(extra, axis)}" for extra in parts.periodic[1:]]
 
 
-def _head_phrase(parts: Factors, axis: Axis, direction: str | None) -> tuple[str, list[str]]:
-    """The determiner, premodifiers and head noun, and the head's own postmodifiers."""
+def _head_phrase(
+    parts: Factors,
+    axis: Axis,
+    direction: str | None,
+    x_data: np.ndarray | None = None,
+    harmonic: int | None = None,
+) -> tuple[str, list[str]]:
+    """The determiner, premodifiers and head noun, and the head's own postmodifiers (a
+    cycle's repetition as :func:`_repetition` states it)."""
     head = parts.head
     if head == "noise":
         return "uncorrelated noise", []
     lead = parts.lead
     if head == "periodic" and lead is not None:
-        noun = lead.approximate_noun if parts.smooth else lead.noun
-        post = [f"with {_period_text(lead, axis)}"]
+        slow, repetition = _repetition(parts, axis, x_data, harmonic)
+        noun = slow or (lead.approximate_noun if parts.smooth else lead.noun)
+        post = [repetition]
         post += [f"modulated by {m}" for m in modulator_phrases(parts, axis)]
         return noun, post
     if head == "smooth" and lead is not None:
@@ -131,6 +175,9 @@ def _join_modifiers(post: Sequence[str]) -> str:
         previous = post[i - 1]
         if item.startswith("modulated by "):
             text += f"{' and' if previous.startswith('modulated by ') else ','} {item}"
+            continue
+        if item.startswith("with ") and previous.startswith("that "):
+            text += f", {item}"  # after a clause of its own: '..., with increasing amplitude'
             continue
         if item.startswith("with ") and previous.startswith("with "):
             item = item[len("with ") :]
@@ -175,22 +222,41 @@ def on_clause(on: Sequence[Interval], axis: Axis, x_data: np.ndarray | None) -> 
     return "applies " + join_words(pieces)
 
 
-def gradual_clause(profile: tuple[np.ndarray, np.ndarray], axis: Axis, x_data: np.ndarray) -> str:
-    """'grows stronger across the data', 'fades across the data', 'is strongest around
-    August 2010', 'is weakest around ...': change factors that scale it gradually, said from
+def gradual_clause(
+    profile: tuple[np.ndarray, np.ndarray],
+    axis: Axis,
+    x_data: np.ndarray,
+    side: int = 0,
+    reference: str = "zero",
+    cycle: bool = False,
+) -> str:
+    """The relative clause of change factors that scale a component gradually, said from
     ``profile`` (x, size): the component's own curve (``curves.size_profile``), or with no
-    curve the gates' amplitude (``factors.gate_profile``)."""
+    curve the gates' amplitude (``factors.gate_profile``). A size that only grows or shrinks
+    is said in words no reader takes for a direction it does not have: a cycle's 'amplitude
+    grows' or 'shrinks'; a level on one ``side`` of the ``reference`` (``curves.level_side``)
+    'rises towards the series' mean' or 'falls further below' it; one crossing it, or with no
+    curve, 'whose size grows'. Else where it is strongest ('which is strongest around
+    August 2010') or weakest."""
     xs, amplitude = profile
     trend = classify_trend(amplitude, DIP_TOLERANCE)
-    if trend == "increasing":
-        return "grows stronger across the data"
-    if trend == "decreasing":
-        return "fades across the data"
+    if trend in ("increasing", "decreasing"):
+        grows = trend == "increasing"
+        if cycle:
+            return f"whose amplitude {'grows' if grows else 'shrinks'} across the data"
+        if side == 0:
+            return f"whose size {'grows' if grows else 'shrinks'} across the data"
+        if grows:
+            way = "rises further above" if side > 0 else "falls further below"
+        else:
+            way = "falls towards" if side > 0 else "rises towards"
+        return f"which {way} {reference} across the data"
     peak = int(np.argmax(amplitude))
     if 0 < peak < amplitude.size - 1:
-        return f"is strongest around {format_position(xs[peak], axis, coarse_precision(x_data))}"
+        where = format_position(xs[peak], axis, coarse_precision(x_data))
+        return f"which is strongest around {where}"
     low = xs[int(np.argmin(amplitude))]  # the largest at an end: the dip is inside
-    return f"is weakest around {format_position(low, axis, coarse_precision(x_data))}"
+    return f"which is weakest around {format_position(low, axis, coarse_precision(x_data))}"
 
 
 def _noise_sum_phrase(kernel: Kernel, x_data: np.ndarray | None) -> str:
@@ -215,6 +281,7 @@ def _gathered_phrase(
     direction: str | None,
     input_name: str | None,
     amplitude: str | None = None,
+    harmonic: int | None = None,
 ) -> str:
     """The phrase of a gathered component: its leading term's head ('a periodic function with
     a period of 1.0 year', a polynomial of the terms' largest degree), how the amplitude of
@@ -226,7 +293,7 @@ def _gathered_phrase(
         else:
             noun, post = DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
     else:
-        noun, post = _head_phrase(g.lead, axis, direction)
+        noun, post = _head_phrase(g.lead, axis, direction, x_data, harmonic)
         if g.head == "periodic":
             others = [m for t in g.terms for m in modulator_phrases(t, axis)]
             post += [
@@ -242,13 +309,20 @@ def _gathered_phrase(
     phrase = " ".join([noun, _join_modifiers(post)]).strip()
     modifier = amplitude_modifier(g, amplitude)
     modulated = any(item.startswith("modulated by ") for item in post)
-    if modifier.startswith("whose ") and not modulated:  # a modulation says it changes
-        phrase += f" {modifier}"
+    joined = modifier.startswith("whose ") and not modulated  # a modulation says it changes
+    if joined:
+        phrase += f"{_clause_joint(post)}{modifier}"
     clause = on_clause(g.on, axis, x_data)
     if clause:
-        joined = modifier.startswith("whose ") and not modulated
-        phrase += f" {'and' if joined else 'which'} {clause}"
+        phrase += f" and {clause}" if joined else f"{_clause_joint(post)}which {clause}"
     return phrase
+
+
+def _clause_joint(post: Sequence[str]) -> str:
+    """What joins a relative clause ('which applies ...', 'whose amplitude ...') to a phrase:
+    a space, or ', and ' after a clause of the cycle's own ('that mostly rises and falls every
+    1.0 year, its pattern repeating every 4.0 years, and which is strongest around 1975')."""
+    return ", and " if any(item.startswith("that ") for item in post) else " "
 
 
 def noun_phrase(
@@ -260,13 +334,20 @@ def noun_phrase(
     input_name: str | None = None,
     amplitude: str | None = None,
     strength: tuple[np.ndarray, np.ndarray] | None = None,
+    side: int = 0,
+    reference: str = "zero",
+    harmonic: int | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
     amplitude moves on its fitted curve (``curves.amplitude_trend``), which the words on its
     amplitude follow where the kernel's factors alone would say otherwise; ``strength``: its
     fitted curve's size across the data (``curves.size_profile``), which words a gradual
-    change ('fades across the data') instead of the gates' own amplitude.
+    change ('rises towards the series' mean across the data') instead of the gates' own
+    amplitude, with ``side``, the side of the ``reference`` its level keeps
+    (``curves.level_side``; ``reference``: what levels are measured from, in words);
+    ``harmonic``: the k at whose period/k what a cycle fits mostly repeats
+    (``curves.repeat_harmonic``), which its heading says before its period.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -280,9 +361,11 @@ def noun_phrase(
             return _noise_sum_phrase(kernel, x_data)
         together = gathered(kernel, x_data)
         if together is not None:
-            return _gathered_phrase(together, axis, x_data, direction, input_name, amplitude)
+            return _gathered_phrase(
+                together, axis, x_data, direction, input_name, amplitude, harmonic
+            )
         return f"a function with covariance {kernel.structure}"
-    noun, post = _head_phrase(parts, axis, direction)
+    noun, post = _head_phrase(parts, axis, direction, x_data, harmonic)
     if input_name is not None and parts.head not in ("noise", "constant"):
         noun = of_input(noun, input_name)
     x_range = data_range(x_data)
@@ -292,11 +375,15 @@ def noun_phrase(
         post.append(_lin_modifier(parts.lin, what, x_range, curve))
     phrase = " ".join([noun, _join_modifiers([p for p in post if p])]).strip()
     if parts.gates:
-        if is_gradual(parts.gates, x_data):
-            profile = strength or gate_profile(parts.gates, x_data)  # type: ignore[arg-type]
-            clause = gradual_clause(profile, axis, x_data)  # type: ignore[arg-type]
+        if x_data is not None and is_gradual(parts.gates, x_data):
+            if parts.head == "constant":  # scaled gradually, it is no constant: a level
+                phrase = phrase.replace("a constant", "a level", 1)
+            profile = strength or gate_profile(parts.gates, x_data)
+            cycle = parts.head == "periodic"
+            clause = gradual_clause(profile, axis, x_data, side, reference, cycle)
+            phrase += f"{_clause_joint(post)}{clause}"
         else:
             clause = _applies_clause(parts.gates, axis, x_data)
-        if clause:
-            phrase += f" which {clause}"
+            if clause:
+                phrase += f"{_clause_joint(post)}which {clause}"
     return phrase

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER
+from abcd_cli.reporting.certainty import probability_text
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
 #: for it. Ten BIC units is where a difference between two models counts as strong evidence,
@@ -145,14 +146,14 @@ def _posterior_notes(result: SearchResult) -> list[str]:
     )
     note = (
         f"the posterior weighed {weighed} by their evidence; the model is the most probable,"
-        f" of weight {weights[0]:.2f}"
+        f" of weight {probability_text(weights[0])}"
     )
     lowest = min(range(len(weights)), key=lambda i: posterior.structures[i].ranking_bic)
     if lowest != 0:
         text = result.model.scaling.kernel_out(posterior.structures[lowest].kernel)
         note += (
             f"; the lowest BIC, {text.to_text(params=False, names=result.model.x_names)},"
-            f" has weight {weights[lowest]:.2f}"
+            f" has weight {probability_text(weights[lowest])}"
         )
     failed = sum(bool(s.failure) for s in posterior.structures)
     if failed:

@@ -7,7 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
-from abcd_cli.reporting.curves import amplitude_trend, mean_trend, size_profile
+from abcd_cli.reporting.curves import (
+    amplitude_trend,
+    level_side,
+    mean_trend,
+    repeat_harmonic,
+    size_profile,
+)
 from abcd_cli.reporting.numbers import format_pvalue
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.wording import (
@@ -95,6 +101,8 @@ def summary_sentences(
                 direction=mean_trend(facts, x_data),
                 amplitude=amplitude_trend(facts, x_data),
                 strength=size_profile(facts, x_data),
+                side=level_side(facts, x_data),
+                harmonic=repeat_harmonic(facts, x_data),
             )
             for facts in components
         ]

@@ -23,6 +23,20 @@ def data_range(x_data: np.ndarray | None) -> tuple[float, float] | None:
     return float(np.min(x)), float(np.max(x))
 
 
+#: A cycle of which the data hold fewer than this many periods is said as a slow swing: the
+#: data cannot show that it repeats, so its period heads no sentence.
+SLOW_CYCLES = 2.0
+
+
+def cycles_in_data(period: float, x_data: np.ndarray | None) -> float | None:
+    """How many periods of a cycle the data span: (max x − min x) / period; None without
+    data or a period."""
+    span = data_range(x_data)
+    if span is None or not np.isfinite(period) or period <= 0:
+        return None
+    return (span[1] - span[0]) / period
+
+
 def data_spacing(x_data: np.ndarray | None) -> float | None:
     """The median step between distinct x values; None with fewer than two of them."""
     if x_data is None or len(x_data) < 2:

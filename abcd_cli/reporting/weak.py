@@ -1,6 +1,7 @@
 """Which cycles the data do not single out, and why: a cycle is stated as possible, not as a
 plain finding, when its period is one of several comparable peaks of the periodogram of what
-it fits (at least ``MIN_RIVALS`` rivals: ``decompose/periods.py``), or when it lowers the
+it fits (at least ``MIN_RIVALS`` rivals outside its own spectral width:
+``decompose/periods.py``), or when it lowers the
 cross-validated mean absolute error by less than ``WEAK_CV_GAIN``. The report computes the
 reasons once (``weak_reasons``) and passes them to every part that words a component.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.periods import dominant_harmonic, period_rivals
+from abcd_cli.reporting.factors import Factors, product_lengthscale
 from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.wording import format_span, join_words, number_word, percent
 
@@ -22,14 +24,22 @@ MIN_RIVALS = 2
 def cycle_period(dec: Decomposition, c: ComponentFacts) -> float | None:
     """The period of a component that is a cycle along one input (its leading periodic factor,
     or its gathered terms' leading one); None for any other component."""
+    parts = _cycle_parts(dec, c)
+    return None if parts is None else float(parts.periodic[0].param("period"))
+
+
+def _cycle_parts(dec: Decomposition, c: ComponentFacts) -> Factors | None:
+    """The leading cycle's factors of a component that is a cycle along one input."""
     if c.is_noise or len(c.dims) > 1:
         return None
-    d = c.dims[0] if c.dims else 0
-    x = dec.model.X[:, d]
-    parts = leading_cycle(c.kernel, x)
-    if parts is None:
-        return None
-    return float(parts.periodic[0].param("period"))
+    return leading_cycle(c.kernel, dec.model.X[:, c.dims[0] if c.dims else 0])
+
+
+def cycle_drift(dec: Decomposition, c: ComponentFacts) -> float | None:
+    """The length over which a cycle's shape drifts (its smooth factors' lengthscale), None
+    when it repeats exactly."""
+    parts = _cycle_parts(dec, c)
+    return product_lengthscale(parts.smooth) if parts is not None and parts.smooth else None
 
 
 def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
@@ -43,7 +53,7 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     reasons = []
     if c.partial.size:
         d = c.dims[0] if c.dims else 0
-        rivals = period_rivals(dec.model.X[:, d], c.partial, period)
+        rivals = period_rivals(dec.model.X[:, d], c.partial, period, cycle_drift(dec, c))
         if rivals is not None and rivals >= MIN_RIVALS:
             reasons.append(
                 f"its period is one of {number_word(rivals + 1)} comparable peaks in the"

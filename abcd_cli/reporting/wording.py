@@ -57,6 +57,14 @@ def format_amount(value: float, axis: Axis) -> str:
     return format_number(float(value), 3)
 
 
+def reference_name(prior_mean: str) -> str:
+    """What a model's levels are measured from, in words, for its ``prior_mean`` ("data",
+    "zero" or "constant"): the series' mean, zero or the model's constant level."""
+    return {"zero": "zero", "constant": "the model's constant level"}.get(
+        prior_mean, "the series' mean"
+    )
+
+
 def format_span(length: float, axis: Axis) -> str:
     """A length along x, in x's units: when x counts time (``axis.unit``), in the largest unit
     it fills (24 hours: ``1.0 day``; 0.8 seconds: ``0.8 seconds``), else ``units of x``."""

@@ -118,3 +118,29 @@ def test_a_linear_trend_finding_whose_curve_is_a_step_is_not_called_a_linear_tre
     assert not trend["text"].startswith("a linear trend")
     assert "flat where it applies" in trend["text"]
     assert not any("linear trend" in fact.lower() for fact in context["summary"]["facts"])
+
+
+def test_a_cycle_finding_whose_data_peak_at_a_harmonic_says_that_first() -> None:
+    """Sulphuric and unemployment at depth 2, posterior report: 'A cycle with a period of 4.0
+    years (probability 1.00)' where what the cycle fits mostly rises and falls every year.
+    The finding now says that first, as the component's heading does."""
+    from abcd_cli.reporting.context import build_context
+    from tests.reporting.test_curves import HARMONIC_KERNEL, _cycle_decomposition, harmonic_series
+    from tests.reporting.test_posterior_report import _structure
+    from tests.reporting.test_report import _search_doc
+
+    dec = _cycle_decomposition(harmonic_series(), HARMONIC_KERNEL)
+    model = dec.model
+    doc = _search_doc(model)
+    doc["settings"].update({"method": "posterior", "pool": 1, "draws": 3})
+    doc["posterior"] = {
+        "prior": {"structures": "uniform over the pool", "parameters": "normal"},
+        "draws": 3,
+        "structures": [_structure(model.kernel, 1.0, model.bic)],
+    }
+    context = build_context(dec, "Output", "output.csv", doc, figures=False)
+    (cycle,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "periodic"]
+    assert cycle["text"].startswith(
+        "a cycle that mostly rises and falls every 1.0 year, its pattern repeating every 4.0 years"
+    )
+    assert "with a period of 4.0 years" not in cycle["text"]

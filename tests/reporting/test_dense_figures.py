@@ -5,6 +5,7 @@ every panel, the sums so far too, holds a readable density of peaks as drawn."""
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from abcd_cli.reporting import dense_figures
 from abcd_cli.reporting.density import MAX_PEAKS_PER_INCH, peak_count
@@ -33,7 +34,7 @@ def test_sixty_years_of_a_monthly_cycle_are_not_a_solid_block() -> None:
     assert "whole span" in whole.get_title(loc="left")
     # the window's heading claims no count of cycles: on a modulated or jagged cycle the peak
     # spacing it is cut by is shorter than the period ('last 4 cycles' over 1.8 of them)
-    assert top.get_title(loc="left") == "Component 1: the data's last stretch"
+    assert top.get_title(loc="left") == "Component 1: end of the data"
     low, high = top.get_xlim()
     ticks = [t for t in top.get_xticks() if low <= t <= high]
     assert 2 <= len(ticks) <= 5  # decimal-year labels that do not run into each other
@@ -110,3 +111,53 @@ def test_every_panel_of_a_dense_cycle_reads_as_drawn() -> None:
         assert drawn.min() == fine[0][0] and drawn.max() == fine[0][-1]  # whole periods
         assert drawn.size >= 4 * 30  # enough points per period to draw the cycle's shape
         assert whole.get_xlim()[1] - whole.get_xlim()[0] > 14
+
+
+def test_a_long_title_of_a_dense_sum_fits_its_panel() -> None:
+    """Mauna: 'Sum of components 1-2: the data's last stretch' ran past the panel's edge and
+    was cut ('... last stretc')."""
+    mean = np.sin(2 * np.pi * GRID) + 0.5 * (GRID - 1950.0)
+    y = np.interp(X_DATA, GRID, mean)
+    sd = 0.1 * np.ones_like(GRID)
+    fig = dense_figures.cumulative_figure(
+        GRID, mean, sd, X_DATA, y, "x (years)", "y", "Sum of components 1-12"
+    )
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        title = ax._left_title  # set_labels titles on the left
+        assert title.get_text().startswith("Sum of components 1-12")
+        assert title.get_window_extent(renderer).x1 <= fig.bbox.x1, title.get_text()
+
+
+def test_a_steady_dense_cycle_says_what_its_envelope_shows() -> None:
+    """A steady yearly cycle over 30 years: its whole-span panel is a band of even width,
+    which shows the cycle's size, not its shape; the caption says what the band is and that
+    the panel above holds the shape. A slow cycle, drawn whole, has no such note."""
+    from abcd_cli.data.scaling import Scaling
+    from abcd_cli.decompose.components import decompose
+    from abcd_cli.decompose.facts import Axis
+    from abcd_cli.engines.exact import negative_log_likelihood
+    from abcd_cli.kernels.text import parse_kernel
+    from abcd_cli.model import Model
+    from abcd_cli.reporting.context import build_context
+    from tests.reporting.test_report import _search_doc
+
+    rng = np.random.default_rng(3)
+    x = 1960.0 + np.arange(120) / 4.0  # quarterly, 30 years: 33 yearly peaks on the grid
+    notes = {}
+    for period in (1.0, 20.0):
+        y = 2.0 * np.sin(2 * np.pi * x / period) + 0.3 * rng.standard_normal(x.size)
+        sc = Scaling.from_data(x, y)
+        text = f"Per(lengthscale=2.0, period={period}, sd=1.5) + WN(sd=0.3)"
+        kernel = sc.kernel_in(parse_kernel(text))
+        nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), y.size)
+        model = Model(kernel, sc, x, y, nll)
+        dec = decompose(model, (Axis("year", "date", "y"),), extrapolate=0.1, seed=0)
+        context = build_context(dec, "Y", "y.csv", _search_doc(model), figures=False)
+        cycle = next(c for c in context["components"] if "noise" not in c["phrase"])
+        notes[period] = cycle["envelope_note"]
+    assert "envelope" in notes[1.0] and "not their shape" in notes[1.0]
+    assert "a band of even width is a cycle that keeps its size" in notes[1.0]
+    assert notes[20.0] == ""

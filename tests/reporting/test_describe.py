@@ -249,11 +249,11 @@ def test_change_factors_too_soft_to_switch_are_a_gradual_scaling() -> None:
     assert "of its largest at the start of the data" in paragraph
     extrapolation = describe_extrapolation(make_facts(kernel, grid=year), YEAR, x_data=year)
     assert "switched off" not in extrapolation and "gradually" in extrapolation
-    # a soft changepoint across the data: it grows or fades
+    # a soft changepoint across the data, no curve to read: its size grows or shrinks
     rising = prod(SE((0.05, 1.0)), After((2010.5, 0.3)))
-    assert noun_phrase(rising, YEAR, x_data=year).endswith("which grows stronger across the data")
+    assert noun_phrase(rising, YEAR, x_data=year).endswith("whose size grows across the data")
     falling = prod(SE((0.05, 1.0)), Before((2010.5, 0.3)))
-    assert noun_phrase(falling, YEAR, x_data=year).endswith("which fades across the data")
+    assert noun_phrase(falling, YEAR, x_data=year).endswith("whose size shrinks across the data")
     # a sharp window of the same place is still a window
     sharp = prod(SE((0.05, 1.0)), Inside((2010.64, 0.075, 0.002)))
     assert "which applies between" in noun_phrase(sharp, YEAR, x_data=year)

@@ -171,3 +171,12 @@ def test_the_forecast_section_says_its_assumptions_from_the_components_records()
         "returns to the long-run trend and the cycles that keep repeating: the series' mean" in text
     )
     assert "Held constant throughout" in text and "--" not in text
+
+
+def test_a_weight_just_under_one_is_not_printed_as_one() -> None:
+    """Call-centre's posterior report: 'the most probable structure (weight > 0.99)' in the
+    summary beside 'of weight 1.00' in the forecast section, one number said two ways."""
+    dec, forecast = _decomposed([(TREND, 0.996), (WIGGLY_TREND, 0.004)])
+    text = forecast_text(dec, forecast)
+    assert "the most probable structure, of weight > 0.99." in text
+    assert "weight 1.00" not in text

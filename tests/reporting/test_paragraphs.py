@@ -177,3 +177,34 @@ def test_a_cycle_with_a_term_rougher_than_a_period_is_not_only_smooth() -> None:
         x_data=X_DATA,
     )
     assert "rougher" not in plain
+
+
+def test_a_smooth_curve_that_goes_up_and_down_gives_its_range_in_units() -> None:
+    """Nile and unemployment: 'It is not monotonic: over the data it goes both up and down',
+    with no number a reader could place. It now says between what levels, and where."""
+    mean = 150.0 * np.exp(-(((GRID - 1952.0) / 1.5) ** 2)) - 80.0 * np.exp(
+        -(((GRID - 1958.0) / 1.5) ** 2)
+    )
+    paragraph = component_paragraph(make_facts(SE((1.0, 1.0)), mean), YEAR, x_data=X_DATA)
+    assert (
+        "It is not monotonic: over the data it goes both up and down, between about −80.0"
+        " (around 1958) and 150 (around 1952)." in paragraph
+    )
+
+
+def test_a_switched_level_with_no_plateau_is_not_said_as_a_level_with_steps() -> None:
+    """Internet's posterior report: 'Where it applies, its level is about −23,400 ... a fall of
+    about 23,400 around 25 December 2004 and then a rise' beside a curve that dips to about
+    −27,000 in a V, its switches taking 1.3 weeks each on a ten-day window. It now says how
+    far the level reaches and when; a level with a plateau keeps its steps."""
+    from abcd_cli.kernels import Inside
+
+    kernel = prod(C((1.0,)), Inside((1955.0, 4.0, 0.5)))
+    dip = -27000.0 * np.exp(-(((GRID - 1955.0) / 1.6) ** 2))
+    paragraph = component_paragraph(make_facts(kernel, dip), YEAR, x_data=X_DATA)
+    assert "so it has no flat stretch there: it reaches about −27,000 around 1955" in paragraph
+    assert "a fall of about" not in paragraph and "level is about" not in paragraph
+    plateau = np.where((GRID > 1953.0) & (GRID < 1957.0), -27000.0, 0.0)
+    paragraph = component_paragraph(make_facts(kernel, plateau), YEAR, x_data=X_DATA)
+    assert "Where it applies, its level is about −27,000" in paragraph
+    assert "a fall of about 27,000 around 1953" in paragraph

@@ -170,10 +170,13 @@ def test_an_uncertain_component_is_described_as_uncertain():
     context = build_context(dec, "Sales", "sales.csv", doc)
     periodic = next(c for c in context["components"] if "period" in c["phrase"])
     assert periodic["tag"] == "uncertain: probability 0.30"
-    assert "do not settle" in periodic["paragraph_note"]
+    # a probability among the structures weighed, not what the data show (issue 63)
+    assert periodic["paragraph_note"].startswith(
+        "Among the structures weighed, those holding this component carry only 0.30 of the weight"
+    )
     assert "period of 1.0 year" in context["summary"]["uncertain"]
     html = render_html(context)
-    assert "(uncertain: probability 0.30)" in html and "do not settle" in html
+    assert "(uncertain: probability 0.30)" in html and "those holding this component" in html
 
 
 def test_a_cycle_seen_too_few_times_is_never_a_fact():

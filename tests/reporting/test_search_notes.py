@@ -52,6 +52,7 @@ def test_a_posterior_names_its_most_probable_structure_and_the_lowest_bic():
     from abcd_cli.kernel_search.posterior import Weighed, ranked
     from abcd_cli.kernel_search.settings import SearchSettings
     from abcd_cli.kernels.text import parse_kernel
+    from abcd_cli.reporting.certainty import probability_text
 
     x = np.linspace(0.0, 10.0, 40)
     y = np.sin(x) + 0.1 * np.cos(7 * x)
@@ -64,7 +65,9 @@ def test_a_posterior_names_its_most_probable_structure_and_the_lowest_bic():
     notes = search_notes(replace(result, posterior=posterior))
     assert notes[-1].startswith("the posterior weighed the 2 structures of lowest BIC")
     lowest = result.model.scaling.kernel_out(second.kernel).to_text(params=False)
-    assert f"the lowest BIC, {lowest}, has weight {posterior.weights[1]:.2f}" in notes[-1]
+    shown = probability_text(posterior.weights[1])  # as the summary writes weights
+    assert f"the lowest BIC, {lowest}, has weight {shown}" in notes[-1]
+    assert f"the most probable, of weight {probability_text(posterior.weights[0])}" in notes[-1]
     lost = Weighed(parse_kernel("WN(sd=1.0)"), 0.0, float("-inf"), np.zeros((0, 1)), failure="x")
     notes = search_notes(replace(result, posterior=ranked([first, lost], 32)))
     assert notes[-1].endswith("1 could not be weighed (weight 0)")
