@@ -63,31 +63,38 @@ def calibration_sentence(c: Calibration, axis: Axis) -> str:
         f"Forecasts made from this series' own past ({c.origins} forecast origins in its last"
         f" half, {c.errors} errors)"
     )
-    wider = [f > 1 + SAME for f in c.factors]
-    narrower = [f < 1 - SAME for f in c.factors]
-    if not any(wider) and not any(narrower):
+    wider = any(f > 1 + SAME for f in c.factors)
+    narrower = any(f < 1 - SAME for f in c.factors)
+    if not wider and not narrower:
         return (
             f"{made} missed by no more than their bands said, so the band is as the mixture"
             " gives it."
         )
+    changed = [abs(f - 1) > SAME for f in c.factors]
+    where = "" if all(changed) else " at some horizons"
     missed = (
-        "more than"
-        if all(wider)
-        else "less than"
-        if all(narrower)
-        else "more than at some horizons and less than at others,"
+        "by more than their bands said at some horizons and by less at others"
+        if wider and narrower
+        else f"by {'more' if wider else 'less'} than their bands said{where}"
     )
     bands = [
-        f"{format_number(f, decimals=1)} times"
-        + (" as wide up to a horizon of " if i == 0 else " up to ")
-        + format_span(edge, axis)
+        _band_width(f) + (" up to a horizon of " if i == 0 else " up to ") + format_span(edge, axis)
         for i, (f, edge) in enumerate(zip(c.factors, c.edges, strict=True))
     ]
     return (
-        f"{made} missed by {missed} their bands said, so the band past the data is"
-        f" {join_words(bands)}. The figure below shows those errors, each divided by the"
-        " spread its forecast gave it, against the band's edges."
+        f"{made} missed {missed}, so the band past the data is {join_words(bands)}. The figure"
+        " below shows those errors, each divided by the spread its forecast gave it, against"
+        " the band's edges."
     )
+
+
+def _band_width(factor: float) -> str:
+    """One band's width in words: "as the mixture gives it" within ``SAME`` of 1, else "1.7
+    times as wide" (two decimals where one would print 1.0)."""
+    if abs(factor - 1) <= SAME:
+        return "as the mixture gives it"
+    decimals = 1 if abs(factor - 1) >= 0.05 else 2
+    return f"{format_number(factor, decimals=decimals)} times as wide"
 
 
 def horizon_label(axis: Axis) -> str:

@@ -20,8 +20,8 @@ def test_a_wider_band_is_said_band_by_band_in_the_datas_time_units() -> None:
     assert text.startswith(
         "Forecasts made from this series' own past (5 forecast origins in its last half, 90"
         " errors) missed by more than their bands said, so the band past the data is 1.6 times"
-        " as wide up to a horizon of 6.0 months, 1.6 times up to 1.0 year and 2.0 times up to"
-        " 2.0 years."
+        " as wide up to a horizon of 6.0 months, 1.6 times as wide up to 1.0 year and 2.0 times"
+        " as wide up to 2.0 years."
     )
 
 
@@ -33,7 +33,20 @@ def test_a_narrower_or_unchanged_band_is_said_so() -> None:
         "missed by no more than their bands said, so the band is as the mixture gives it."
     )
     mixed = calibration_sentence(Calibration((1.0, 2.0), (0.8, 1.3), 4, 40), YEARS)
-    assert "more than at some horizons and less than at others" in mixed
+    assert "missed by more than their bands said at some horizons and by less at others, so" in (
+        mixed
+    )
+
+
+def test_a_band_kept_at_its_floor_is_said_as_given_not_as_one_times_as_wide() -> None:
+    c = Calibration((1.0, 2.0, 3.0), (1.48, 1.0, 1.02), 8, 300)
+    text = calibration_sentence(c, YEARS)
+    assert (
+        "missed by more than their bands said at some horizons, so the band past the data is"
+        " 1.5 times as wide up to a horizon of 1.0 year, as the mixture gives it up to 2.0 years"
+        " and 1.02 times as wide up to 3.0 years." in text
+    )
+    assert "1.0 times" not in text and "less" not in text
 
 
 def test_an_absent_calibration_gives_its_reason() -> None:
