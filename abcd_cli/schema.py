@@ -20,7 +20,7 @@ a missing, unreadable or too deeply nested one in one line.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -334,10 +334,17 @@ class List(_Sequence):
 class Choice(Spec):
     """One of the given values."""
 
-    options: tuple[Any, ...]
+    options: Collection[Any]
 
     def __init__(self, *options: Any) -> None:
         object.__setattr__(self, "options", options)
+
+    @classmethod
+    def of(cls, options: Collection[Any]) -> Choice:
+        """One of ``options``, read as each value is checked (a registry's live keys)."""
+        choice = cls()
+        object.__setattr__(choice, "options", options)
+        return choice
 
     @property
     def what(self) -> str:  # type: ignore[override]
