@@ -200,6 +200,11 @@ class StructurePosterior:
         return int(np.sum(self.weights > 0))
 
     @property
+    def particle_count(self) -> int:
+        """How many particles (a structure's draws, or the structure at its fitted values)."""
+        return sum(len(s.kernels) for s in self.structures)
+
+    @property
     def best(self) -> Weighed:
         """The structure of largest weight (the first of equals)."""
         return self.structures[0]

@@ -137,6 +137,12 @@ def _posterior_notes(result: SearchResult) -> list[str]:
         return []
     weights = posterior.weights
     count = len(posterior.structures)
+    if all(s.bic is None for s in posterior.structures):
+        # particles not drawn from a search's structures of lowest BIC (the sampler's)
+        return [
+            f"the posterior holds {count} structures, {posterior.particle_count} particles;"
+            f" the model is the most probable, of weight {weights[0]:.2f}"
+        ]
     weighed = (
         f"the {count} structures of lowest BIC"
         if not result.seed_models
