@@ -147,7 +147,7 @@ SETTINGS = Obj(
         "engine": Choice(*ENGINES),
         "inducing": Nullable(Whole(min=1)),
         "buffer": Whole(min=1),
-        "method": Choice.of(REGISTRY.keys()),
+        "method": Choice(live=REGISTRY.keys()),
         "pool": Whole(min=1),
         "draws": Whole(min=1, max=MAX_DRAWS),
         "screen": Bool(),

@@ -336,15 +336,9 @@ class Choice(Spec):
 
     options: Collection[Any]
 
-    def __init__(self, *options: Any) -> None:
-        object.__setattr__(self, "options", options)
-
-    @classmethod
-    def of(cls, options: Collection[Any]) -> Choice:
-        """One of ``options``, read as each value is checked (a registry's live keys)."""
-        choice = cls()
-        object.__setattr__(choice, "options", options)
-        return choice
+    def __init__(self, *options: Any, live: Collection[Any] | None = None) -> None:
+        """``live``: a collection read as each value is checked (a registry's keys)."""
+        object.__setattr__(self, "options", options if live is None else live)
 
     @property
     def what(self) -> str:  # type: ignore[override]

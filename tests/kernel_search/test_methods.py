@@ -50,7 +50,10 @@ def test_the_settings_the_cli_and_the_model_file_take_the_registrys_names(monkey
 # --- the seam: a method is one function and one registry line -------------------------------
 
 #: The fake method's two structures (user units) and their weights.
-FAKE = (("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", 0.7), ("Lin(sd=0.5, location=2000.0) + WN(sd=0.4)", 0.3))
+FAKE = (
+    ("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", 0.7),
+    ("Lin(sd=0.5, location=2000.0) + WN(sd=0.4)", 0.3),
+)
 
 
 def search(x, y, settings, *rest, x_names=(), **named) -> SearchResult:
