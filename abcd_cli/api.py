@@ -446,7 +446,7 @@ def update(
     new = read_observations(found, data, x, y)
     for note in new.notes:
         warnings.warn(f"{new.source}: {note}", AbcdWarning, stacklevel=2)
-    several = found.posterior is not None or len(found.seed_models) > 1
+    several = not found.posterior.is_single or len(found.seed_models) > 1
     executor = own_executor(jobs if several else 1)
     interrupted = False
     try:

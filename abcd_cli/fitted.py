@@ -92,9 +92,9 @@ class FittedSearch:
             document["data"].update(
                 {"x_names": list(series.x_names), "x_kinds": list(series.x_kinds)}
             )
-        if result.posterior is not None:
+        if not result.particles.is_single:
             document["posterior"]["features"] = posterior_features(
-                result.model, result.posterior, series.x_names
+                result.model, result.particles, series.x_names
             )
         return cls(result.model, document, checkpoints=tuple(checkpoints), search_result=result)
 
@@ -206,9 +206,12 @@ class FittedSearch:
         return float(self.document.get("elapsed_seconds", 0.0))
 
     @cached_property
-    def posterior(self) -> StructurePosterior | None:
-        """With the method "posterior": the weighed structures and their draws; else None."""
-        return posterior_of(self.document)
+    def posterior(self) -> StructurePosterior:
+        """The weighted particles the method gave (``kernel_search.posterior``): the search's
+        own record, or the model file's; the model alone (``is_single``) when it chose one."""
+        if self.search_result is not None:
+            return self.search_result.particles
+        return posterior_of(self.document, self.model)
 
     @cached_property
     def calibration(self) -> Calibration | None:
@@ -228,20 +231,17 @@ class FittedSearch:
 
     def posterior_mixture(self) -> Particles:
         """A model per particle of the posterior's structures that hold its weight, and their
-        weights (``model.particle_models``; ``InputError`` without a posterior), each
+        weights (``model.particle_models``; the model alone is its own particle), each
         conditioned once: predictions, the report and its figures share them."""
-        if self.posterior is None:
-            raise InputError("the model comes from a greedy search; it holds no posterior")
         return self._particles
 
     def particles(self) -> Particles | None:
-        """The posterior's particles as :meth:`posterior_mixture` gives them, None without a
-        posterior (what the report's forecast takes)."""
-        return None if self.posterior is None else self._particles
+        """The posterior's particles as :meth:`posterior_mixture` gives them, None for the
+        model alone (what the report's forecast takes)."""
+        return None if self.posterior.is_single else self._particles
 
     @cached_property
     def _particles(self) -> Particles:
-        assert self.posterior is not None
         where = f"model file {self.origin}" if self.origin else "model document"
         return particle_models(self.model, self.posterior, where)
 

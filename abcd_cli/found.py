@@ -105,7 +105,9 @@ class FoundModel(FittedSearch):
             )
         from abcd_cli.reporting.notebook import forecast_plot  # slow, as in ``components``
 
-        return forecast_plot(self.decomposition(extrapolate), self.document, self.particles())
+        return forecast_plot(
+            self.decomposition(extrapolate), self.document, self.posterior, self.particles()
+        )
 
     def plot_components(
         self, extrapolate: float = EXTRAPOLATE, *, cumulative: bool = False
@@ -143,7 +145,7 @@ class FoundModel(FittedSearch):
         if average_seeds:
             return self.mixture(weighting, one_search)
         posterior = self.posterior
-        if posterior is None:
+        if posterior.is_single:
             return [self.model], None, ""
         models, weights = self.posterior_mixture()
         chosen = self.model.structure

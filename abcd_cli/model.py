@@ -283,11 +283,14 @@ def seed_models(doc: dict, where: str = "model file") -> dict[int, Model]:
     return models
 
 
-def posterior_of(doc: dict) -> StructurePosterior | None:
-    """The posterior over structures of a document of ``--method posterior`` (checked by the
-    model file's schema before), else None."""
+def posterior_of(doc: dict, model: Model) -> StructurePosterior:
+    """The weighted particles of a model document (checked by the model file's schema
+    before): its ``posterior``, or, in a file that holds none, ``model`` alone
+    (``StructurePosterior.single``)."""
     entry = doc.get("posterior")
-    return None if entry is None else StructurePosterior.from_dict(entry)
+    if entry is None:
+        return StructurePosterior.single(model.kernel, model.bic)
+    return StructurePosterior.from_dict(entry)
 
 
 def searches_of(doc: dict) -> int:
@@ -309,7 +312,9 @@ def particle_models(
     particles' weights, summing to one: the structures outside the smallest set holding
     1 − ``posterior.NEGLIGIBLE`` of the weight are left out (``StructurePosterior.held``),
     the rest's weights divided by what they hold. InputError led by ``where`` naming the
-    particle that cannot be conditioned."""
+    particle that cannot be conditioned. The model alone (``is_single``) is its own particle."""
+    if posterior.is_single:
+        return [model], np.ones(1)
     models, weights = [], []
     for (i, j), kernel, weight in posterior.held().particles():
         particle = replace(model, kernel=kernel, nll=math.nan, nll_bounds=None)

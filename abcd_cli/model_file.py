@@ -24,7 +24,7 @@ from abcd_cli.engines import engine_names, get_engine
 from abcd_cli.engines.sparse import BOUNDS
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
-from abcd_cli.kernel_search.methods import METHODS
+from abcd_cli.kernel_search.methods import REGISTRY
 from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, PRIOR_MEANS
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
@@ -147,7 +147,7 @@ SETTINGS = Obj(
         "engine": Choice(*ENGINES),
         "inducing": Nullable(Whole(min=1)),
         "buffer": Whole(min=1),
-        "method": Choice(*METHODS),
+        "method": Choice(live=REGISTRY.keys()),
         "pool": Whole(min=1),
         "draws": Whole(min=1, max=MAX_DRAWS),
         "screen": Bool(),
@@ -200,6 +200,7 @@ WEIGHED = Obj(
         "floored": COUNT,
         "failure": Text(),
     },
+    optional={"draw_weights": Numbers(Number(min=0))},  # one per row of theta (--method smc)
     noun="a weighed structure",
     nouns="weighed structures",
 )
@@ -358,7 +359,8 @@ def _check_posterior(posterior: dict[str, Any], chosen: str, width: int, where: 
                 refuse(where, theta_path, "must be an empty list for a kernel without parameters")
             continue
         check(entry["theta"], Rows(FINITE, kernel.n_params), where, theta_path)
-        draws = posterior.get("draws")
+        own = entry.get("draw_weights")  # draws of weights of their own: as many as them
+        draws = posterior.get("draws") if own is None else len(own)
         if draws is not None and len(entry["theta"]) != draws:
             refuse(
                 where,

@@ -82,7 +82,7 @@ def update_document(
     for key in (*stale, "calibration"):
         document.pop(key, None)
     notes = [_kept_note(found, k, r) for k, r in zip(kernels, refitted, strict=True)]
-    if found.posterior is not None:
+    if not found.posterior.is_single:
         model, posterior = _reweighed(found, refitted, data, settings, engine, executor, say)
         document["posterior"] = {
             **posterior.to_dict(),
@@ -168,10 +168,7 @@ def combined(model: Model, new: Observations) -> tuple[np.ndarray, np.ndarray]:
 def _checked(found: FittedSearch, new: Observations) -> Misfit | None:
     """The new points under the old model, or its posterior's mixture (None: the check
     failed numerically)."""
-    if found.posterior is not None:
-        models, weights = found.posterior_mixture()
-    else:
-        models, weights = [found.model], np.ones(1)
+    models, weights = found.posterior_mixture()
     try:
         return check_new_points(models, weights, new.X, new.y)
     except (ArithmeticError, ValueError, np.linalg.LinAlgError):
@@ -184,7 +181,7 @@ def _structures(
     """The structures to refit, in their own user units, and each one's settings: the
     posterior's pool, every seed's model (each with its seed), or the model alone."""
     scaling = found.model.scaling
-    if found.posterior is not None:
+    if not found.posterior.is_single:
         kernels = [scaling.kernel_out(s.kernel) for s in found.posterior.structures]
         return kernels, [settings] * len(kernels)
     by_seed = found.seed_models

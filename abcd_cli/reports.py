@@ -82,8 +82,8 @@ def report_context(
     title = title or f"Analysis of {Path(source).stem}"
     dec = found.decomposition(extrapolate, seed)
     n_dropped = int(found.data.get("n_dropped", 0))
-    particles = found.particles()
-    return build_context(dec, title, source, found.document, n_dropped, figures, particles)
+    record, particles = found.posterior, found.particles()
+    return build_context(dec, title, source, found.document, n_dropped, figures, record, particles)
 
 
 def check_title(title: str | None, option: str = "title") -> None:

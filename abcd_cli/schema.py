@@ -20,7 +20,7 @@ a missing, unreadable or too deeply nested one in one line.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -334,10 +334,11 @@ class List(_Sequence):
 class Choice(Spec):
     """One of the given values."""
 
-    options: tuple[Any, ...]
+    options: Collection[Any]
 
-    def __init__(self, *options: Any) -> None:
-        object.__setattr__(self, "options", options)
+    def __init__(self, *options: Any, live: Collection[Any] | None = None) -> None:
+        """``live``: a collection read as each value is checked (a registry's keys)."""
+        object.__setattr__(self, "options", options if live is None else live)
 
     @property
     def what(self) -> str:  # type: ignore[override]

@@ -93,6 +93,11 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         buffer: int = DEFAULTS.buffer,
         pool: int = DEFAULTS.pool,
         draws: int = DEFAULTS.draws,
+        particles: int = DEFAULTS.particles,
+        data_steps: int = DEFAULTS.data_steps,
+        first_points: int = DEFAULTS.first_points,
+        structure_moves: int = DEFAULTS.structure_moves,
+        parameter_moves: int = DEFAULTS.parameter_moves,
     ) -> None:
         self.depth = depth
         self.restarts = restarts
@@ -123,6 +128,11 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         self.buffer = buffer
         self.pool = pool
         self.draws = draws
+        self.particles = particles
+        self.data_steps = data_steps
+        self.first_points = first_points
+        self.structure_moves = structure_moves
+        self.parameter_moves = parameter_moves
 
     def fit(self, X: Any, y: Any) -> AbcdRegressor:
         """Search for the model of y given the columns of X, an (n, d) array or DataFrame;

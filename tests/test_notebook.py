@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 import abcd_cli
 from abcd_cli.decompose.averaged import posterior_forecast
 from abcd_cli.errors import InputError
+from abcd_cli.model import posterior_of
 from abcd_cli.reporting.numbers import format_number, format_percent
 from tests.reporting.test_report import _search_doc
 from tests.reporting.test_report import fixed_model as series_model
@@ -161,7 +162,12 @@ def test_a_posterior_models_summary_and_band_are_the_mixtures(
     ax = posterior_found.plot().axes[0]
     curves = posterior_found.decomposition().series
     assert curves is not None
-    mixture = posterior_forecast(posterior_found.model, posterior_found.document, curves.x_grid)
+    mixture = posterior_forecast(
+        posterior_found.model,
+        posterior_of(posterior_found.document, posterior_found.model),
+        posterior_found.document,
+        curves.x_grid,
+    )
     assert mixture is not None
     grid, low, high = _band(ax)
     np.testing.assert_allclose(grid, curves.x_grid)

@@ -14,10 +14,12 @@ from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import METHODS
 from abcd_cli.kernel_search.settings import (
     ENGINES,
+    MAX_DRAWS,
     MAX_SEED,
     MAX_SEED_TEXT,
     PRIOR_MEANS,
     REFINE_MIN,
+    SMC_FIELDS,
 )
 from abcd_cli.kernels.additive import MAX_ORDER
 
@@ -47,14 +49,21 @@ SETTING_NAMES = (
 )
 
 
+#: The options of one method, each given only with it (None: the settings' own default).
+METHOD_OPTIONS = {"pool": "posterior", **dict.fromkeys(SMC_FIELDS, "smc")}
+
+
 def settings_of(opts: dict[str, Any]) -> dict[str, Any]:
     """The search settings among a command's options, as keywords of ``abcd_cli.search``
-    (``--pool`` only with ``--method posterior``: refused rather than ignored otherwise)."""
-    if opts["pool"] is not None and opts["method"] != "posterior":
-        raise InputError("--pool only applies with --method posterior")
-    settings = {name: opts[name] for name in SETTING_NAMES}
-    if settings["pool"] is None:
-        del settings["pool"]  # the settings' own default
+    (a method's own option, ``METHOD_OPTIONS``, only with that method: refused rather than
+    ignored otherwise)."""
+    settings = {name: opts[name] for name in (*SETTING_NAMES, *SMC_FIELDS)}
+    for name, method in METHOD_OPTIONS.items():
+        if settings[name] is not None and opts["method"] != method:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(f"{flag} only applies with --method {method}")
+        if settings[name] is None:
+            del settings[name]  # the settings' own default
     return settings
 
 
@@ -62,7 +71,34 @@ def _setting_options() -> list[Any]:
     """The options that become the SearchSettings (and --jobs and --scheduler, which do not
     change results),
     in the order --help lists them."""
-    return [*_effort_options(), *_strategy_options(), *_engine_options(), *_model_options()]
+    return [
+        *_effort_options(),
+        *_strategy_options(),
+        *_sampler_options(),
+        *_engine_options(),
+        *_model_options(),
+    ]
+
+
+def _sampler_options() -> list[Any]:
+    """The sampler's settings (``--method smc``), each a whole number."""
+    helps = {
+        "particles": ("N", 2, "particles"),
+        "data_steps": ("N", 1, "nested steps in which the data are added"),
+        "first_points": ("N", 1, "points of the first step"),
+        "structure_moves": ("N", 0, "structure moves per particle and step"),
+        "parameter_moves": ("N", 0, "parameter moves per particle and step"),
+    }
+    return [
+        click.option(
+            "--" + name.replace("_", "-"),
+            type=click.IntRange(low, MAX_DRAWS if name == "particles" else None),
+            default=None,
+            metavar=metavar,
+            help=f"With --method smc: the sampler's {what} [default: {getattr(DEFAULTS, name)}].",
+        )
+        for name, (metavar, low, what) in helps.items()
+    ]
 
 
 def _effort_options() -> list[Any]:
@@ -159,7 +195,8 @@ def _strategy_options() -> list[Any]:
             help="'greedy': the one structure of lowest BIC (the original search);"
             " 'posterior': the --pool best structures of that search (of each of --seeds"
             " searches, jointly) weighed by their evidence, with draws of their parameters;"
-            " forecasts and predictions come from their mixture.",
+            " forecasts and predictions come from their mixture; 'smc': structures and"
+            " parameters sampled by sequential Monte Carlo (its options below).",
         ),
         click.option(
             "--pool",

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from abcd_cli.calibration import Calibration
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.model import (
     Model,
     Particles,
     particle_models,
-    posterior_of,
     searches_of,
     seed_models,
 )
@@ -196,20 +196,21 @@ class PosteriorForecast:
 
 def posterior_forecast(
     model: Model,
+    posterior: StructurePosterior,
     search: Mapping[str, Any],
     x_grid: np.ndarray,
     particles: Particles | None = None,
 ) -> PosteriorForecast | None:
-    """The forecast of the posterior in ``search`` (a model file of ``--method posterior``)
-    on ``x_grid`` (a series' grid), its particles on ``model``'s data (``particles``: the
-    models and weights ``model.particle_models`` gave, when they are at hand already; else
-    conditioned here), with its structures' own means and their share of its variance; None
-    without one. The mixture is of the structures holding the weight
+    """The forecast of the ``posterior`` (the method's weighted particles; ``search``, its
+    document, gives the calibration and the searches weighed together) on ``x_grid`` (a
+    series' grid), its particles on ``model``'s data (``particles``: the models and weights
+    ``model.particle_models`` gave, when they are at hand already; else conditioned here),
+    with its structures' own means and their share of its variance; None for the model
+    alone (``is_single``). The mixture is of the structures holding the weight
     (``StructurePosterior.held``); the count of structures and the top weight are the whole
     posterior's. Its band past the data is widened by the search's calibration when it has
     one (``Calibration.widen``; the structures' shares are of the mixture before it)."""
-    posterior = posterior_of(dict(search))
-    if posterior is None:
+    if posterior.is_single:
         return None
     models, weights = particles or particle_models(model, posterior)
     groups = np.array([i for (i, _), _, _ in posterior.held().particles()])

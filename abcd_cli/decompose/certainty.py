@@ -25,8 +25,9 @@ import numpy as np
 
 from abcd_cli.decompose.features import PERIOD_TOLERANCE, Feature, held_features, model_features
 from abcd_cli.decompose.input_terms import term_inputs
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernels import Kernel, Sum
-from abcd_cli.model import Model, posterior_of, searches_of
+from abcd_cli.model import Model, searches_of
 
 #: How far (nats) each structure's log evidence may be off, for the probabilities' ranges.
 EVIDENCE_ERROR = 1.0
@@ -87,11 +88,13 @@ def probability_range(weights: np.ndarray, shares: np.ndarray, nats: float) -> t
     return min(out), max(out)
 
 
-def posterior_facts(model: Model, search: Mapping[str, Any]) -> PosteriorFacts | None:
-    """The posterior of a model file of ``--method posterior`` (``search``), on ``model``'s
-    data; None for any other."""
-    posterior = posterior_of(dict(search))
-    if posterior is None:
+def posterior_facts(
+    model: Model, posterior: StructurePosterior, search: Mapping[str, Any]
+) -> PosteriorFacts | None:
+    """What the ``posterior`` (the method's weighted particles) states on ``model``'s data,
+    with the searches weighed together that ``search`` (its document) ran; None for the model
+    alone (``is_single``: no probabilities)."""
+    if posterior.is_single:
         return None
     sc = model.scaling
     particles = list(posterior.particles())

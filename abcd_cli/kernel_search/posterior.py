@@ -1,6 +1,14 @@
-"""The posterior over structures (``--method posterior``): the greedy search's best structures,
-each weighed by its evidence with the parameters integrated out, each with draws of its
-parameters.
+"""The result record of every inference method: a weighted set of particles, grouped by
+structure (:class:`StructurePosterior`: structures, their weights, each structure's draws of its
+parameters). Predict, decompose, the report, update and the model file read it without knowing
+which method made it: the greedy search gives one particle of weight 1 (its chosen model, at
+its fitted values: :meth:`StructurePosterior.single`, which the model file leaves out, since
+the model is that particle), the weighed pool (``--method posterior``) its structures with
+their draws, the sampler (``--method smc``) its particles, each structure's draws with their
+own weights (``Weighed.draw_weights``).
+
+The weighed pool: the greedy search's best structures, each weighed by its evidence with the
+parameters integrated out, each with draws of its parameters.
 
 The greedy search (``greedy``) keeps, besides its choice, the ``pool`` structures of lowest BIC
 that it fitted on all the data. Each of them, S, is then weighed:
@@ -71,7 +79,9 @@ class Weighed:
     no chain: ``NEGLIGIBLE``), their acceptance rate, how many of the Hessian's eigenvalues were
     raised to the prior's curvature, why it failed ("" when it did not), and its Laplace
     evidence before the chain's correction (user units; what decided whether it got a chain).
-    A method that scores no BIC, or draws by no Metropolis chain, gives None for that."""
+    A method that scores no BIC, or draws by no Metropolis chain, gives None for that; one
+    whose draws carry weights of their own gives them (``draw_weights``, summing to one; None:
+    equal)."""
 
     kernel: Kernel
     bic: float | None
@@ -81,6 +91,7 @@ class Weighed:
     floored: int = 0
     failure: str = ""
     laplace_evidence: float = -math.inf
+    draw_weights: np.ndarray | None = None
 
     @property
     def lost(self) -> bool:
@@ -99,7 +110,17 @@ class Weighed:
             return [self.kernel]
         return [self.kernel.with_theta(t) for t in self.theta]
 
+    def weighted_kernels(self, weight: float) -> list[tuple[Kernel, float]]:
+        """:attr:`kernels`, each with its part of the structure's ``weight``: ``weight`` / draws,
+        or in proportion to ``draw_weights``."""
+        kernels = self.kernels
+        if self.draw_weights is None or self.theta.shape[0] == 0:
+            return [(k, weight / len(kernels)) for k in kernels]
+        shares = self.draw_weights / self.draw_weights.sum()
+        return [(k, weight * float(share)) for k, share in zip(kernels, shares, strict=True)]
+
     def to_dict(self) -> dict[str, object]:
+        extra = {} if self.draw_weights is None else {"draw_weights": self.draw_weights.tolist()}
         return {
             "kernel": self.kernel.to_text(),
             "bic": self.bic,
@@ -109,6 +130,7 @@ class Weighed:
             "acceptance": self.acceptance,
             "floored": self.floored,
             "failure": self.failure,
+            **extra,
         }
 
     @classmethod
@@ -120,6 +142,7 @@ class Weighed:
         theta = np.array(d["theta"], dtype=float).reshape(-1, kernel.n_params)
         evidence = d["log_evidence"]
         laplace = d.get("laplace_evidence", evidence)
+        shares = d.get("draw_weights")
         return cls(
             kernel,
             _float_or_none(d["bic"]),
@@ -129,6 +152,7 @@ class Weighed:
             int(d["floored"]),
             str(d["failure"]),
             -math.inf if laplace is None else float(laplace),
+            None if shares is None else np.array(shares, dtype=float).reshape(theta.shape[0]),
         )
 
 
@@ -142,17 +166,43 @@ def _float_or_none(value: object) -> float | None:
 
 @dataclass(frozen=True)
 class StructurePosterior:
-    """The weighed structures, most probable first, and their weights (summing to one)."""
+    """The weighed structures, most probable first, and their weights (summing to one): the
+    result record of every method (see the module docstring)."""
 
     structures: list[Weighed]
     weights: np.ndarray
     draws: int = 0
     prior: str = field(default="uniform over the pool", repr=False)
 
+    @classmethod
+    def single(cls, kernel: Kernel, bic: float | None) -> StructurePosterior:
+        """One particle of weight 1: ``kernel`` (internal units) at its fitted values, with
+        its ``bic``; what a method that chooses one model gives (``is_single``)."""
+        chosen = Weighed(kernel, bic, -math.inf, np.empty((0, kernel.n_params)), None)
+        return cls([chosen], np.ones(1), 0, "")
+
+    @property
+    def is_single(self) -> bool:
+        """One particle and nothing weighed: a structure at its fitted values, not drawn and
+        not weighed by an evidence (the model alone: a report states no probabilities for it,
+        a prediction is its own Gaussian, the model file holds no posterior)."""
+        (first, *rest) = self.structures
+        return (
+            not rest
+            and first.theta.shape[0] == 0
+            and not first.failure
+            and not math.isfinite(first.log_evidence)
+        )
+
     @property
     def structure_count(self) -> int:
         """How many structures have weight."""
         return int(np.sum(self.weights > 0))
+
+    @property
+    def particle_count(self) -> int:
+        """How many particles (a structure's draws, or the structure at its fitted values)."""
+        return sum(len(s.kernels) for s in self.structures)
 
     @property
     def best(self) -> Weighed:
@@ -172,9 +222,8 @@ class StructurePosterior:
         kernel at that draw, its weight); the weights sum to one."""
         for i, (s, w) in enumerate(zip(self.structures, self.weights, strict=True)):
             if w > 0:
-                kernels = s.kernels
-                for j, k in enumerate(kernels):
-                    yield (i, j), k, float(w) / len(kernels)
+                for j, (k, part) in enumerate(s.weighted_kernels(float(w))):
+                    yield (i, j), k, part
 
     def to_dict(self) -> dict[str, object]:
         return {

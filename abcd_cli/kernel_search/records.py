@@ -85,9 +85,11 @@ class SearchResult:
     """A search's chosen model, its trace, settings and seconds, why it stopped before its
     depth (None when it did not), the points its candidates were optimised on (``fit_points``)
     and refined on (``refine_points``; both the whole series unless it is long) and, with
-    ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them); with
-    the method "posterior", the posterior over structures (``model`` is its most probable; with
-    several seeds, over all their pools, and ``trace_seed`` is the seed whose search fitted
+    ``settings.seeds`` > 1, every search's model in seed order (``model`` is one of them);
+    ``posterior``: the method's weighted particles, the record every reader takes
+    (``posterior.StructurePosterior``; ``model`` is its most probable structure; a method that
+    chooses one model gives none and gets that model alone, ``StructurePosterior.single``;
+    with several seeds' pools weighed jointly, ``trace_seed`` is the seed whose search fitted
     ``model`` and whose trace this is); on a table, the ``screen`` that chose its grammar.
     The notes on it and its early stop in words: ``reporting.search_notes``. ``calibration``:
     with a posterior, its band calibrated on the series' own past (``backtest.calibration_of``),
@@ -105,6 +107,16 @@ class SearchResult:
     trace_seed: int | None = None
     calibration: Calibration | None = None  # the posterior's band on its own past
     screen: Screen | None = None  # a table's screen by the additive GP (``screening``)
+
+    def __post_init__(self) -> None:
+        if self.posterior is None:  # a method that chose one model: that model alone
+            self.posterior = StructurePosterior.single(self.model.kernel, self.model.bic)
+
+    @property
+    def particles(self) -> StructurePosterior:
+        """The weighted particles (``posterior``, set by the time the result exists)."""
+        assert self.posterior is not None
+        return self.posterior
 
     def to_dict(self, notes: Sequence[str] = (), stopped_early: str = "") -> dict[str, object]:
         """The model file's document (``abcd search --json``), with the ``notes`` on the search
@@ -125,8 +137,8 @@ class SearchResult:
                 "elapsed_seconds": self.elapsed_seconds,
             }
         )
-        if self.posterior is not None:
-            d["posterior"] = self.posterior.to_dict()
+        if not self.particles.is_single:  # the model alone is the model's own fields
+            d["posterior"] = self.particles.to_dict()
         if self.calibration is not None:
             d["calibration"] = self.calibration.to_dict()
         if self.screen is not None:

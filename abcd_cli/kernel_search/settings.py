@@ -10,7 +10,7 @@ import numpy as np
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, DEFAULT_BASES, LANGUAGES
-from abcd_cli.kernel_search.methods import METHODS
+from abcd_cli.kernel_search.methods import REGISTRY
 from abcd_cli.kernels.additive import MAX_ORDER
 
 #: What the GP expects before it sees the data: the mean of y, zero (the original's choice), or
@@ -49,7 +49,11 @@ _RANGES: dict[str, tuple[int, int | None]] = {
     "refine": (1, None), "finalists": (1, None), "screen_iter": (1, None),
     "refine_iter": (1, None), "patience": (0, None), "polish": (1, None), "max_iter": (1, None),
     "buffer": (1, None), "pool": (1, None), "draws": (1, MAX_DRAWS), "max_order": (1, MAX_ORDER),
+    "particles": (2, MAX_DRAWS), "data_steps": (1, None), "first_points": (1, None),
+    "structure_moves": (0, None), "parameter_moves": (0, None),
 }  # fmt: skip
+#: The sampler's settings (method "smc"), kept in a settings file only with that method.
+SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "parameter_moves")
 
 
 def is_whole(value: object) -> bool:
@@ -103,12 +107,19 @@ class SearchSettings:
     inducing: int | None = None  # skc's inducing inputs (None: by the series' length)
     buffer: int = 3  # at most this many models expanded: the beam and those whose BIC
     # intervals overlap the best one's (with the exact engine's zero-width intervals: the beam)
-    method: str = "greedy"  # one of METHODS
+    method: str = "greedy"  # one of methods.REGISTRY
     pool: int = 20  # method "posterior": the structures of lowest BIC each search keeps, all
     # weighed (with several seeds: every distinct one of their pools, at most seeds × pool)
     draws: int = 32  # method "posterior": parameter draws kept per structure
     screen: bool = False  # language "abcd" on a table of several inputs: screen its inputs first
     # with one fit of the additive GP and search the restricted grammar (``table_grammar``)
+    # method "smc" (``smc``): its particles, the data in ``data_steps`` nested steps (the first
+    # of ``first_points`` points), and the structure and parameter moves per particle and step
+    particles: int = 16
+    data_steps: int = 10
+    first_points: int = 10
+    structure_moves: int = 5
+    parameter_moves: int = 10
 
     def __post_init__(self) -> None:
         for name, (low, high) in _RANGES.items():
@@ -126,8 +137,8 @@ class SearchSettings:
             raise InputError(
                 f"unknown prior mean {self.prior_mean!r} (choose from {', '.join(PRIOR_MEANS)})"
             )
-        if self.method not in METHODS:
-            raise InputError(f"unknown method {self.method!r} (choose from {', '.join(METHODS)})")
+        if self.method not in REGISTRY:  # read as it is: a method registered later counts
+            raise InputError(f"unknown method {self.method!r} (choose from {', '.join(REGISTRY)})")
         if self.engine not in ENGINES:
             raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
         if self.inducing is not None and (not is_whole(self.inducing) or self.inducing < 1):
@@ -178,14 +189,20 @@ class SearchSettings:
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
-        ignore it), ``screen`` only when on, and the posterior's ``pool`` and ``draws`` only
-        with its method (the files of earlier versions, checkpoints among them, lack these)."""
+        ignore it), ``screen`` only when on, the posterior's ``pool`` and ``draws`` and the
+        sampler's ``SMC_FIELDS`` only with their method (the files of earlier versions,
+        checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
         if self.max_order is None:
             del d["max_order"]
+        if self.method != "posterior":
+            del d["pool"], d["draws"]
+        if self.method != "smc":
+            for name in SMC_FIELDS:
+                del d[name]
         if self.method == "greedy":
-            del d["method"], d["pool"], d["draws"]
+            del d["method"]
         if not self.screen:  # the default: files of earlier versions lack it
             del d["screen"]
         return d

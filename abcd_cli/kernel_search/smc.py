@@ -37,6 +37,7 @@ from abcd_cli.kernel_search.evidence import (
 )
 from abcd_cli.kernel_search.grammar import subexpressions
 from abcd_cli.kernel_search.parameter_chain import accepts, log_posterior, metropolis
+from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import Kernel
 
@@ -47,13 +48,24 @@ PARAMETER_STEP = 0.05
 @dataclass(frozen=True)
 class SMCSettings:
     """How many particles, data steps (the first of ``first`` points), structure and parameter
-    moves per particle and step."""
+    moves per particle and step: the search settings' (``of``)."""
 
     particles: int = 16
     steps: int = 10
     first: int = 10
     structure_moves: int = 5
     parameter_moves: int = 10
+
+    @classmethod
+    def of(cls, settings: SearchSettings) -> SMCSettings:
+        """The sampler's part of the search ``settings`` (``settings.SMC_FIELDS``)."""
+        return cls(
+            settings.particles,
+            settings.data_steps,
+            settings.first_points,
+            settings.structure_moves,
+            settings.parameter_moves,
+        )
 
 
 @dataclass(frozen=True)

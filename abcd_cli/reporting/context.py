@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from abcd_cli.decompose.certainty import posterior_facts
 from abcd_cli.decompose.components import Decomposition
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.reporting.calibration_text import table_calibration_note
 from abcd_cli.reporting.certainty import posterior_section
 from abcd_cli.reporting.component_sections import component_sections
@@ -43,18 +44,22 @@ def build_context(
     search: dict[str, Any],
     n_dropped: int = 0,
     figures: bool = True,
+    record: StructurePosterior | None = None,
     particles: Particles | None = None,
 ) -> dict[str, Any]:
     """The full report context. ``search`` is the search's JSON (trace, settings, notes, and
     the models of several seeds when there are some). ``figures=False`` draws none (their
     entries stay empty): what the JSON report needs. A model of several inputs adds the
     variance table (``variance``); its ``forecast`` is None when no input is time.
-    ``particles``: the posterior's conditioned particles when the caller holds them."""
+    ``record``: the method's weighted particles (``kernel_search.posterior``; None: the model
+    alone), whose probabilities and mixture the report states when there are several;
+    ``particles``: their conditioned models when the caller holds them."""
     frame = frame_of(dec, figures)
-    facts = posterior_facts(dec.model, search)
+    record = record or StructurePosterior.single(dec.model.kernel, dec.model.bic)
+    facts = posterior_facts(dec.model, record, search)
     weak = weak_reasons(dec)
     components = component_sections(dec, frame, facts, weak)
-    averaged, posterior = mixed_forecasts(dec, search, particles)
+    averaged, posterior = mixed_forecasts(dec, search, record, particles)
     context: dict[str, Any] = {
         "title": title,
         "subtitle": f"An automatic analysis of {Path(source).name}",

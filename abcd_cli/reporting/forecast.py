@@ -38,6 +38,7 @@ from abcd_cli.reporting.wording import (
 )
 
 if TYPE_CHECKING:
+    from abcd_cli.kernel_search.posterior import StructurePosterior
     from abcd_cli.model import Particles
 
 
@@ -74,17 +75,19 @@ def forecast_section(
 def mixed_forecasts(
     dec: Decomposition,
     search: Mapping[str, Any],
+    record: StructurePosterior,
     particles: Particles | None = None,
 ) -> tuple[AveragedForecast | None, PosteriorForecast | None]:
-    """A series' forecasts mixed from ``search`` (its document) on its grid: the seeds'
-    average and the posterior's mixture, each None without one; (None, None) for a model of
-    several inputs. A posterior over several seeds' structures has no seeds' average beside
-    it: its mixture holds every seed's model's structure already, weighed by its evidence.
-    ``particles``: the posterior's conditioned particles when the caller holds them."""
+    """A series' forecasts mixed on its grid: the seeds' average (from ``search``, its
+    document) and the mixture of the method's weighted particles (``record``), each None
+    without one (the model alone has no mixture); (None, None) for a model of several
+    inputs. A posterior over several seeds' structures has no seeds' average beside it: its
+    mixture holds every seed's model's structure already, weighed by its evidence.
+    ``particles``: the record's conditioned particles when the caller holds them."""
     if dec.series is None:
         return None, None
     grid = dec.series.x_grid
-    posterior = posterior_forecast(dec.model, search, grid, particles)
+    posterior = posterior_forecast(dec.model, record, search, grid, particles)
     return (averaged_forecast(search, grid) if posterior is None else None), posterior
 
 

@@ -26,6 +26,7 @@ from abcd_cli.reporting.sections import frame_of
 
 if TYPE_CHECKING:
     from abcd_cli.found import FoundModel
+    from abcd_cli.kernel_search.posterior import StructurePosterior
     from abcd_cli.model import Particles
 
 #: The components table's columns, named and ordered as the report's table names them.
@@ -39,12 +40,14 @@ MARKDOWN_SPECIAL = "\\`*_[]<>|"
 def forecast_plot(
     dec: Decomposition,
     search: Mapping[str, Any],
+    record: StructurePosterior,
     particles: Particles | None = None,
 ) -> Figure:
     """The report's forecast figure of a series: the data, the fit and the forecast band (the
-    posterior mixture's when ``search``, the model's document, holds a posterior; its
-    conditioned ``particles`` when the caller holds them)."""
-    averaged, posterior = mixed_forecasts(dec, search, particles)
+    mixture's of the method's weighted particles, ``record``, unless it is the model alone;
+    their conditioned ``particles`` when the caller holds them; ``search``, the model's
+    document, gives the seeds' average)."""
+    averaged, posterior = mixed_forecasts(dec, search, record, particles)
     return forecast_drawing(dec, frame_of(dec), averaged, posterior)()
 
 
@@ -67,7 +70,7 @@ def summary_sentences(found: FoundModel) -> list[str]:
     bic = format_number(found.bic, decimals=2)
     sentences = [f"{found.y_name} against {x}: n = {found.n}, BIC {bic}."]
     posterior = found.posterior
-    if posterior is not None:
+    if not posterior.is_single:
         sentences.append(
             f"This structure is the most probable of the {posterior.structure_count} the"
             " posterior weighs, with weight"

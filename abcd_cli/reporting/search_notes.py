@@ -118,7 +118,7 @@ def _seeds_notes(result: SearchResult) -> list[str]:
         return []
     first = result.settings.seed
     bics = ", ".join(f"{first + i}: {m.bic:.2f}" for i, m in enumerate(result.seed_models))
-    if result.posterior is not None:
+    if not result.particles.is_single:
         return [
             f"{len(result.seed_models)} searches were run, their lowest BICs by seed {bics};"
             f" the trace is seed {result.trace_seed}'s, whose search fitted the model"
@@ -133,11 +133,17 @@ def _seeds_notes(result: SearchResult) -> list[str]:
 def _posterior_notes(result: SearchResult) -> list[str]:
     """With the method "posterior": how many structures were weighed, the model's weight, and
     the lowest BIC's when that is another structure."""
-    posterior = result.posterior
-    if posterior is None:
+    posterior = result.particles
+    if posterior.is_single:
         return []
     weights = posterior.weights
     count = len(posterior.structures)
+    if all(s.bic is None for s in posterior.structures):
+        # particles not drawn from a search's structures of lowest BIC (the sampler's)
+        return [
+            f"the posterior holds {count} structures, {posterior.particle_count} particles;"
+            f" the model is the most probable, of weight {weights[0]:.2f}"
+        ]
     weighed = (
         f"the {count} structures of lowest BIC"
         if not result.seed_models

@@ -30,7 +30,6 @@ import abcd_cli
 from abcd_cli.data.reader import load_series
 from abcd_cli.decompose.features import CHANGE_TOLERANCE, PERIOD_TOLERANCE
 from abcd_cli.fitted import posterior_features
-from abcd_cli.model import posterior_of
 from benchmarks.accuracy.peers.abcd_peer import MODELS as SEED0
 from benchmarks.accuracy.runs import all_series, split_files
 from benchmarks.common import machine_line, publish, python_command
@@ -85,7 +84,7 @@ def summarise(series: str, seed: int) -> None:
             [s["weight"], s["kernel"]] for s in posterior["structures"] if s["weight"] >= 0.01
         ],
         # from the code of now, not the file's: every seed's features by the same rules
-        "features": posterior_features(found.model, posterior_of(found.document), found.x_names),
+        "features": posterior_features(found.model, found.posterior, found.x_names),
     }
     out = summary_path(series, seed)
     out.parent.mkdir(parents=True, exist_ok=True)

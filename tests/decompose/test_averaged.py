@@ -65,7 +65,7 @@ def posterior_model(structures: list[tuple[str, float]]) -> tuple[Model, dict]:
 
 def forecast_of(structures: list[tuple[str, float]]) -> PosteriorForecast:
     model, doc = posterior_model(structures)
-    forecast = posterior_forecast(model, doc, GRID)
+    forecast = posterior_forecast(model, posterior_of(doc, model), doc, GRID)
     assert forecast is not None
     return forecast
 
@@ -87,9 +87,9 @@ def test_the_variance_splits_into_the_structures_own_and_their_means_spread() ->
     its draws' own variances and their means' spread: the parameters' share."""
     structures = [(TREND, 0.6), (FLAT, 0.37), (WIGGLY_TREND, 0.03)]
     model, doc = posterior_model(structures)
-    forecast = posterior_forecast(model, doc, GRID)
+    forecast = posterior_forecast(model, posterior_of(doc, model), doc, GRID)
     assert forecast is not None
-    posterior = posterior_of(doc)
+    posterior = posterior_of(doc, model)
     assert posterior is not None
     models, weights = particle_models(model, posterior)
     mixed = predictive_table(models, GRID, weights)
@@ -132,11 +132,11 @@ def test_a_negligible_structure_is_left_out_and_moves_the_forecast_by_its_weight
     delta = 0.4 * NEGLIGIBLE
     structures = [(TREND, 0.6), (FLAT, 0.4 - delta), (WIGGLY_TREND, delta)]
     model, doc = posterior_model(structures)
-    posterior = posterior_of(doc)
+    posterior = posterior_of(doc, model)
     assert posterior is not None
     models, weights = particle_models(model, posterior)
     assert len(models) == 2 * DRAWS and weights.sum() == pytest.approx(1.0)
-    forecast = posterior_forecast(model, doc, GRID)
+    forecast = posterior_forecast(model, posterior_of(doc, model), doc, GRID)
     assert forecast is not None
     assert forecast.structure_count == 3 and forecast.top_weight == pytest.approx(0.6)
 
@@ -215,7 +215,9 @@ def test_at_most_top_count_structures_are_shown() -> None:
 
 def test_a_grid_within_the_data_has_no_peak_and_no_parting() -> None:
     model, doc = posterior_model([(TREND, 0.5), (FLAT, 0.5)])
-    forecast = posterior_forecast(model, doc, np.linspace(2001.0, 2010.0, 20))
+    forecast = posterior_forecast(
+        model, posterior_of(doc, model), doc, np.linspace(2001.0, 2010.0, 20)
+    )
     assert forecast is not None
     assert forecast.peak_index is None and forecast.parting is None
     assert np.isnan(forecast.peak_share) and forecast.at_peak() == []

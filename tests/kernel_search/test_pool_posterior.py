@@ -21,7 +21,9 @@ def y() -> np.ndarray:
 
 def test_greedys_search_keeps_the_pool_and_weighs_nothing(y):
     result = greedy.search(X, y, SETTINGS)
-    assert result.posterior is None and result.calibration is None
+    assert result.calibration is None
+    # its record is its model alone: one particle of weight 1, at its fitted values
+    assert result.particles.is_single and result.particles.best.kernel == result.model.kernel
     finished = Search(X, y, SETTINGS)
     finished.run()
     assert len(finished.pool) == 3 and finished.weighed == {}

@@ -333,7 +333,7 @@ def test_the_posterior_settings_are_checked():
     # several seeds' pools are weighed jointly (tests/kernel_search/test_joint.py)
     assert SearchSettings(method="posterior", seeds=2).pool_size == 20
     with pytest.raises(InputError, match="unknown method"):
-        SearchSettings(method="smc")
+        SearchSettings(method="sampler")
     with pytest.raises(InputError, match="draws"):
         SearchSettings(method="posterior", draws=MAX_DRAWS + 1)  # more than the chain keeps
     # a greedy search's settings say nothing of the posterior: its files are as before

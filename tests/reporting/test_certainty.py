@@ -90,7 +90,7 @@ def test_a_linear_trend_finding_whose_curve_is_a_step_is_not_called_a_linear_tre
     from abcd_cli.data.scaling import Scaling
     from abcd_cli.engines.exact import negative_log_likelihood
     from abcd_cli.kernels.text import parse_kernel
-    from abcd_cli.model import Model
+    from abcd_cli.model import Model, posterior_of
     from abcd_cli.reporting.context import build_context
     from tests.reporting.test_posterior_report import _structure
     from tests.reporting.test_report import _search_doc
@@ -113,7 +113,8 @@ def test_a_linear_trend_finding_whose_curve_is_a_step_is_not_called_a_linear_tre
         "draws": 3,
         "structures": [_structure(model.kernel, 1.0, model.bic)],
     }
-    context = build_context(dec, "Level", "level.csv", doc, figures=False)
+    record = posterior_of(doc, model)
+    context = build_context(dec, "Level", "level.csv", doc, figures=False, record=record)
     (trend,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "linear trend"]
     assert not trend["text"].startswith("a linear trend")
     assert "flat where it applies" in trend["text"]

@@ -17,6 +17,7 @@ from abcd_cli.decompose.averaged import (
 )
 from abcd_cli.decompose.components import Decomposition, decompose
 from abcd_cli.decompose.facts import Axis
+from abcd_cli.model import posterior_of
 from abcd_cli.reporting import figures as plots
 from abcd_cli.reporting.forecast import forecast_drawing, forecast_section, forecast_text
 from abcd_cli.reporting.numbers import format_number, format_percent
@@ -33,7 +34,7 @@ def _decomposed(structures: list[tuple[str, float]]) -> tuple[Decomposition, Pos
     model, doc = posterior_model(structures)
     dec = decompose(model, AXIS, extrapolate=0.35, seed=0)
     assert dec.series is not None
-    forecast = posterior_forecast(dec.model, doc, dec.series.x_grid)
+    forecast = posterior_forecast(dec.model, posterior_of(doc, dec.model), doc, dec.series.x_grid)
     assert forecast is not None
     return dec, forecast
 

@@ -11,6 +11,7 @@ from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.decompose.components import decompose
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import posterior_of
 from abcd_cli.reporting.certainty import FACT, FEW_CYCLES, FLOOR, LIKELY
 from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.render import render_html
@@ -73,11 +74,18 @@ def fixed_calibration() -> Calibration:
     return calibrate(h, z, 1.6, 6)
 
 
+def posterior_context(dec, doc: dict, figures: bool = True) -> dict:
+    """The report's context of the posterior in ``doc``, as the report gets it: the record
+    read from the model file."""
+    record = posterior_of(doc, dec.model)
+    return build_context(dec, "Sales", "sales.csv", doc, figures=figures, record=record)
+
+
 @pytest.fixture(scope="module")
 def context() -> dict:
     model = fixed_model()
     dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
-    context = build_context(dec, "Sales", "sales.csv", posterior_doc())
+    context = posterior_context(dec, posterior_doc())
     context["generated"] = "2026-01-01 00:00 UTC"
     return context
 
@@ -167,7 +175,7 @@ def test_an_uncertain_component_is_described_as_uncertain():
     for entry, w in zip(doc["posterior"]["structures"], weights, strict=True):
         entry["weight"] = w
     dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
-    context = build_context(dec, "Sales", "sales.csv", doc)
+    context = posterior_context(dec, doc)
     periodic = next(c for c in context["components"] if "period" in c["phrase"])
     assert periodic["tag"] == "uncertain: probability 0.30"
     # a probability among the structures weighed, not what the data show (issue 63)
@@ -185,7 +193,7 @@ def test_a_cycle_seen_too_few_times_is_never_a_fact():
     for entry, w in zip(doc["posterior"]["structures"], (0.02, 0.03, 0.95), strict=True):
         entry["weight"] = w
     dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
-    context = build_context(dec, "Sales", "sales.csv", doc, figures=False)
+    context = posterior_context(dec, doc, figures=False)
     (three,) = [
         f
         for f in context["json"]["summary"]["findings"]
@@ -206,7 +214,7 @@ def test_no_probability_of_a_fact_is_worded_as_likely():
     for entry, w in zip(doc["posterior"]["structures"], (0.02, 0.03, 0.95), strict=True):
         entry["weight"] = w
     dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
-    summary = build_context(dec, "Sales", "sales.csv", doc, figures=False)["summary"]
+    summary = posterior_context(dec, doc, figures=False)["summary"]
     assert "3.0 years" not in summary["likely"]
     assert "probability 0.95" not in summary["likely"]
 
@@ -239,7 +247,7 @@ def test_the_band_past_the_data_is_widened_by_the_calibration(context):
     plain = posterior_doc()
     del plain["calibration"]
     dec = decompose(fixed_model(), (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
-    bare = build_context(dec, "Sales", "sales.csv", plain)["json"]["forecast"]
+    bare = posterior_context(dec, plain)["json"]["forecast"]
     widened = context["json"]["forecast"]
     x = np.array(widened["x"])
     factor = fixed_calibration().factor_at(x - fixed_model().X[:, 0].max())
@@ -251,7 +259,7 @@ def test_an_absent_calibration_is_said_with_its_reason():
     doc = posterior_doc()
     doc["calibration"] = {"reason": "the series has 20 points, fewer than the 24 a backtest needs"}
     dec = decompose(fixed_model(), (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
-    forecast = build_context(dec, "Sales", "sales.csv", doc)["forecast"]
+    forecast = posterior_context(dec, doc)["forecast"]
     assert forecast["calibration"] == (
         "The band is not calibrated on the series' own past: the series has 20 points, fewer"
         " than the 24 a backtest needs."

@@ -12,7 +12,7 @@ from abcd_cli.decompose.components import decompose
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.kernels.text import parse_kernel
-from abcd_cli.model import Model
+from abcd_cli.model import Model, posterior_of
 from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.weak import weak_cycle_reason
 from tests.reporting.test_posterior_report import _structure
@@ -83,7 +83,8 @@ def test_a_weak_cycle_held_by_every_structure_is_not_a_fact(equal_peaks) -> None
             for i, (k, w) in enumerate(zip((model.kernel, other), (0.7, 0.3), strict=True))
         ],
     }
-    context = build_context(dec, "Output", "output.csv", doc, figures=False)
+    record = posterior_of(doc, model)
+    context = build_context(dec, "Output", "output.csv", doc, figures=False, record=record)
     (cycle,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "periodic"]
     assert cycle["probability"] == pytest.approx(1.0)
     assert cycle["wording"] == "uncertain" and "only possible" in cycle["text"]

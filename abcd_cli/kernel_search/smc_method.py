@@ -1,0 +1,100 @@
+"""The method "smc" (``methods``): the sequential Monte Carlo sampler (``smc``) run on a series
+and its particles given as the one result record every method gives.
+
+The sampler runs on the series in the search's internal units (``SearchData``), with the
+settings' ``particles``, ``data_steps``, ``first_points``, ``structure_moves`` and
+``parameter_moves`` (``SMCSettings.of``), its random numbers from the settings' seed alone.
+Its weighted particles are grouped by their tree (the same structure written the same way,
+so that their parameter vectors line up): each group is one ``Weighed`` structure whose draws
+are its particles' parameters with their own weights (``Weighed.draw_weights``); its weight
+is the sum of theirs, and it has no BIC and no evidence of its own (the sampler estimates the
+evidence of the whole run only). The result's model is the particle of largest weight in the
+most probable structure, scored on all the data.
+
+Not yet (issue 64, part 2): the sampler keeps no checkpoint (a resumed run starts again),
+reports no progress, runs serially and with the exact engine only, and runs one sampler
+whatever ``seeds`` says.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from pathlib import Path
+
+import numpy as np
+
+from abcd_cli.engines import get_engine
+from abcd_cli.engines.base import Engine
+from abcd_cli.errors import InputError, RunError
+from abcd_cli.kernel_search.candidate import Candidate, FitTask
+from abcd_cli.kernel_search.events import Events
+from abcd_cli.kernel_search.evidence import log_likelihood
+from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
+from abcd_cli.kernel_search.records import SearchResult
+from abcd_cli.kernel_search.search_data import SearchData
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.smc import Particles, Sampler, SMCSettings
+from abcd_cli.kernel_search.structure_prior import StructurePrior
+from abcd_cli.kernels import Kernel
+
+#: The prior over structures the record names.
+PRIOR = "the sampler's probabilistic grammar (structure_prior)"
+
+
+def search(
+    x: np.ndarray,
+    y: np.ndarray,
+    settings: SearchSettings,
+    executor: Executor | None = None,
+    progress: Callable[[str], None] | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    fit_fn: Callable[[FitTask], Candidate] | None = None,
+    engine: Engine | None = None,
+    events: Events | None = None,
+    x_names: Sequence[str] = (),
+) -> SearchResult:
+    """The sampler's particles on y(x) as a ``SearchResult`` (see the module docstring); the
+    arguments as ``infer.Method`` takes them (the executor, progress, checkpoint and fit
+    function are not used yet)."""
+    if settings.seeds > 1:
+        raise InputError("--method smc runs one sampler; --seeds applies to the other methods")
+    started = time.perf_counter()
+    engine = engine or get_engine("exact")
+    data = SearchData.prepare(x, y, settings, x_names)
+    sampler = Sampler(
+        data.X, data.Y, data.full_summary, engine, StructurePrior(), SMCSettings.of(settings),
+        np.random.default_rng(settings.seed),
+    )  # fmt: skip
+    record = particle_record(sampler.run())
+    best = record.best.kernel
+    log_l = log_likelihood(engine, best, data.X, data.Y, data.constant_mean)
+    if not np.isfinite(log_l):
+        raise RunError("the sampler's most probable particle could not be scored on the data")
+    model = data.model(data.scorer.scored(best, -log_l, data.n), engine)
+    n = data.n
+    seconds = time.perf_counter() - started
+    return SearchResult(model, [], settings, seconds, n, n, posterior=record)
+
+
+def particle_record(particles: Particles) -> StructurePosterior:
+    """The sampler's ``particles`` grouped by tree, most probable structure first (the first
+    of equals in the particles' order), each structure's particle of largest weight first."""
+    groups: dict[str, list[tuple[Kernel, float]]] = {}
+    for kernel, weight in zip(particles.kernels, particles.weights, strict=True):
+        groups.setdefault(kernel.to_text(params=False), []).append((kernel, float(weight)))
+    totals = {key: sum(w for _, w in members) for key, members in groups.items()}
+    order = sorted(groups, key=lambda key: -totals[key])
+    structures, weights = [], []
+    for key in order:
+        members = sorted(groups[key], key=lambda member: -member[1])
+        own = np.array([w for _, w in members])
+        theta = np.array([k.theta() for k, _ in members]).reshape(len(members), -1)
+        shares = own / own.sum() if own.sum() > 0 else np.full(own.size, 1.0 / own.size)
+        structures.append(Weighed(members[0][0], None, -np.inf, theta, None, draw_weights=shares))
+        weights.append(totals[key])
+    w = np.array(weights)
+    draws = max(s.theta.shape[0] for s in structures)
+    return StructurePosterior(structures, w / w.sum(), draws, PRIOR)
