@@ -28,6 +28,7 @@ from abcd_cli.engines.base import Capabilities, Cost, Engine, NLLBounds
 from abcd_cli.engines.exact import ExactEngine, negative_log_likelihood, nll_and_grad
 from abcd_cli.engines.exact_posterior import ExactPosterior
 from abcd_cli.engines.inducing import InducingState
+from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.errors import InputError
 from abcd_cli.found import read_model
 from abcd_cli.kernel_search.engine_choice import resolve
@@ -98,6 +99,26 @@ def test_a_registered_engine_is_among_the_choices_and_is_built_by_name(tiny):
     assert isinstance(get_engine(tiny), TinyEngine)
     settings, engine = resolve(SearchSettings(engine=tiny), 30)
     assert isinstance(engine, TinyEngine) and settings.engine == tiny and settings.inducing is None
+
+
+@dataclass(frozen=True)
+class SparseVariant(SparseEngine):
+    """skc under another name: what it does comes with its class, not its name."""
+
+    name: ClassVar[str] = "skc-variant"
+
+
+def test_an_engine_is_built_by_its_own_class_whatever_its_name():
+    register_engine(SparseVariant.name, SparseVariant)
+    try:
+        settings, engine = resolve(
+            SearchSettings(engine=SparseVariant.name, inducing=7, seed=3), 50
+        )
+    finally:
+        unregister_engine(SparseVariant.name)
+    assert type(engine) is SparseVariant and (engine.m, engine.seed) == (7, 3)
+    assert (settings.engine, settings.inducing) == (SparseVariant.name, 7)
+    assert not engine.capabilities.exact_likelihood and engine.capabilities.finalist_intervals
 
 
 def test_a_registered_engine_runs_a_search_and_a_prediction(tiny, tmp_path):
