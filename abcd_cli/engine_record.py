@@ -11,12 +11,34 @@ nothing to record has no record (model files from before engines had one load as
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines import DEFAULT_ENGINE, engine_class, get_engine
 from abcd_cli.engines.base import Engine, EngineState
 from abcd_cli.errors import InputError
+from abcd_cli.schema import Choice, Spec
+
+
+@dataclass(frozen=True)
+class Registered(Spec):
+    """A model file's engine name: one of those ``names()`` gives when the file is checked
+    (the registry, which may have grown since import)."""
+
+    names: Callable[[], tuple[str, ...]]
+
+    @property
+    def what(self) -> str:  # type: ignore[override]
+        return Choice(*self.names()).what
+
+    @property
+    def many(self) -> str:  # type: ignore[override]
+        return Choice(*self.names()).many
+
+    def check(self, value: Any, path: str) -> None:
+        Choice(*self.names()).check(value, path)
 
 
 def engine_record(engine: Engine, state: EngineState | None) -> dict[str, Any] | None:

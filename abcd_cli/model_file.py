@@ -20,6 +20,7 @@ import numpy as np
 from abcd_cli.calibration import calibration_problem
 from abcd_cli.data.checks import MAX_MAGNITUDE, MIN_MAGNITUDE
 from abcd_cli.data.series import X_KINDS
+from abcd_cli.engine_record import Registered
 from abcd_cli.engines import engine_choices, engine_class, engine_names
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
@@ -34,7 +35,6 @@ from abcd_cli.schema import (
     Anything,
     Bool,
     Choice,
-    ChoiceOf,
     Either,
     List,
     Nullable,
@@ -78,7 +78,7 @@ SCALING = Obj(
 )
 #: The engine's name from the registry; its other entries are its own (``Engine.record_fields``
 #: and its state's ``state_keys``): see check_model_document.
-ENGINE = Obj(required={"name": ChoiceOf(engine_names)}, noun="an object with a name")
+ENGINE = Obj(required={"name": Registered(engine_names)}, noun="an object with a name")
 #: The fields of a model (``Model.to_dict``), in a document and in each of ``seed_models``.
 MODEL_FIELDS = {
     "internal": Obj(
@@ -133,7 +133,7 @@ SETTINGS = Obj(
         "max_iter": Whole(min=1),
         "refine_iter": Whole(min=1),
         "max_order": Nullable(Whole(min=1, max=MAX_ORDER)),
-        "engine": ChoiceOf(engine_choices),
+        "engine": Registered(engine_choices),
         "inducing": Nullable(Whole(min=1)),
         "buffer": Whole(min=1),
         "method": Choice(*METHODS),

@@ -20,7 +20,7 @@ a missing, unreadable or too deeply nested one in one line.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -350,24 +350,6 @@ class Choice(Spec):
     def check(self, value: Any, path: str) -> None:
         if isinstance(value, bool) or value not in self.options:
             self.refuse(value, path)
-
-
-@dataclass(frozen=True)
-class ChoiceOf(Spec):
-    """One of the values ``options()`` gives when asked (a registry that may grow)."""
-
-    options: Callable[[], tuple[Any, ...]]
-
-    @property
-    def what(self) -> str:  # type: ignore[override]
-        return Choice(*self.options()).what
-
-    @property
-    def many(self) -> str:  # type: ignore[override]
-        return Choice(*self.options()).many
-
-    def check(self, value: Any, path: str) -> None:
-        Choice(*self.options()).check(value, path)
 
 
 @dataclass(frozen=True)
