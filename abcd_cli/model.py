@@ -2,9 +2,10 @@
 
 ``Model.to_dict`` / ``Model.from_dict`` are the JSON form shared by ``abcd search --json``,
 ``abcd report`` and ``abcd predict``; the data travel with the model so a saved file is enough to
-predict or report again. A model of another engine than the exact one also records the engine
-(``engine_record``: name, settings, inducing inputs) and its interval of BIC and log likelihood;
-an exact model's file has neither (zero width), as before engines had them.
+predict or report again. A model of another engine than the default exact one also records the
+engine (``engine_record``: name, settings, the engine's state such as skc's inducing inputs) and
+its interval of BIC and log likelihood; an exact model's file has neither (zero width), as
+before engines had them.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import numpy as np
 from abcd_cli.arrays import as_2d
 from abcd_cli.data.checks import MAX_MAGNITUDE
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.engine_record import engine_record, inducing_x, is_default, read_engine
+from abcd_cli.engine_record import engine_record, read_engine
 from abcd_cli.engines import get_engine
-from abcd_cli.engines.base import Engine, NLLBounds, Posterior, PosteriorError
+from abcd_cli.engines.base import Engine, EngineState, NLLBounds, Posterior, PosteriorError
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -41,10 +42,10 @@ class Model:
     ``constant_mean``: the prior mean is a constant of unknown value (flat prior), integrated
     out; otherwise it is ``scaling.y_shift``. ``engine`` conditions the model on its data
     (the exact GP unless told otherwise). ``nll_bounds``: low ≤ −log p(y) ≤ high in the user's
-    units as the search found them (None: see ``bounds``). ``inducing_x``: the inducing inputs
-    a model file recorded, in the user's units; the engine then conditions through them
-    instead of choosing its own. ``x_names``: the input columns' names, which the kernel's
-    text uses with several inputs (``SE[weight]``).
+    units as the search found them (None: see ``bounds``). ``engine_state``: what a model file
+    recorded of the engine's state (skc's inducing inputs, in the user's units); the engine
+    then conditions through it instead of choosing its own. ``x_names``: the input columns'
+    names, which the kernel's text uses with several inputs (``SE[weight]``).
 
     ``x`` is kept as given, (N,) for one input or (N, D), and written so to the model file;
     ``X`` is it as (N, D) whatever D. The constructor refuses (ValueError) an x whose rows are
@@ -58,7 +59,7 @@ class Model:
     constant_mean: bool = False
     engine: Engine = field(default_factory=get_engine, compare=False, repr=False)
     nll_bounds: NLLBounds | None = field(default=None, compare=False)
-    inducing_x: np.ndarray | None = field(default=None, compare=False, repr=False)
+    engine_state: EngineState | None = field(default=None, compare=False, repr=False)
     x_names: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -114,12 +115,12 @@ class Model:
     @cached_property
     def bounds(self) -> NLLBounds:
         """low ≤ −log p(y) ≤ high in the user's units: ``nll_bounds`` when given, zero width
-        at ``nll`` for the exact engine, else the engine's score on the data (the sparse
-        engine's upper bound costs O(N²) time per conjugate-gradient step: a search passes its
-        own)."""
+        at ``nll`` for an engine of exact likelihoods, else the engine's score on the data
+        (the sparse engine's upper bound costs O(N²) time per conjugate-gradient step: a search
+        passes its own)."""
         if self.nll_bounds is not None:
             return self.nll_bounds
-        if is_default(self.engine):
+        if self.engine.capabilities.exact_likelihood:
             return NLLBounds.exact(self.nll)
         sc, n_free = self.scaling, self.n - self.constant_mean
         b = self._engine.score(self.kernel, sc.x_in(self.X), sc.y_in(self.y), self.constant_mean)
@@ -135,10 +136,8 @@ class Model:
 
     @cached_property
     def _engine(self) -> Engine:
-        """The engine, conditioning through the recorded inducing inputs when there are some."""
-        if self.inducing_x is None:
-            return self.engine
-        return self.engine.with_inducing_inputs(self.scaling.x_in(self.inducing_x))
+        """The engine, carrying the recorded state when there is one."""
+        return self.engine.with_state(self.engine_state, self.scaling)
 
     @cached_property
     def posterior(self) -> Posterior:
@@ -175,16 +174,15 @@ class Model:
                 "scaling": self.scaling.to_dict(),
             },
         }
-        if not is_default(self.engine):
+        state = self.engine_state
+        if state is None:
+            state = self.engine.state(self.x, self.scaling)
+        record = engine_record(self.engine, state)
+        if record is not None:
             low, high = self.bic_interval
             d["bic_interval"] = [low, high]
             d["log_likelihood_interval"] = [-self.bounds.high, -self.bounds.low]
-            inducing = (
-                self.inducing_x
-                if self.inducing_x is not None
-                else inducing_x(self.engine, self.scaling, self.x)
-            )
-            d["engine"] = engine_record(self.engine, inducing)
+            d["engine"] = record
         if with_data:
             d["data"] = {"x": self.x.tolist(), "y": self.y.tolist()}
             if self.n_dims > 1 and self.x_names:
@@ -221,10 +219,10 @@ class Model:
             len(x_names) != scaling.n_dims or not all(isinstance(n, str) for n in x_names)
         ):
             raise InputError(f"{where}: x_names must hold one name per input column")
-        engine, inducing = read_engine(d.get("engine"), scaling, where)
+        engine, state = read_engine(d.get("engine"), scaling, where)
         check_conditionable(engine, y.size, where)
         return cls(
-            kernel, scaling, x, y, nll, constant_mean, engine, bounds, inducing, x_names=x_names
+            kernel, scaling, x, y, nll, constant_mean, engine, bounds, state, x_names=x_names
         )
 
 

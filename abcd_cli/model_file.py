@@ -20,12 +20,11 @@ import numpy as np
 from abcd_cli.calibration import calibration_problem
 from abcd_cli.data.checks import MAX_MAGNITUDE, MIN_MAGNITUDE
 from abcd_cli.data.series import X_KINDS
-from abcd_cli.engines import engine_names, get_engine
-from abcd_cli.engines.sparse import BOUNDS
+from abcd_cli.engines import engine_choices, engine_class, engine_names
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import REGISTRY
-from abcd_cli.kernel_search.settings import ENGINES, MAX_DRAWS, PRIOR_MEANS
+from abcd_cli.kernel_search.settings import MAX_DRAWS, PRIOR_MEANS
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.algebra import count_params
@@ -76,20 +75,9 @@ SCALING = Obj(
     },
     noun="an object with x_shift, x_scale, y_shift and y_scale",
 )
-ENGINE = Obj(
-    required={"name": Choice(*engine_names())},
-    optional={
-        "m": Whole(min=1),
-        "seed": COUNT,
-        "jitter": Number(above=0, below=1),
-        "pcg_tol": Number(above=0, magnitude=MAX_MAGNITUDE),
-        "pcg_max_products": Whole(min=1),
-        "bound": Choice(*BOUNDS),
-        "inducing_x": Anything(),  # rows of the data's width: see check_model_document
-    },
-    extra=None,
-    noun="an object with a name",
-)
+#: The engine's name from the registry; its other entries are its own (``Engine.record_fields``
+#: and its state's ``state_keys``): see check_model_document.
+ENGINE = Obj(required={"name": Choice(live=engine_names)}, noun="an object with a name")
 #: The fields of a model (``Model.to_dict``), in a document and in each of ``seed_models``.
 MODEL_FIELDS = {
     "internal": Obj(
@@ -144,10 +132,10 @@ SETTINGS = Obj(
         "max_iter": Whole(min=1),
         "refine_iter": Whole(min=1),
         "max_order": Nullable(Whole(min=1, max=MAX_ORDER)),
-        "engine": Choice(*ENGINES),
+        "engine": Choice(live=engine_choices),
         "inducing": Nullable(Whole(min=1)),
         "buffer": Whole(min=1),
-        "method": Choice(live=REGISTRY.keys()),
+        "method": Choice(live=REGISTRY.keys),
         "pool": Whole(min=1),
         "draws": Whole(min=1, max=MAX_DRAWS),
         "screen": Bool(),
@@ -481,15 +469,18 @@ def _check_internal(
 def _check_engine(
     engine: dict[str, Any], scaling: dict[str, Any], width: int, where: str, path: str
 ) -> None:
-    """The engine's settings are its own, its inducing inputs rows of the data's width."""
-    known = get_engine(engine["name"]).settings()
-    for key in engine:
-        if key not in ("name", "inducing_x", *known):
-            refuse(where, join(path, key), f"is not a setting of the {engine['name']} engine")
-    if "inducing_x" not in engine:
-        return
-    z_path = join(path, "inducing_x")
-    z_spec = Numbers(DATUM, 1) if width == 1 else Rows(DATUM, width, 1)
-    check(engine["inducing_x"], z_spec, where, z_path)
-    z = np.array(engine["inducing_x"], dtype=float)
-    _check_internal(z, scaling["x_shift"], scaling["x_scale"], where, z_path, "x")
+    """The engine's entries are its own settings (of its specs, ``Engine.record_fields``) and
+    its state's (``state_keys``); those holding inputs (``state_inputs``) rows of the data's
+    width, within the internal limit as the data are."""
+    cls = engine_class(engine["name"])
+    for key, value in engine.items():
+        key_path = join(path, key)
+        if key in cls.record_fields:
+            check(value, cls.record_fields[key], where, key_path)
+        elif key in cls.state_inputs:
+            z_spec = Numbers(DATUM, 1) if width == 1 else Rows(DATUM, width, 1)
+            check(value, z_spec, where, key_path)
+            z = np.array(value, dtype=float)
+            _check_internal(z, scaling["x_shift"], scaling["x_scale"], where, key_path, "x")
+        elif key != "name" and key not in cls.state_keys:
+            refuse(where, key_path, f"is not a setting of the {engine['name']} engine")

@@ -20,7 +20,7 @@ a missing, unreadable or too deeply nested one in one line.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -332,24 +332,28 @@ class List(_Sequence):
 
 @dataclass(frozen=True, init=False)
 class Choice(Spec):
-    """One of the given values."""
+    """One of the given values, or of those ``live()`` gives as each value is checked (a
+    registry, which may have grown since import)."""
 
-    options: Collection[Any]
+    options: Collection[Any] | Callable[[], Collection[Any]]
 
-    def __init__(self, *options: Any, live: Collection[Any] | None = None) -> None:
-        """``live``: a collection read as each value is checked (a registry's keys)."""
+    def __init__(self, *options: Any, live: Callable[[], Collection[Any]] | None = None) -> None:
         object.__setattr__(self, "options", options if live is None else live)
 
     @property
+    def current(self) -> Collection[Any]:
+        return self.options() if callable(self.options) else self.options
+
+    @property
     def what(self) -> str:  # type: ignore[override]
-        return "one of " + ", ".join(json.dumps(o) for o in self.options)
+        return "one of " + ", ".join(json.dumps(o) for o in self.current)
 
     @property
     def many(self) -> str:  # type: ignore[override]
-        return "values among " + ", ".join(json.dumps(o) for o in self.options)
+        return "values among " + ", ".join(json.dumps(o) for o in self.current)
 
     def check(self, value: Any, path: str) -> None:
-        if isinstance(value, bool) or value not in self.options:
+        if isinstance(value, bool) or value not in self.current:
             self.refuse(value, path)
 
 

@@ -8,12 +8,12 @@ from typing import Any
 import click
 
 from abcd_cli.api import DEFAULTS
+from abcd_cli.engines import engine_choices
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import METHODS
 from abcd_cli.kernel_search.settings import (
-    ENGINES,
     MAX_DRAWS,
     MAX_SEED,
     MAX_SEED_TEXT,
@@ -297,7 +297,7 @@ def _engine_options() -> list[Any]:
     return [
         click.option(
             "--engine",
-            metavar="|".join(ENGINES),
+            metavar="|".join(engine_choices()),
             default=DEFAULTS.engine,
             show_default=True,
             help="'exact': the full Gaussian process; 'skc': bounds through inducing inputs,"

@@ -38,7 +38,6 @@ from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
 from abcd_cli.decompose.variance import VarianceTable, mean_shares, variance_table
 from abcd_cli.decompose.window import Window, series_window
-from abcd_cli.engine_record import is_default
 from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 from abcd_cli.model import Model
@@ -46,8 +45,9 @@ from abcd_cli.model import Model
 #: Points of a component's curve along one input; a surface has ``SURFACE_SIZE`` per side.
 GRID_SIZE = 400
 SURFACE_SIZE = 40
-#: A model of more than this many points, on an engine other than the exact one (whose moments
-#: cost N² per grid point), is drawn on a grid as fine as its data, up to ``MAX_GRID`` points
+#: A model of more than this many points, on an engine whose posterior is not dense (a dense
+#: one's moments cost N² per grid point: ``Capabilities.dense_posterior``), is drawn on a grid
+#: as fine as its data, up to ``MAX_GRID`` points
 #: over its range, so that fast periodic components are not aliased.
 LONG_SERIES = 5000
 MAX_GRID = 10_000
@@ -57,9 +57,9 @@ UNORDERED_CHECKS = ("quantile-quantile",)
 
 
 def grid_size(model: Model, extrapolate: float) -> int:
-    """``GRID_SIZE``; for a model of many points off the exact engine, min(N, ``MAX_GRID``)
+    """``GRID_SIZE``; for a model of many points without a dense posterior, min(N, ``MAX_GRID``)
     points over an input's range and as many per unit beyond it."""
-    if model.n <= LONG_SERIES or is_default(model.engine):
+    if model.n <= LONG_SERIES or model.engine.capabilities.dense_posterior:
         return GRID_SIZE
     return int(round(min(model.n, MAX_GRID) * (1.0 + extrapolate)))
 

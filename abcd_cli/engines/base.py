@@ -11,8 +11,13 @@ y ~ N(β·1, K) and a flat prior on β integrated out:
 * ``posterior``: the model conditioned on the data, a :class:`Posterior`;
 * ``cost`` and ``check_size``: its own estimate of memory and time, and the refusal of a
   series too long for it;
-* ``settings``, ``inducing`` and ``with_inducing_inputs``: what a model file records to rebuild
-  the same engine and posterior (an engine without inducing inputs keeps the defaults).
+* ``settings`` and ``state``/``with_state``: what a model file records to rebuild the same
+  engine and posterior (``EngineState``: what the engine carries from one fit to the next,
+  skc's inducing inputs; an engine without state keeps the defaults).
+
+What an engine can do is declared on its class (``capabilities``, a :class:`Capabilities`) and
+read by the search, the model and the decomposition; they never test an engine's name. Engines
+are chosen by name in one place, the registry (``abcd_cli.engines``).
 
 A failed evaluation is a value (``FAILED_NLL``, zero gradient), never an exception.
 """
@@ -21,17 +26,24 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from abcd_cli.kernels import Kernel
 
+if TYPE_CHECKING:
+    from abcd_cli.data.scaling import Scaling
+
 #: log 2π, the Gaussian density's constant.
 LOG_2PI = math.log(2.0 * math.pi)
 #: The objective's value when the covariance cannot be factorised or the numbers break.
 FAILED_NLL = 1e20
+#: The step in theta of the central differences that stand in for the gradient of an engine
+#: without one (``Engine.objective``): about the cube root of the float64 epsilon.
+DIFFERENCE_STEP = 1e-5
 
 
 class PosteriorError(ArithmeticError):
@@ -63,6 +75,44 @@ class Cost:
 
     bytes: float
     seconds: float
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do, declared on its class and read by those who use it.
+
+    * ``exact_likelihood``: its objective and score are −log p(y) itself (zero-width
+      intervals); otherwise its scores are intervals (skc's upper end by preconditioned
+      conjugate gradients): the search records their products (``NLLBounds.products``) and a
+      note gives the chosen model's width;
+    * ``gradients``: ``objective`` gives the analytic gradient; otherwise the base class's
+      ``objective`` differences ``objective_value`` (2p + 1 values per gradient);
+    * ``finalist_intervals``: ``likelihood_interval`` narrows a finalist's interval at extra
+      cost: the search narrows those the buffer would keep before it chooses
+      (``kernel_search.finalists``);
+    * ``long_series``: built for long series: the search refines in two phases and adds
+      harmonic starts, rules measured on long series with such an engine only
+      (``kernel_search.stages``);
+    * ``dense_posterior``: its posterior's moments cost O(N²) per new input (one Cholesky of
+      all the points), so a long series' components are drawn on the default grid, not on one
+      as fine as the data (``decompose.components``).
+    """
+
+    exact_likelihood: bool = True
+    gradients: bool = True
+    finalist_intervals: bool = False
+    long_series: bool = False
+    dense_posterior: bool = True
+
+
+class EngineState(ABC):
+    """What an engine carries from one fit to the next, made and read by that engine only:
+    skc's inducing inputs (a CG warm start or Lanczos vectors would be others). Held in the
+    user's units, so that a model file writes back what it read to the last bit."""
+
+    @abstractmethod
+    def record(self) -> dict[str, Any]:
+        """Its entries in the model file's engine record (JSON values)."""
 
 
 class Posterior(ABC):
@@ -134,21 +184,32 @@ class Engine(ABC):
     """Likelihood, score, posterior and cost of one way of computing with a GP.
 
     Instances are small, immutable and picklable: a search sends one with every candidate.
+    A new engine is one module with a subclass (its ``name``, ``capabilities``, the abstract
+    methods) and one entry in the registry (``abcd_cli.engines``).
     """
 
-    name: str
-    #: Its scores are intervals (bounds on −log p(y), the upper one by preconditioned conjugate
-    #: gradients): the search records the products they took and notes the chosen width.
-    interval_scores: ClassVar[bool] = False
-    #: Built for long series: the search refines in two phases and adds harmonic starts, two
-    #: rules measured on long series with such an engine only (``kernel_search.stages``).
-    long_series: ClassVar[bool] = False
-    #: Can narrow a finalist's interval at extra cost (``likelihood_interval``): the search
-    #: narrows those of the models its buffer would keep before it chooses
-    #: (``kernel_search.finalists``).
-    finalist_intervals: ClassVar[bool] = False
+    name: ClassVar[str]
+    #: What it can do (see :class:`Capabilities`).
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    #: The specs (``abcd_cli.schema``) of its settings in a model file's engine record.
+    record_fields: ClassVar[Mapping[str, Any]] = {}
+    #: The record's entries that hold its state (``EngineState.record``), not settings.
+    state_keys: ClassVar[tuple[str, ...]] = ()
+    #: Those of them that hold inputs (rows of the data's width, in the user's units): a model
+    #: file checks them as it checks the data.
+    state_inputs: ClassVar[tuple[str, ...]] = ()
 
-    @abstractmethod
+    @classmethod
+    def for_series(cls, n: int, inducing: int | None, seed: int) -> Engine:
+        """The engine a search of ``n`` points uses, told ``inducing`` (``--inducing``; None:
+        the engine's choice) and ``seed``; an engine that takes neither ignores them."""
+        return cls()
+
+    @property
+    def inducing_count(self) -> int | None:
+        """The number of inducing inputs it conditions through (None: it has none)."""
+        return None
+
     def objective(
         self,
         theta: np.ndarray,
@@ -157,7 +218,26 @@ class Engine(ABC):
         y: np.ndarray,
         constant_mean: bool = False,
     ) -> tuple[float, np.ndarray]:
-        """The value to minimise at ``kernel.with_theta(theta)`` and its gradient in theta."""
+        """The value to minimise at ``kernel.with_theta(theta)`` and its gradient in theta.
+        An engine that declares ``capabilities.gradients`` gives its own; for one that does
+        not, this default takes central differences of ``objective_value``,
+        ∂f/∂θ_j ≈ (f(θ + h·e_j) − f(θ − h·e_j)) / 2h with h = ``DIFFERENCE_STEP``."""
+        if self.capabilities.gradients:
+            raise NotImplementedError(f"the {self.name} engine declares gradients but gives none")
+        theta = np.asarray(theta, dtype=float)
+        value = self.objective_value(kernel.with_theta(theta), X, y, constant_mean)
+        grad = np.zeros_like(theta)
+        if not value < FAILED_NLL:
+            return FAILED_NLL, grad
+        for j in range(theta.size):
+            step = np.zeros_like(theta)
+            step[j] = DIFFERENCE_STEP
+            up = self.objective_value(kernel.with_theta(theta + step), X, y, constant_mean)
+            down = self.objective_value(kernel.with_theta(theta - step), X, y, constant_mean)
+            if not (up < FAILED_NLL and down < FAILED_NLL):
+                return FAILED_NLL, np.zeros_like(theta)
+            grad[j] = (up - down) / (2.0 * DIFFERENCE_STEP)
+        return value, grad
 
     @abstractmethod
     def objective_value(
@@ -204,17 +284,19 @@ class Engine(ABC):
         """The keywords (JSON numbers) that rebuild this engine: ``get_engine(name, **them)``."""
         return {}
 
-    def inducing(self, X: np.ndarray) -> np.ndarray | None:
-        """Row indices of X that the posterior on X conditions through; None when it conditions
-        on every point exactly or through inducing inputs of its own (``with_inducing_inputs``)."""
+    def state(self, x: np.ndarray, scaling: Scaling) -> EngineState | None:
+        """What a fit on the user's inputs ``x`` leaves for the next one (None: nothing)."""
         return None
 
-    def fixed_inducing_inputs(self) -> np.ndarray | None:
-        """The inducing inputs given with ``with_inducing_inputs`` (None: none were given)."""
-        return None
+    def with_state(self, state: EngineState | None, scaling: Scaling) -> Engine:
+        """The same engine carrying ``state`` (one of its own, from ``state`` or
+        ``read_state``): what a saved model restores. ValueError when it cannot."""
+        if state is not None:
+            raise ValueError(f"the {self.name} engine carries no state")
+        return self
 
-    def with_inducing_inputs(self, Z: np.ndarray) -> Engine:
-        """The same engine conditioning through the inducing inputs Z (internal units) instead
-        of choosing its own: what a saved model restores. An engine without inducing inputs
-        refuses (ValueError)."""
-        raise ValueError(f"the {self.name} engine has no inducing inputs")
+    @classmethod
+    def read_state(cls, record: Mapping[str, Any], n_dims: int) -> EngineState | None:
+        """Its state from a model file's engine record (inputs of ``n_dims`` columns), None
+        when the record holds none; ValueError (what is wrong) when it is not one."""
+        return None

@@ -13,21 +13,24 @@ N/m consecutive points in x order (``nystrom.inducing_indices``): the same for e
 the same data, as a search needs (the bound grows with m, so candidates must share it). The
 kernel must contain white noise everywhere (D > 0): without it the bound is -∞ and the
 objective is ``FAILED_NLL``. ``inducing_inputs`` fixes them instead (a saved model's, restored
-by ``with_inducing_inputs``).
+by ``with_state`` from its ``InducingState``, ``engines/inducing.py``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy.linalg import LinAlgError
 
 from abcd_cli.arrays import as_2d
-from abcd_cli.engines.base import FAILED_NLL, Cost, Engine, NLLBounds
+from abcd_cli.data.checks import MAX_MAGNITUDE
+from abcd_cli.engines.base import FAILED_NLL, Capabilities, Cost, Engine, EngineState, NLLBounds
 from abcd_cli.engines.cglb import CGLBSettings, cglb_and_grad, cglb_value, value_from_solve
+from abcd_cli.engines.inducing import INDUCING_X, InducingState, default_inducing
 from abcd_cli.engines.nystrom import (
     BLOCK_ELEMENTS,
     KEEP_ELEMENTS,
@@ -52,6 +55,10 @@ from abcd_cli.engines.sparse_upper import (
 from abcd_cli.errors import InputError
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
+from abcd_cli.schema import Choice, Number, Whole
+
+if TYPE_CHECKING:
+    from abcd_cli.data.scaling import Scaling
 
 #: Largest memory the engine's score (which keeps the m×N whitened cross-covariance for the
 #: preconditioner) may need per worker process.
@@ -93,9 +100,19 @@ class SparseEngine(Engine):
     inducing_inputs: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     name: ClassVar[str] = "skc"
-    interval_scores: ClassVar[bool] = True
-    long_series: ClassVar[bool] = True
-    finalist_intervals: ClassVar[bool] = True
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        exact_likelihood=False, finalist_intervals=True, long_series=True, dense_posterior=False
+    )
+    record_fields: ClassVar[Mapping[str, Any]] = {
+        "m": Whole(min=1),
+        "seed": Whole(min=0),
+        "jitter": Number(above=0, below=1),
+        "pcg_tol": Number(above=0, magnitude=MAX_MAGNITUDE),
+        "pcg_max_products": Whole(min=1),
+        "bound": Choice(*BOUNDS),
+    }
+    state_keys: ClassVar[tuple[str, ...]] = (INDUCING_X,)
+    state_inputs: ClassVar[tuple[str, ...]] = (INDUCING_X,)
 
     def __post_init__(self) -> None:
         if int(self.m) != self.m or self.m < 1:
@@ -112,6 +129,16 @@ class SparseEngine(Engine):
                 raise ValueError("fixed inducing inputs must be at least one row of finite numbers")
             object.__setattr__(self, "inducing_inputs", Z)
 
+    @classmethod
+    def for_series(cls, n: int, inducing: int | None, seed: int) -> SparseEngine:
+        """``inducing`` inputs (default: ``default_inducing(n)``), at most n, drawn with
+        ``seed``."""
+        return cls(m=min(n, inducing or default_inducing(n)), seed=seed)
+
+    @property
+    def inducing_count(self) -> int:
+        return self.m
+
     # --- inducing inputs ------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
         """m, seed, jitter, pcg_tol and pcg_max_products (the fixed inputs are data)."""
@@ -124,11 +151,31 @@ class SparseEngine(Engine):
             return None
         return inducing_indices(as_2d(X), self.m, self.seed)
 
-    def fixed_inducing_inputs(self) -> np.ndarray | None:
-        return self.inducing_inputs
-
     def with_inducing_inputs(self, Z: np.ndarray) -> SparseEngine:
+        """The same engine conditioning through Z (internal units) whatever the data."""
         return replace(self, inducing_inputs=np.array(Z, dtype=float))
+
+    def state(self, x: np.ndarray, scaling: Scaling) -> InducingState:
+        """The inducing inputs in the user's units: the rows of x it draws (as they are, to
+        the last bit), else its fixed inputs scaled back."""
+        fixed = self.inducing_inputs
+        if fixed is None:
+            rows = inducing_indices(as_2d(scaling.x_in(x)), self.m, self.seed)
+            return InducingState(np.asarray(x)[rows])
+        z = scaling.x_out(fixed if scaling.n_dims > 1 else fixed[:, 0])
+        return InducingState(np.asarray(z, dtype=float))
+
+    def with_state(self, state: EngineState | None, scaling: Scaling) -> SparseEngine:
+        """Conditioning through the state's inducing inputs (none: its own draw)."""
+        if state is None:
+            return self
+        if not isinstance(state, InducingState):
+            raise ValueError(f"the {self.name} engine carries inducing inputs only")
+        return self.with_inducing_inputs(scaling.x_in(state.inducing_x))
+
+    @classmethod
+    def read_state(cls, record: Mapping[str, Any], n_dims: int) -> InducingState | None:
+        return InducingState.read(record, n_dims)
 
     def _inputs(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         X = as_2d(X)

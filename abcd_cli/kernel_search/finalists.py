@@ -1,12 +1,12 @@
 """A level's finalists' intervals narrowed before the buffer chooses (issue 65).
 
-With an engine that declares ``finalist_intervals`` (skc), the models the buffer would keep
-(``buffer.keep``: the beam and those whose BIC intervals overlap the best) get the engine's
-``likelihood_interval`` on all the data, run on the executor; each new interval is intersected
-with the model's own (both bound the same −log p(y)), the level is ranked again, and the
-buffer then chooses from the narrowed intervals. Other models keep theirs: a narrowed interval
-only moves down from its upper end and up from its lower one, so no model outside the
-finalists can come to overlap the best.
+With an engine whose capabilities include ``finalist_intervals`` (skc), the models the buffer
+would keep (``buffer.keep``: the beam and those whose BIC intervals overlap the best) get the
+engine's ``likelihood_interval`` on all the data, run on the executor; each new interval is
+intersected with the model's own (both bound the same −log p(y)), the level is ranked again,
+and the buffer then chooses from the narrowed intervals. Other models keep theirs: a narrowed
+interval only moves down from its upper end and up from its lower one, so no model outside
+the finalists can come to overlap the best.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def narrowed(
     """``scored`` (best first) with the finalists' intervals narrowed and ranked again by upper
     end; unchanged for an engine without ``finalist_intervals``. ``data``: (X, y,
     constant_mean) of all the data."""
-    if not engine.finalist_intervals or not scored:
+    if not engine.capabilities.finalist_intervals or not scored:
         return scored
     X, y, constant_mean = data
     chosen = [c for c in keep(scored, beam, size).models if c.width > 0]

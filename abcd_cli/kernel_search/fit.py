@@ -22,8 +22,8 @@ from abcd_cli.engines.base import FAILED_NLL, Engine
 from abcd_cli.kernel_search.init import initial_values, theta_bounds
 from abcd_cli.kernels import Kernel
 
-#: The engine a search uses unless told otherwise: the exact GP.
-DEFAULT_ENGINE = get_engine("exact")
+#: The engine a search uses unless told otherwise: the registry's default (the exact GP).
+DEFAULT_ENGINE = get_engine()
 
 
 @dataclass(frozen=True)

@@ -276,6 +276,7 @@ class Search:
         self.parents = kept.models
         self.elapsed += time.perf_counter() - started
         text = self.data.text
+        exact = self.engine.capabilities.exact_likelihood
         self.trace.append(
             LevelRecord(
                 self.level,
@@ -289,9 +290,9 @@ class Search:
                 pruned=kept.pruned,
                 evaluations=self.evaluations,
                 full_data_evaluations=self.full_evaluations,
-                pcg_products=self.pcg_products if self.engine.interval_scores else None,
+                pcg_products=None if exact else self.pcg_products,
                 elapsed_seconds=round(self.elapsed, 3),
-                finalists=self._finalists(kept.models) if self.engine.interval_scores else None,
+                finalists=None if exact else self._finalists(kept.models),
             )
         )
         self.save()  # before saying the level is done: an interrupt after the line loses nothing

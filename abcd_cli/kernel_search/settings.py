@@ -8,6 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from abcd_cli.data.scaling import Scaling
+from abcd_cli.engines import engine_choices, unknown_engine
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, DEFAULT_BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import REGISTRY
@@ -20,10 +21,6 @@ PRIOR_MEANS = ("data", "zero", "constant")
 #: The most parameter draws a structure of the posterior keeps: every draw a distinct step of
 #: its chain (``weighing.STEPS``).
 MAX_DRAWS = 200
-#: The engines a search may be told to use: "auto" chooses by the series' length
-#: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds, "statespace"
-#: the exact likelihood by the Kalman filter where that is cheaper (one input).
-ENGINES = ("auto", "exact", "skc", "statespace")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/outputs/NOTES.md: a constant's likelihood fell short by 11 nats at 100
 #: spreads).
@@ -103,7 +100,7 @@ class SearchSettings:
     max_iter: int = 150  # iterations for finalists
     refine_iter: int = 40  # iterations on all the data (long series)
     max_order: int | None = None  # language "additive": highest order (None: every input's)
-    engine: str = "auto"  # one of ENGINES
+    engine: str = "auto"  # "auto" or a registered engine (``abcd_cli.engines``)
     inducing: int | None = None  # skc's inducing inputs (None: by the series' length)
     buffer: int = 3  # at most this many models expanded: the beam and those whose BIC
     # intervals overlap the best one's (with the exact engine's zero-width intervals: the beam)
@@ -139,8 +136,8 @@ class SearchSettings:
             )
         if self.method not in REGISTRY:  # read as it is: a method registered later counts
             raise InputError(f"unknown method {self.method!r} (choose from {', '.join(REGISTRY)})")
-        if self.engine not in ENGINES:
-            raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
+        if self.engine not in engine_choices():
+            raise InputError(unknown_engine(self.engine, engine_choices()))
         if self.inducing is not None and (not is_whole(self.inducing) or self.inducing < 1):
             raise InputError(
                 f"the number of inducing inputs must be a whole number of at least 1,"

@@ -66,7 +66,8 @@ class LevelStages:
         small = "all" if full else "subset"
         on_subset = data.refine_on_subset  # stage 3 on a subset: stage 4 scores the level
         later = s.refine_iter - SKC_FIRST_REFINE
-        two_phase = not full and not on_subset and self.engine.long_series and later > 0
+        long_series = self.engine.capabilities.long_series
+        two_phase = not full and not on_subset and long_series and later > 0
         first_refine = SKC_FIRST_REFINE if two_phase else s.refine_iter
 
         def finalists(done: dict[int, Candidate]) -> list[int]:
@@ -83,7 +84,7 @@ class LevelStages:
             grafted = graft(kernels[j], fitted)
             others = (grafted,) + tuple(
                 h
-                for k in ((fitted, grafted) if self.engine.long_series else ())
+                for k in ((fitted, grafted) if self.engine.capabilities.long_series else ())
                 for h in harmonic_starts(k, data.full_summary)
             )
             return self._task(fitted, "refine", 1, first_refine, others)

@@ -80,7 +80,7 @@ def _interval_notes(result: SearchResult) -> list[str]:
     """With an engine whose scores are intervals: what the BICs are, and a call to raise m
     when the chosen model's interval is wider than ``WIDE_BIC``."""
     model = result.model
-    if not model.engine.interval_scores:
+    if model.engine.capabilities.exact_likelihood:
         return []
     low, high = model.bic_interval
     m = result.settings.inducing

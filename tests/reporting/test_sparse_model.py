@@ -104,14 +104,15 @@ def test_an_exact_models_file_is_unchanged_and_old_files_load_as_exact():
     d = exact.to_dict()
     assert not {"engine", "bic_interval", "log_likelihood_interval"} & set(d)
     back = Model.from_dict(d)
-    assert back.engine.name == "exact" and back.inducing_x is None
+    assert back.engine.name == "exact" and back.engine_state is None
     assert back.bic_interval == (back.bic, back.bic)
 
 
 def test_a_saved_sparse_model_predicts_the_same_numbers(model, model_file):
     found = read_model(model_file)
     assert found.model.engine == model.engine
-    np.testing.assert_array_equal(found.model.inducing_x, model.x[model.engine.inducing(model.x)])
+    state = found.model.engine_state
+    np.testing.assert_array_equal(state.inducing_x, model.x[model.engine.inducing(model.x)])
     x_new = np.linspace(-1.0, 12.0, 41)
     before = predict(FoundModel(model, document(model)), x_new)
     after = predict(model_file, x_new)
