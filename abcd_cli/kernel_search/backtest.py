@@ -17,7 +17,10 @@ report's: ``HORIZON_SHARE`` of the input's range past the data (``decompose``'s
 
 Cost (profiled in benchmarks/studies/calibration.py): at most ``MAX_STRUCTURES`` structures (the
 most probable, holding ``STRUCTURE_MASS`` of the weight), refitted from their values, and
-``DRAWS_PER_STRUCTURE`` of each one's draws conditioned per origin.
+``DRAWS_PER_STRUCTURE`` of each one's draws conditioned per origin. Both run on the search's
+executor: the refits as fit tasks, then each origin's particles of one structure as an
+``OriginTask`` (one BLAS thread, so serial and parallel runs agree to the last bit); only the
+mixing is done here.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,15 @@ def band_mean_squares(h: np.ndarray, z: np.ndarray, horizon: float) -> list[floa
     ]
 
 
+def lightened(posterior: StructurePosterior, draws: int) -> StructurePosterior:
+    """The most probable structure alone, with ``draws`` of its chain's draws evenly spread
+    (the light reference: one structure's refits and ``draws`` particles per origin)."""
+    top = posterior.structures[0]
+    count = top.theta.shape[0]
+    rows = np.unique(np.round(np.linspace(0, count - 1, min(draws, count))).astype(int))
+    return StructurePosterior([replace(top, theta=top.theta[rows])], np.ones(1), rows.size)
+
+
 def reference(
     x: np.ndarray,
     scaling: Scaling,
@@ -100,14 +110,16 @@ def reference(
     way: str,
     count: int,
     seed: int,
+    light: int | None = None,
 ) -> dict:
     """The reference of one series: its most probable structure's ``count`` simulated series,
-    each backtested ``way`` with the series' own posterior; each one's band mean squares, and
-    the seconds the whole took."""
+    each backtested ``way`` with the series' own posterior (``light``: with ``lightened``'s
+    instead); each one's band mean squares, and the seconds the whole took."""
     started = time.perf_counter()
+    tested = posterior if light is None else lightened(posterior, light)
     m_ref = []
     for y in simulated(posterior.structures[0].kernel, scaling, x, count, seed):
-        b = run_backtest(x, y, scaling, posterior, settings, engine, executor, (), way)
+        b = run_backtest(x, y, scaling, tested, settings, engine, executor, (), way)
         m_ref.append(band_mean_squares(b.h, b.z, b.horizon))
     return {"m_ref": m_ref, "replicates": count, "seconds": time.perf_counter() - started}
 
@@ -143,21 +155,28 @@ def rule_calibration(backtest: dict, m_ref: list[list[float]], rule: str) -> Cal
     return Calibration(edges, factors, backtest["origins"], int(z.size), h=h, z=z)
 
 
-def draw_reference(seed: int, way: str, count: int, executor: Executor) -> dict:
+def draw_reference(
+    seed: int, way: str, count: int, executor: Executor, light: int | None = None
+) -> dict:
     """The reference of the calibration study's well-specified draw ``seed``."""
     x, _, data, posterior, settings, engine = weighed_draw(seed)
-    return reference(x, data.scaling, posterior, settings, engine, executor, way, count, seed)
+    return reference(
+        x, data.scaling, posterior, settings, engine, executor, way, count, seed, light
+    )
 
 
-def split_reference(name: str, way: str, count: int, executor: Executor) -> dict:
+def split_reference(
+    name: str, way: str, count: int, executor: Executor, light: int | None = None
+) -> dict:
     """The reference of a split's stored search (calibration_raw/models/)."""
     found = read_model(MODELS / f"{name}.json")
     posterior, model = found.posterior, found.model
     assert posterior is not None
     settings, engine = resolve(search_settings(found), model.n)
     return reference(
-        model.x, model.scaling, posterior, settings, engine, executor, way, count, settings.seed
-    )
+        model.x, model.scaling, posterior, settings, engine, executor, way, count,
+        settings.seed, light,
+    )  # fmt: skip
 
 
 def change(c: Calibration) -> float:
@@ -218,13 +237,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replicates", type=int, default=20)
     parser.add_argument("--refit", default="warm", choices=[r for r in REFITS if r != "reweigh"])
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument(
+        "--light",
+        type=int,
+        help="backtest the simulated series with the top structure alone and this many draws",
+    )
     parser.add_argument("--fresh", action="store_true")
     parser.add_argument("--draws-only", action="store_true", help="leave the splits out")
     parser.add_argument("--out", type=Path)
     parser.add_argument("names", nargs="*")
     args = parser.parse_args(argv)
     executor = make_executor(args.jobs, on_lost=lost_candidate)
-    folder = RAW / "reference" / args.refit
+    folder = RAW / "reference" / (args.refit + (f"-light{args.light}" if args.light else ""))
     try:
         draws, refs = [], []
         for s in range(TRUE_DRAWS):
@@ -233,7 +257,9 @@ def main(argv: list[str] | None = None) -> None:
                 load_or_run(
                     folder / f"draw-{s}.json",
                     args.fresh,
-                    lambda s=s: draw_reference(s, args.refit, args.replicates, executor),
+                    lambda s=s: draw_reference(
+                        s, args.refit, args.replicates, executor, args.light
+                    ),
                 )
             )
             print(f"draw {s}: {refs[-1]['seconds']:.1f} s", file=sys.stderr, flush=True)
@@ -250,7 +276,9 @@ def main(argv: list[str] | None = None) -> None:
                 load_or_run(
                     folder / f"{name}.json",
                     args.fresh,
-                    lambda n=name: split_reference(n, args.refit, args.replicates, executor),
+                    lambda n=name: split_reference(
+                        n, args.refit, args.replicates, executor, args.light
+                    ),
                 )
             )
             print(f"{name}: {split_refs[-1]['seconds']:.1f} s", file=sys.stderr, flush=True)
@@ -265,7 +293,13 @@ def main(argv: list[str] | None = None) -> None:
             "",
             machine_line(),
             "",
-            f"Origins' parameters: {args.refit}. Largest |factor − 1| over the bands on the"
+            f"Origins' parameters: {args.refit}"
+            + (
+                f"; the reference backtests the top structure alone with {args.light} draws"
+                if args.light
+                else ""
+            )
+            + f". Largest |factor − 1| over the bands on the"
             f" {len(draws)} well-specified draws, and the 95% coverage of the extrapolation"
             " splits' test points, per rule:",
             "",
