@@ -200,7 +200,7 @@ def rules_table(
     names = [s["name"].split("-", 1)[1] for s in splits]
     lines = [
         "| rule | median change | largest | draws within 15% | pooled coverage | series about"
-        " right | " + " | ".join(names) + " |",
+        " right |" + "".join(f" {n} |" for n in names),
         "|---|---|---|---|---|---|" + "---|" * len(names),
     ]
     makers: list[tuple[str, Callable[[dict, dict], Calibration]]] = [
@@ -218,7 +218,7 @@ def rules_table(
         lines.append(
             f"| {label} | {np.median(changes):.3f} | {max(changes):.3f} |"
             f" {sum(c < 0.15 for c in changes)} of {len(changes)} | {pooled} |"
-            f" {right} of {len(splits)} | " + " | ".join(cells) + " |"
+            f" {right} of {len(splits)} |" + "".join(f" {c} |" for c in cells)
         )
     return "\n".join(lines)
 
