@@ -194,6 +194,13 @@ def band_factor(
     return max(f, floor)
 
 
+def horizon_bands(h: np.ndarray, horizon: float) -> tuple[tuple[float, ...], np.ndarray]:
+    """The ends of the ``BANDS`` equal bands of (0, ``horizon``] and the band of each h (the
+    last band's past ``horizon``)."""
+    edges = tuple(horizon * (b + 1) / BANDS for b in range(BANDS))
+    return edges, np.minimum(np.searchsorted(np.array(edges), h), BANDS - 1)
+
+
 def calibrate(
     h: np.ndarray,
     z: np.ndarray,
@@ -208,8 +215,7 @@ def calibrate(
     origins over (0, ``horizon``] cut into ``BANDS`` equal bands (a band without errors takes
     its nearer neighbour's)."""
     h, z = np.asarray(h, dtype=float), np.asarray(z, dtype=float)
-    edges = tuple(horizon * (b + 1) / BANDS for b in range(BANDS))
-    band = np.minimum(np.searchsorted(np.array(edges), h), BANDS - 1)
+    edges, band = horizon_bands(h, horizon)
     factors: list[float | None] = [
         band_factor(z[band == b], method, floor, origins, shrink) if np.any(band == b) else None
         for b in range(BANDS)

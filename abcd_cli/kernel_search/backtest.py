@@ -17,7 +17,10 @@ report's: ``HORIZON_SHARE`` of the input's range past the data (``decompose``'s
 
 Cost (profiled in benchmarks/studies/calibration.py): at most ``MAX_STRUCTURES`` structures (the
 most probable, holding ``STRUCTURE_MASS`` of the weight), refitted from their values, and
-``DRAWS_PER_STRUCTURE`` of each one's draws conditioned per origin.
+``DRAWS_PER_STRUCTURE`` of each one's draws conditioned per origin. Both run on the search's
+executor: the refits as fit tasks, then each origin's particles of one structure as an
+``OriginTask`` (one BLAS thread, so serial and parallel runs agree to the last bit); only the
+mixing is done here.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from abcd_cli.arrays import as_2d
 from abcd_cli.calibration import Calibration, calibrate
@@ -168,28 +172,43 @@ def run_backtest(
         for s in range(len(chosen))
     ]
     results = list(executor.map(fit_candidate, tasks)) if refit != "fixed" else []
-    hs, zs = [], []
     k = len(chosen)
+    afters, mixtures = [], []
     for o, (t, data) in enumerate(zip(ts, datas, strict=True)):
-        after = np.flatnonzero((xs > xs[t - 1]) & (xs <= xs[t - 1] + horizon * (1 + 1e-12)))
+        afters.append(np.flatnonzero((xs > xs[t - 1]) & (xs <= xs[t - 1] + horizon * (1 + 1e-12))))
         if refit == "reweigh":
             span = slice(o * k, (o + 1) * k)
-            kernels, w = _reweighed(tasks[span], results[span], data, settings, engine, executor)
-        else:
-            kernels, w = [], []
-            for s in range(k):
-                if refit == "fixed":
-                    mine = [data.scaling.kernel_in(q) for q in user[s][1:] or user[s]]
-                else:
-                    result, start = results[o * k + s], tasks[o * k + s].kernel
-                    fitted = result.kernel if result.status == "ok" else start
-                    mine = _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t))
-                kernels += mine
-                w += [weights[s] / len(mine)] * len(mine)
-        models = [_model(kernel, data, engine, x_names) for kernel in kernels]
-        z = _standardised(models, np.array(w), xs[after], ys[after])
+            mixtures.append(
+                _reweighed(tasks[span], results[span], data, settings, engine, executor)
+            )
+            continue
+        for s in range(k):
+            if refit == "fixed":
+                mine = [data.scaling.kernel_in(q) for q in user[s][1:] or user[s]]
+            else:
+                result, start = results[o * k + s], tasks[o * k + s].kernel
+                fitted = result.kernel if result.status == "ok" else start
+                mine = _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t))
+            mixtures.append((mine, [weights[s] / len(mine)] * len(mine)))
+    # each origin's particles (one task per origin and structure) conditioned on the executor
+    per_origin = len(mixtures) // len(ts)
+    condition_tasks = [
+        OriginTask(
+            tuple(kernels), data.scaling, data.x, data.y, data.constant_mean, engine, xs[after]
+        )
+        for o, (data, after) in enumerate(zip(datas, afters, strict=True))
+        for kernels, _ in mixtures[o * per_origin : (o + 1) * per_origin]
+    ]
+    conditioned = executor.map(origin_moments, condition_tasks)
+    moments = [_as_moments(m, c) for m, c in zip(conditioned, condition_tasks, strict=True)]
+    hs, zs = [], []
+    for o, (t, after) in enumerate(zip(ts, afters, strict=True)):
+        span = slice(o * per_origin, (o + 1) * per_origin)
+        means = np.concatenate([m for m, _ in moments[span]])
+        sds = np.concatenate([s for _, s in moments[span]])
+        w = np.concatenate([np.asarray(w, dtype=float) for _, w in mixtures[span]])
         hs.append(xs[after] - xs[t - 1])
-        zs.append(z)
+        zs.append(_mixed(means, sds, w, ys[after]))
     h, z = np.concatenate(hs), np.concatenate(zs)
     keep = np.isfinite(z)
     return Backtest(
@@ -252,40 +271,58 @@ def _moved(user: list[Kernel], fitted: Kernel, scaling: Scaling, spread: float) 
     ]
 
 
-def _model(kernel: Kernel, data: SearchData, engine: Engine, x_names: Sequence[str]) -> Model:
-    """The origin's model of ``kernel`` (``data``'s internal units) on its points."""
-    return Model(
-        kernel,
-        data.scaling,
-        data.x,
-        data.y,
-        math.nan,
-        data.constant_mean,
-        engine,
-        x_names=tuple(x_names),
-    )
+@dataclass(frozen=True)
+class OriginTask:
+    """One origin's particles of one structure (``kernels``, internal units of ``scaling``) to
+    condition on the points before the origin (``x``, ``y``, user units) and forecast at
+    ``x_new``: a task for the search's executor (its arrays go to a Dask cluster once)."""
+
+    kernels: tuple[Kernel, ...]
+    scaling: Scaling
+    x: np.ndarray
+    y: np.ndarray
+    constant_mean: bool
+    engine: Engine
+    x_new: np.ndarray
 
 
-def _standardised(
-    models: list[Model], weights: np.ndarray, x: np.ndarray, y: np.ndarray
-) -> np.ndarray:
-    """(y − m̄) / s̄ at each x of the mixture of ``models`` (NaN for all when none of them can
-    be conditioned; a particle that cannot is left out)."""
-    means, sds, kept = [], [], []
-    for model, w in zip(models, weights, strict=True):
-        try:
-            with np.errstate(all="ignore"):
-                mean, sd = model.predict(as_2d(x))
-        except (PosteriorError, np.linalg.LinAlgError, ValueError):
-            continue
-        if np.all(np.isfinite(mean)) and np.all(np.isfinite(sd)):
-            means.append(mean)
-            sds.append(sd)
-            kept.append(w)
-    if not kept:
-        return np.full(x.size, math.nan)
-    k = np.array(kept)
-    mean, sd = mixture_moments(np.array(means), np.array(sds), k / k.sum())
+def origin_moments(task: OriginTask) -> tuple[np.ndarray, np.ndarray]:
+    """Each particle's predictive mean and sd (noise included) at ``task.x_new``, rows in the
+    particles' order; a particle that cannot be conditioned gets a row of NaN. One BLAS
+    thread, so a pool's workers and this process give the same numbers."""
+    means = np.full((len(task.kernels), task.x_new.size), math.nan)
+    sds = means.copy()
+    with threadpool_limits(limits=1, user_api="blas"):
+        for row, kernel in enumerate(task.kernels):
+            model = Model(
+                kernel, task.scaling, task.x, task.y, math.nan, task.constant_mean, task.engine
+            )
+            try:
+                with np.errstate(all="ignore"):
+                    means[row], sds[row] = model.predict(as_2d(task.x_new))
+            except (PosteriorError, np.linalg.LinAlgError, ValueError):
+                continue
+    return means, sds
+
+
+def _as_moments(result: object, task: OriginTask) -> tuple[np.ndarray, np.ndarray]:
+    """``origin_moments``'s result, or rows of NaN where the executor lost the worker (its
+    record of a lost task is not a pair of arrays)."""
+    if isinstance(result, tuple) and len(result) == 2:
+        return result
+    lost = np.full((len(task.kernels), task.x_new.size), math.nan)
+    return lost, lost.copy()
+
+
+def _mixed(means: np.ndarray, sds: np.ndarray, weights: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """z = (y − m̄) / s̄ of the mixture of the particles' N(means[k], sds[k]²) with
+    ``weights`` (renormalised over the particles whose rows are finite; NaN for all when none
+    is)."""
+    kept = np.all(np.isfinite(means), axis=1) & np.all(np.isfinite(sds), axis=1)
+    if not np.any(kept):
+        return np.full(y.size, math.nan)
+    w = weights[kept]
+    mean, sd = mixture_moments(means[kept], sds[kept], w / w.sum())
     return (y - mean) / sd
 
 

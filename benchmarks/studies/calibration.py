@@ -37,10 +37,12 @@ import pandas as pd
 
 import abcd_cli
 from abcd_cli.calibration import Calibration, calibrate
+from abcd_cli.engines.base import Engine
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.found import read_model
 from abcd_cli.kernel_search.backtest import REFIT, REFITS, run_backtest
 from abcd_cli.kernel_search.engine_choice import resolve
+from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.refit import refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -187,9 +189,11 @@ def about_right(inside: int, n: int) -> bool:
     return share >= (0.80 if n < 20 else 0.85)
 
 
-def well_specified(seed: int, origin_fit: str = REFIT) -> dict:
-    """One draw of the true structure, fitted and weighed alone (its parameters' draws as a
-    posterior search makes them), then backtested: its standardised errors."""
+def weighed_draw(
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, SearchData, StructurePosterior, SearchSettings, Engine]:
+    """One draw of the true structure (x, y), fitted and weighed alone (its parameters'
+    draws as a posterior search makes them): the draw, its data, posterior, settings, engine."""
     rng = np.random.default_rng(seed)
     x = np.arange(TRUE_POINTS, dtype=float) / 10.0
     kernel = parse_kernel(TRUE_KERNEL)
@@ -200,7 +204,16 @@ def well_specified(seed: int, origin_fit: str = REFIT) -> dict:
     executor = SerialExecutor()
     (fitted,) = refit([data.scaling.kernel_in(kernel)], data, settings, engine, executor)
     posterior = data.weigh([fitted.scored], settings, engine, executor)
-    b = run_backtest(x, y, data.scaling, posterior, settings, engine, executor, (), origin_fit)
+    return x, y, data, posterior, settings, engine
+
+
+def well_specified(seed: int, origin_fit: str = REFIT) -> dict:
+    """One draw of the true structure, fitted and weighed alone, then backtested: its
+    standardised errors."""
+    x, y, data, posterior, settings, engine = weighed_draw(seed)
+    b = run_backtest(
+        x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), origin_fit
+    )
     return {
         "seed": seed,
         "refit": origin_fit,

@@ -33,9 +33,12 @@ from benchmarks.common import DATASETS, machine_line, publish, python_command
 #: The stages timed: (label, module path ending, function name). Nested rows are indented.
 STAGES = (
     ("search (everything before the report)", "abcd_cli/api.py", "search"),
+    ("  greedy's search (levels)", "kernel_search/greedy.py", "run_searches"),
     ("  pool weighing", "kernel_search/weighing.py", "weigh_pool"),
     ("    Laplace (Hessians)", "kernel_search/evidence.py", "laplace"),
     ("    chains", "kernel_search/parameter_chain.py", "posterior_draws"),
+    ("  backtest (the band's calibration)", "kernel_search/backtest.py", "run_backtest"),
+    ("    conditioning the origins' particles", "kernel_search/backtest.py", "origin_moments"),
     ("  posterior's features", "abcd_cli/fitted.py", "posterior_features"),
     ("report (decomposition, context, figures, HTML)", "abcd_cli/reports.py", "write_reports"),
     ("  decomposition of the chosen model", "decompose/components.py", "decompose"),
@@ -119,6 +122,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, default=2)
     parser.add_argument("--restarts", type=int, default=2)
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--append", action="store_true", help="add the table to --out as a section of its own"
+    )
     args = parser.parse_args(argv)
     results = {}
     for name in args.series:
@@ -135,12 +141,18 @@ def main(argv: list[str] | None = None) -> None:
             "--restarts",
             str(args.restarts),
             *(["--out", str(args.out)] if args.out else []),
+            *(["--append"] if args.append else []),
             *args.series,
         ],
     )
+    title = "Where the time of `--method posterior` goes"
+    if args.append:
+        title = f"## {title} at depth {args.depth}, restarts {args.restarts}"
+    else:
+        title = f"# {title}"
     text = "\n\n".join(
         [
-            "# Where the time of `--method posterior` goes",
+            title,
             f"`{command}`",
             "Serial (`jobs=1`) under cProfile: each stage's cumulative seconds (nested rows"
             " are part of the row above; rows do not sum).",
@@ -148,6 +160,8 @@ def main(argv: list[str] | None = None) -> None:
             machine_line(),
         ]
     )
+    if args.append and args.out is not None and args.out.exists():
+        text = args.out.read_text().rstrip("\n") + "\n\n" + text
     publish(text + "\n", args.out)
 
 

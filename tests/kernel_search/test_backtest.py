@@ -10,23 +10,27 @@ import numpy as np
 import pytest
 
 from abcd_cli.calibration import FLOOR, calibrate
-from abcd_cli.execution.pool import SerialExecutor
+from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.kernel_search.backtest import (
     MAX_ORIGINS,
-    _model,
+    OriginTask,
+    _mixed,
     _particles,
-    _standardised,
     absent_reason,
     forecast_horizon,
+    origin_moments,
     origins,
     run_backtest,
 )
+from abcd_cli.kernel_search.candidate import lost_candidate
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.refit import refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model
 from abcd_cli.prediction import mixture_moments
 
 
@@ -54,6 +58,20 @@ def test_a_short_series_or_too_few_origins_gives_the_reason() -> None:
     assert forecast_horizon(np.arange(11.0)) == pytest.approx(2.0)
 
 
+def _errors(
+    kernels: list[Kernel],
+    data: SearchData,
+    engine: object,
+    w: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+) -> np.ndarray:
+    """The backtest's z at (x, y) of the mixture of ``kernels`` conditioned on ``data``."""
+    task = OriginTask(tuple(kernels), data.scaling, data.x, data.y, data.constant_mean, engine, x)
+    means, sds = origin_moments(task)
+    return _mixed(means, sds, w, y)
+
+
 def _data(x: np.ndarray, y: np.ndarray) -> tuple[SearchData, SearchSettings, object]:
     settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
     return SearchData.prepare(x, y, settings), settings, engine
@@ -71,13 +89,16 @@ def test_errors_are_standardised_by_the_mixtures_own_spread() -> None:
             "SE(lengthscale=9.0, sd=2.0) + WN(sd=0.3)",
         )
     ]
-    models = [_model(k, data, engine, ()) for k in kernels]
+    models = [
+        Model(k, data.scaling, data.x, data.y, math.nan, data.constant_mean, engine)
+        for k in kernels
+    ]
     x_new, y_new = np.array([40.0, 42.0, 45.0]), np.array([0.5, -0.2, 1.0])
-    one = _standardised(models[:1], np.array([1.0]), x_new, y_new)
+    one = _errors(kernels[:1], data, engine, np.array([1.0]), x_new, y_new)
     mean, sd = models[0].predict(x_new[:, None])
     np.testing.assert_allclose(one, (y_new - mean) / sd)
     w = np.array([0.3, 0.7])
-    both = _standardised(models, w, x_new, y_new)
+    both = _errors(kernels, data, engine, w, x_new, y_new)
     moments = [m.predict(x_new[:, None]) for m in models]
     mix_mean, mix_sd = mixture_moments(
         np.array([m for m, _ in moments]), np.array([s for _, s in moments]), w
@@ -147,10 +168,10 @@ def test_fixed_parameters_condition_the_full_data_draws_on_the_past_only() -> No
     t = origins(x, b.horizon)[0]
     past = SearchData.prepare(x[:t], y[:t], settings)
     user = [data.scaling.kernel_out(k) for k in _particles(posterior, 0)[1:]]
-    models = [_model(past.scaling.kernel_in(k), past, engine, ()) for k in user]
+    kernels = [past.scaling.kernel_in(k) for k in user]
     after = (x > x[t - 1]) & (x <= x[t - 1] + b.horizon)
-    w = np.full(len(models), 1.0 / len(models))
-    expected = _standardised(models, w, x[after], y[after])
+    w = np.full(len(kernels), 1.0 / len(kernels))
+    expected = _errors(kernels, past, engine, w, x[after], y[after])
     np.testing.assert_allclose(b.z[: expected.size], expected)
     y_later = y.copy()
     y_later[t:] += 5.0  # the future moves; the first origin's forecast must not
@@ -158,7 +179,7 @@ def test_fixed_parameters_condition_the_full_data_draws_on_the_past_only() -> No
         x, y_later, data.scaling, posterior, settings, engine, SerialExecutor(), (), "fixed"
     )
     np.testing.assert_allclose(
-        moved.z[: expected.size], _standardised(models, w, x[after], y_later[after])
+        moved.z[: expected.size], _errors(kernels, past, engine, w, x[after], y_later[after])
     )
 
 
@@ -185,3 +206,39 @@ def test_reweighing_at_each_origin_forecasts_every_point_of_each_horizon() -> No
     np.testing.assert_allclose(runs["reweigh"].h, runs["warm"].h)
     assert np.all(np.isfinite(runs["reweigh"].z))
     assert not np.allclose(runs["reweigh"].z, runs["warm"].z)
+
+
+def test_the_backtest_of_one_seed_is_the_same_serial_and_on_a_pool() -> None:
+    """The refits and the origins' conditioning run on the search's executor: a process pool
+    of two workers gives the errors of the serial run, to the last bit."""
+    x, y = _series(5)
+    data, posterior = _weighed_alone("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", x, y)
+    settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
+    serial = run_backtest(x, y, data.scaling, posterior, settings, engine, SerialExecutor())
+    pool = ResilientPool(2, lost_candidate)
+    try:
+        parallel = run_backtest(x, y, data.scaling, posterior, settings, engine, pool)
+    finally:
+        pool.shutdown()
+    assert serial.z.size > 0
+    np.testing.assert_array_equal(parallel.z, serial.z)
+    np.testing.assert_array_equal(parallel.h, serial.h)
+
+
+def test_the_origins_particles_are_conditioned_on_the_executor() -> None:
+    """Every origin's particles go through the executor (none conditioned in this process):
+    an executor that records its calls sees ``origin_moments`` once per origin and
+    structure."""
+    x, y = _series(6)
+    data, posterior = _weighed_alone("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", x, y)
+    settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
+    seen: list[str] = []
+
+    class Recording(SerialExecutor):
+        def map(self, fn, *iterables, timeout=None, chunksize=1):  # noqa: ANN001
+            items = list(iterables[0])
+            seen.extend(fn.__name__ for _ in items)
+            return super().map(fn, items)
+
+    b = run_backtest(x, y, data.scaling, posterior, settings, engine, Recording())
+    assert seen.count("origin_moments") == len(b.origins)
