@@ -24,6 +24,10 @@ MAX_DRAWS = 200
 #: (``engine_choice``), "exact" is the dense GP, "skc" the inducing-point bounds, "statespace"
 #: the exact likelihood by the Kalman filter where that is cheaper (one input).
 ENGINES = ("auto", "exact", "skc", "statespace")
+#: How a table of several inputs (language "abcd") is searched: "grammar", the grammar's levels
+#: (over every input, or restricted by ``screen``); "coordinate", the additive GP's screen and
+#: then the coordinate-wise plan (``table_plan``, issue 66).
+TABLE_SEARCHES = ("grammar", "coordinate")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/outputs/NOTES.md: a constant's likelihood fell short by 11 nats at 100
 #: spreads).
@@ -109,6 +113,7 @@ class SearchSettings:
     draws: int = 32  # method "posterior": parameter draws kept per structure
     screen: bool = False  # language "abcd" on a table of several inputs: screen its inputs first
     # with one fit of the additive GP and search the restricted grammar (``table_grammar``)
+    table_search: str = "grammar"  # one of TABLE_SEARCHES
 
     def __post_init__(self) -> None:
         for name, (low, high) in _RANGES.items():
@@ -128,6 +133,11 @@ class SearchSettings:
             )
         if self.method not in METHODS:
             raise InputError(f"unknown method {self.method!r} (choose from {', '.join(METHODS)})")
+        if self.table_search not in TABLE_SEARCHES:
+            raise InputError(
+                f"unknown table search {self.table_search!r}"
+                f" (choose from {', '.join(TABLE_SEARCHES)})"
+            )
         if self.engine not in ENGINES:
             raise InputError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
         if self.inducing is not None and (not is_whole(self.inducing) or self.inducing < 1):
@@ -178,7 +188,7 @@ class SearchSettings:
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
-        ignore it), ``screen`` only when on, and the posterior's ``pool`` and ``draws`` only
+        ignore it), ``screen`` only when on, ``table_search`` only when not "grammar", and the posterior's ``pool`` and ``draws`` only
         with its method (the files of earlier versions, checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
@@ -188,6 +198,8 @@ class SearchSettings:
             del d["method"], d["pool"], d["draws"]
         if not self.screen:  # the default: files of earlier versions lack it
             del d["screen"]
+        if self.table_search == "grammar":  # the search of earlier versions: their files lack it
+            del d["table_search"]
         return d
 
 
