@@ -67,7 +67,7 @@ from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
 from abcd_cli.kernel_search.table_grammar import TableGrammar
-from abcd_cli.kernel_search.table_plan import TablePlan
+from abcd_cli.kernel_search.table_plan import TablePlan, stage_costs
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -241,8 +241,12 @@ class Search:
             return [start_kernels(self.language, n_dims, self.settings.max_order, periodic)]
         if self.plan is not None and self.best is not None:  # each step from the best so far
             best = structure_key(self.best.kernel)
-            step = self.plan.candidates(self.level + 1, self.best.kernel)
-            return [[k for k in step if structure_key(k) != best]]
+            while self.level < self.depth:
+                step = self.plan.candidates(self.level + 1, self.best.kernel)
+                if step := [k for k in step if structure_key(k) != best]:
+                    return [step]
+                self.level += 1  # nothing to try at this step (a prune with no product)
+            return [[]]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []
@@ -361,6 +365,9 @@ class Search:
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
             screen=self.screen,
+            stages=stage_costs(self.plan, self.trace, self.screen.seconds)
+            if self.plan and self.screen
+            else [],
             **more,  # type: ignore[arg-type]
         )
 

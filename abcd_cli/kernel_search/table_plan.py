@@ -12,7 +12,10 @@ a constant C and white noise. The plan's steps, one level of the search each:
    (coordinate descent on BIC, Gauss-Seidel order);
 2. "interactions", one step per interacting pair (i, j): the product of the two parts' leading
    kernels (SE when the part holds one) added, and the product of two SEs when that differs;
-3. "changes", one step per time input t: each term put either side of a changepoint along t.
+3. "prune", one step per input of an interacting pair: its own part removed when a product
+   holding it was kept (SE1 × SE2 needs no SE1 + SE2 beside it); a step with nothing to remove
+   is skipped;
+4. "changes", one step per time input t: each term put either side of a changepoint along t.
 
 Inputs are never dropped (the screen chose them: the story stays the screen's), and a step
 whose candidates all score worse than the best leaves it as it was. So the search fits at most
@@ -24,12 +27,16 @@ come from the seed and its structure alone: ``candidate.entropy``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from abcd_cli.kernel_search.grammar import BASES
 from abcd_cli.kernel_search.screening import Screen
 from abcd_cli.kernel_search.table_grammar import term_inputs
-from abcd_cli.kernels import CP, WN, C, Kernel, Product, Sum, product, total
+from abcd_cli.kernels import CP, WN, C, Kernel, Sum, product, total
 from abcd_cli.kernels.algebra import simplify
+
+if TYPE_CHECKING:
+    from abcd_cli.kernel_search.records import LevelRecord
 
 #: The kinds of part an input may have: base kernels summed (periodic only along time).
 KINDS: tuple[tuple[str, ...], ...] = (("Lin",), ("SE",), ("Lin", "SE"), ("Per",))
@@ -72,7 +79,8 @@ def lead(part: list[Kernel]) -> str:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the plan: its ``stage`` ("start", "bases", "interactions", "changes") and
+    """One step of the plan: its ``stage`` ("start", "bases", "interactions", "prune",
+    "changes") and
     what it acts on (an input, a pair, or nothing)."""
 
     stage: str
@@ -102,6 +110,7 @@ class TablePlan:
         return (
             *(Step("bases", (d,)) for d in self.inputs),
             *(Step("interactions", pair) for pair in self.pairs),
+            *(Step("prune", (d,)) for d in self.inputs if any(d in p for p in self.pairs)),
             *(Step("changes", (t,)) for t in self.change_inputs),
         )
 
@@ -134,6 +143,12 @@ class TablePlan:
                 total([*_terms(best), product([_fresh(a, i), _fresh(b, j)])])
                 for a, b in dict.fromkeys([leads, ("SE", "SE")])
             ]
+        elif step.stage == "prune":
+            (d,) = step.inputs
+            terms = _terms(best)
+            in_product = any(d in term_inputs(t) and len(term_inputs(t)) > 1 for t in terms)
+            own = {id(t) for t in part_of(best, d)}
+            out = [total([t for t in terms if id(t) not in own])] if in_product and own else []
         else:
             (t,) = step.inputs
             terms = _terms(best)
@@ -144,3 +159,23 @@ class TablePlan:
             ]
         return [simplify(k) for k in out]
 
+
+def stage_costs(
+    plan: TablePlan, trace: list[LevelRecord], screen_seconds: float
+) -> list[dict[str, object]]:
+    """The cost of each stage of a plan's search, in order: the screen (one fit), then each
+    stage's fits (its levels' candidates) and seconds (from the levels' running totals,
+    ``LevelRecord.elapsed_seconds``, which start after the screen)."""
+    costs: dict[str, dict[str, object]] = {"screen": {"fits": 1, "seconds": screen_seconds}}
+    before = screen_seconds
+    for record in trace:
+        stage = plan.stage_of(record.level)
+        cost = costs.setdefault(stage, {"fits": 0, "seconds": 0.0})
+        after = record.elapsed_seconds if record.elapsed_seconds is not None else before
+        cost["fits"] = int(cost["fits"]) + record.candidates  # type: ignore[call-overload]
+        cost["seconds"] = float(cost["seconds"]) + after - before  # type: ignore[arg-type]
+        before = after
+    return [
+        {"stage": stage, "fits": c["fits"], "seconds": round(float(c["seconds"]), 3)}  # type: ignore[arg-type]
+        for stage, c in costs.items()
+    ]

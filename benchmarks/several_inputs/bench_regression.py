@@ -51,6 +51,7 @@ FIELDS = [
     "chosen",
     "screen_seconds",
     "story",
+    "stages",
 ]
 
 
@@ -179,6 +180,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                     chosen=p.chosen,
                     screen_seconds="" if p.screen_seconds is None else f"{p.screen_seconds:.3f}",
                     story=p.story,
+                    stages=p.stages,
                 )
                 append_row(args.csv, row)
                 if args.models is not None and p.model is not None:
