@@ -189,7 +189,8 @@ class SearchSettings:
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
         ignore it), ``screen`` only when on, ``table_search`` only when not "grammar", and the
-        posterior's ``pool`` and ``draws`` only with its method (the files of earlier versions, checkpoints among them, lack these)."""
+        posterior's ``pool`` and ``draws`` only with its method (the files of earlier
+        versions, checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
         if self.max_order is None:
