@@ -52,6 +52,7 @@ FIELDS = [
     "screen_seconds",
     "story",
     "stages",
+    "cpu_seconds",
 ]
 
 
@@ -181,6 +182,7 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                     screen_seconds="" if p.screen_seconds is None else f"{p.screen_seconds:.3f}",
                     story=p.story,
                     stages=p.stages,
+                    cpu_seconds="" if p.cpu_seconds is None else f"{p.cpu_seconds:.3f}",
                 )
                 append_row(args.csv, row)
                 if args.models is not None and p.model is not None:

@@ -26,6 +26,7 @@ Scores per test point (y standardised): squared error (y - m)², and the negativ
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,14 @@ class Prediction:
     screen_seconds: float | None = None  # the table's screen (``search-screened``)
     story: str = ""  # the chosen kernel's inputs and interactions (``story``)
     stages: str = ""  # a coordinate-wise search's cost per stage, "screen 1.2 s/1 fit; ..."
+    cpu_seconds: float | None = None  # user + system time of the process and its workers
+
+
+def _cpu_seconds() -> float:
+    """User and system seconds of this process and its ended children (a search's pool
+    workers end with it): the cost of a fit whatever else loads the machine."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 @dataclass(frozen=True)
@@ -96,7 +105,7 @@ def _abcd(split: Split, options: Options, **settings: object) -> Prediction:
     import abcd_cli
 
     names = [f"x{i + 1}" for i in range(split.x_train.shape[1])]
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), _cpu_seconds()
     found = abcd_cli.search(
         _frame(split.x_train, split.y_train),
         y="y",
@@ -106,7 +115,7 @@ def _abcd(split: Split, options: Options, **settings: object) -> Prediction:
         jobs=options.jobs,
         **settings,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu_start
     mean, sd = found.model.predict(split.x_test)
     document = found.to_dict()
     screen = document.get("screen")
@@ -121,6 +130,7 @@ def _abcd(split: Split, options: Options, **settings: object) -> Prediction:
         "; ".join(
             f"{c['stage']} {c['seconds']:.1f} s/{c['fits']}" for c in document.get("stages", [])
         ),
+        cpu,
     )
 
 
