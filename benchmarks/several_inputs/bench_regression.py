@@ -283,6 +283,34 @@ def against_ard(rows: list[dict[str, str]], args: argparse.Namespace) -> list[st
     return lines
 
 
+def stage_costs(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
+    """Per dataset and method with stages (the coordinate-wise search): each stage's median
+    seconds and median fits over the splits (a stage a split skipped counts as 0)."""
+    lines = [
+        "| dataset | method | stage | median seconds | median fits |",
+        "|---|---|---|---:|---:|",
+    ]
+    for name in args.datasets:
+        for method in args.methods:
+            mine = [r for r in rows if r["dataset"] == name and r["method"] == method]
+            parsed = [
+                {
+                    part.split()[0]: (float(part.split()[1]), int(part.rsplit("/", 1)[1]))
+                    for part in r["stages"].split("; ")
+                }
+                for r in mine
+                if r.get("stages")
+            ]
+            for stage in dict.fromkeys(k for costs in parsed for k in costs):
+                seconds = statistics.median(c.get(stage, (0.0, 0))[0] for c in parsed)
+                fits = statistics.median(c.get(stage, (0.0, 0))[1] for c in parsed)
+                lines.append(
+                    f"| {name} | {regression_methods.TITLES[method]} | {stage} |"
+                    f" {seconds:.1f} | {fits:g} |"
+                )
+    return lines if len(lines) > 2 else []
+
+
 def this_command(argv: list[str]) -> str:
     return python_command("benchmarks.several_inputs.bench_regression", argv)
 
@@ -314,7 +342,8 @@ def main(argv: list[str] | None = None) -> None:
             f"- abcd: `abcd_cli.search` at depth {args.depth}, seed {args.seed}, {args.jobs}"
             " worker(s), every other setting its default (the kernel search and the SE-and-RQ"
             " search: `screen=False`, the full grammar on every input; the SE-and-RQ search:"
-            ' `bases=("SE", "RQ")`; the screened search: `screen=True`, issue 66, opt-in).'
+            ' `bases=("SE", "RQ")`; the screened search: `screen=True`, issue 66, opt-in; the'
+            ' coordinate-wise search: `table_search="coordinate"`, issue 66).'
             " Story: the inputs the chosen kernel reads; the pairs its terms multiply"
             " (a change along an input counts as a product with it); the additive GP is"
             ' `language="additive"`'
@@ -329,6 +358,11 @@ def main(argv: list[str] | None = None) -> None:
             "",
             *against_ard(rows, args),
             "",
+            *(
+                ["Each stage's cost (the coordinate-wise search's `stages`):", "", *costs, ""]
+                if (costs := stage_costs(rows, args))
+                else []
+            ),
             "The same comparison with abcd as a scikit-learn estimator (`AbcdRegressor` beside"
             " the ARD GP in `cross_val_score`): [estimator.md](estimator.md).",
             "",
