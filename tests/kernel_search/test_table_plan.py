@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.screening import Screen, Shares
@@ -145,3 +146,10 @@ def test_the_file_and_the_notes_give_each_stage_its_cost():
     assert stage_costs(TablePlan((0,), (), ()), [], 1.0) == [
         {"stage": "screen", "fits": 1, "seconds": 1.0}
     ]
+
+
+def test_the_setting_is_checked_and_written_only_when_not_the_grammar():
+    with pytest.raises(InputError, match="unknown table search 'plan'"):
+        SearchSettings(table_search="plan")
+    assert "table_search" not in SearchSettings().to_dict()
+    assert COORDINATE.to_dict()["table_search"] == "coordinate"
