@@ -163,7 +163,7 @@ def table(rows: list[dict], args: argparse.Namespace) -> list[str]:
                 for r in rows
                 if r["case"] == label
                 and float(r["snr"]) == snr
-                and (r.get("method") or "greedy") == args.method
+                and (r.get("method") or "greedy") == args.method_label
             ]
             if not mine:
                 continue
