@@ -49,14 +49,13 @@ class Prediction:
     screen_seconds: float | None = None  # the table's screen (``search-screened``)
     story: str = ""  # the chosen kernel's inputs and interactions (``story``)
     stages: str = ""  # a coordinate-wise search's cost per stage, "screen 1.2 s/1 fit; ..."
-    cpu_seconds: float | None = None  # user + system time of this process (see _cpu_seconds)
+    cpu_seconds: float | None = None  # user + system time, workers included (_cpu_seconds)
 
 
 def _cpu_seconds() -> float:
-    """User and system seconds of this process and its reaped children. With ``--jobs 1``
-    that is a fit's whole cost whatever else loads the machine; a process pool's workers were
-    measured not to be counted (grunfeld, 2 workers: 6 s of 46 s wall), so with a pool it is
-    the screen and the main process's share only."""
+    """User and system seconds of this process and its reaped children (a search's pool
+    workers end with it): a fit's cost whatever else loads the machine (grunfeld split 0:
+    6.0 s with 2 workers, 6.1 s serial, both at 46 s wall under a load average of 16)."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 
