@@ -221,13 +221,15 @@ def _story(row: dict[str, str]) -> str:
 
 def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
     """One row per dataset and method: MSE and NLL (mean ± standard error over the splits),
-    the median wall time of one fit and of its screen, abcd's most frequent choice, and the
+    the median wall time of one fit and of its screen, its median CPU time (user + system,
+    workers included: rows that kept it), abcd's most frequent choice, and the
     most frequent story (the inputs the chosen kernel uses | the pairs it multiplies) with
     the splits that tell it."""
     lines = [
         "| dataset | method | MSE | NLL per test point | median seconds per fit |"
-        " of which screen | splits | most frequent choice | most frequent story |",
-        "|---|---|---:|---:|---:|---:|---:|---|---|",
+        " of which screen | median CPU seconds | splits | most frequent choice |"
+        " most frequent story |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for name in args.datasets:
         for method in args.methods:
@@ -246,10 +248,12 @@ def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
                 told = f"`{story}` ({count} of {len(mine)})"
             screens = [float(r["screen_seconds"]) for r in mine if r.get("screen_seconds")]
             screen = f"{statistics.median(screens):.1f}" if screens else ""
+            cpus = [float(r["cpu_seconds"]) for r in mine if r.get("cpu_seconds")]
+            cpu = f"{statistics.median(cpus):.1f}" if cpus else ""
             lines.append(
                 f"| {name} | {regression_methods.TITLES[method]} | {_mean_se(mse)} |"
-                f" {_mean_se(nll)} | {seconds:.1f} | {screen} | {len(mine)} | {choice} |"
-                f" {told} |"
+                f" {_mean_se(nll)} | {seconds:.1f} | {screen} | {cpu} | {len(mine)} |"
+                f" {choice} | {told} |"
             )
     return lines
 
