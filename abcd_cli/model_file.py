@@ -24,7 +24,7 @@ from abcd_cli.engines import engine_choices, engine_class, engine_names
 from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import REGISTRY
-from abcd_cli.kernel_search.settings import MAX_DRAWS, PRIOR_MEANS
+from abcd_cli.kernel_search.settings import MAX_DRAWS, PRIOR_MEANS, TABLE_SEARCHES
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.algebra import count_params
@@ -139,6 +139,7 @@ SETTINGS = Obj(
         "pool": Whole(min=1),
         "draws": Whole(min=1, max=MAX_DRAWS),
         "screen": Bool(),
+        "table_search": Choice(*TABLE_SEARCHES),
     },
 )
 #: One level of the search's trace (the report's appendix shows level, structure, BIC and

@@ -76,6 +76,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         language: str = DEFAULTS.language,
         interpretable: bool = DEFAULTS.interpretable,
         screen: bool = DEFAULTS.screen,
+        table_search: str = DEFAULTS.table_search,
         bases: tuple[str, ...] | str = DEFAULTS.bases,
         subset_size: int = DEFAULTS.subset_size,
         refine_size: int | None = DEFAULTS.refine_size,
@@ -111,6 +112,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         self.language = language
         self.interpretable = interpretable
         self.screen = screen
+        self.table_search = table_search
         self.bases = bases
         self.subset_size = subset_size
         self.refine_size = refine_size

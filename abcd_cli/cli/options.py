@@ -20,6 +20,7 @@ from abcd_cli.kernel_search.settings import (
     PRIOR_MEANS,
     REFINE_MIN,
     SMC_FIELDS,
+    TABLE_SEARCHES,
 )
 from abcd_cli.kernels.additive import MAX_ORDER
 
@@ -36,6 +37,7 @@ SETTING_NAMES = (
     "bases",
     "interpretable",
     "screen",
+    "table_search",
     "subset_size",
     "refine_size",
     "patience",
@@ -254,6 +256,16 @@ def _strategy_options() -> list[Any]:
             help="On a table of several inputs (language abcd): choose the inputs, interactions"
             " and orders to search by one fit of the additive GP first, and search only those"
             " (faster; measured less accurate on some tables: docs/findings.md).",
+        ),
+        click.option(
+            "--table-search",
+            type=click.Choice(TABLE_SEARCHES),
+            default=DEFAULTS.table_search,
+            show_default=True,
+            help="How a table of several inputs (language abcd) is searched: 'grammar', the"
+            " grammar's levels (restricted by --screen); 'coordinate', one fit of the additive"
+            " GP chooses the inputs and interacting pairs, then each input's kernel and each"
+            " pair's product are chosen by BIC one at a time (docs/usage.md).",
         ),
         click.option(
             "--subset-size",

@@ -21,9 +21,8 @@ expanded at the next level are the beam plus those whose intervals overlap the b
 most ``settings.buffer`` (``buffer``; the SKC paper's Algorithm 1). The exact engine's intervals
 have no width, so its search is the beam search.
 
-Size limit: whatever the subset, every reported model is fitted on all N points, so the engine
-is asked before anything is fitted whether N points are within its means
-(``Engine.check_size``).
+Size limit: every reported model is fitted on all N points, so the engine is asked first
+whether N points are within its means (``Engine.check_size``).
 
 Progress: the search reports ``events.SearchEvent`` s (each stage, each fit, each level's end
 with its record, a resumption) to ``events``, and the plain line of each finished level and
@@ -33,8 +32,7 @@ The modules it uses: ``settings`` (what decides the result), ``engine_choice`` (
 m for N points), ``search_data`` (the data, subsets and fit tasks), ``stages`` (one level's
 fits), ``fitting`` (the executor and the fits started early), ``candidate`` (one candidate in a
 worker), ``scoring`` (BIC and its interval), ``buffer`` (the models expanded next), ``records``
-(a level's record and the result), ``events`` (what a running search reports),
-``checkpoint``.
+(a level's record and the result), ``events`` (what a running search reports), ``checkpoint``.
 """
 
 from __future__ import annotations
@@ -67,6 +65,7 @@ from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
 from abcd_cli.kernel_search.table_grammar import TableGrammar
+from abcd_cli.kernel_search.table_plan import TablePlan, stage_costs
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -156,7 +155,7 @@ class Search:
                 SearchEvent(
                     kind,
                     level=self.level + 1 if kind in ("stage", "fit") else self.level,
-                    depth=self.settings.depth,
+                    depth=self.depth,
                     seconds=seconds,
                     best=self.shown_best,
                     **fields,  # type: ignore[arg-type]
@@ -174,11 +173,12 @@ class Search:
         self.event("resumed")
 
     # --- levels --------------------------------------------------------------------------
-    def _screen(self) -> tuple[Screen | None, TableGrammar | None]:
+    def _screen(self) -> tuple[Screen | None, TableGrammar | TablePlan | None]:
         """On a table (``screening.screens``): the screen's verdict and the grammar it
-        restricts; else (None, None)."""
+        restricts, or with ``table_search`` "coordinate" the plan it sets; else (None, None)."""
         data, settings = self.data, self.settings
-        if not screens(settings.language, settings.screen, data.n_dims):
+        coordinate = settings.table_search == "coordinate"
+        if not screens(settings.language, settings.screen or coordinate, data.n_dims):
             return None, None
         screen = screen_table(
             data.X,
@@ -191,20 +191,35 @@ class Search:
             data.x_names,
         )
         periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
+        if coordinate:
+            return screen, TablePlan.of(screen, periodic)
         return screen, TableGrammar.of(screen, settings.bases, periodic)
+
+    @property
+    def plan(self) -> TablePlan | None:
+        """The coordinate-wise plan of a table's search (``table_plan``), if it has one."""
+        return self.table if isinstance(self.table, TablePlan) else None
+
+    @property
+    def depth(self) -> int:
+        """The last level: the settings' depth, or the plan's steps if fewer."""
+        steps = len(self.plan.steps) if self.plan else self.settings.depth
+        return min(steps, self.settings.depth)
 
     @property
     def patience(self) -> int:
         """Levels without a better BIC before the search stops: the settings', at most
         ``TABLE_PATIENCE`` on a table (its restricted grammar's next level rarely improves
         on a level that did not)."""
+        if self.plan is not None:
+            return 0  # a plan's steps are few and each looks at another input
         if self.table is None or not self.settings.patience:
             return self.settings.patience
         return min(self.settings.patience, TABLE_PATIENCE)
 
     def _children(self, kernel: Kernel) -> list[Kernel]:
         """The grammar's children of ``kernel``: the table's restricted one after a screen."""
-        if self.table is not None:
+        if isinstance(self.table, TableGrammar):
             return self.table.expand(kernel)
         return expand(
             kernel,
@@ -222,6 +237,14 @@ class Search:
             if self.table is not None:
                 return [self.table.start()]
             return [start_kernels(self.language, n_dims, self.settings.max_order, periodic)]
+        if self.plan is not None and self.best is not None:  # each step from the best so far
+            best = structure_key(self.best.kernel)
+            while self.level < self.depth:
+                step = self.plan.candidates(self.level + 1, self.best.kernel)
+                if step := [k for k in step if structure_key(k) != best]:
+                    return [step]
+                self.level += 1  # nothing to try at this step (a prune with no product)
+            return [[]]
         families: list[list[Kernel]] = []
         for parent in self.parents:
             family = []
@@ -238,7 +261,7 @@ class Search:
         started = self.level_started = time.perf_counter()
         self.evaluations = self.full_evaluations = self.pcg_products = 0
         self.shown_best = None if self.best is None else (self.best.low, self.best.bic)
-        if self.level >= self.settings.depth or (self.level >= 0 and not self.language.searches):
+        if self.level >= self.depth or (self.level >= 0 and not self.language.searches):
             return False
         if self.patience and self.stale >= self.patience:
             return False
@@ -341,6 +364,9 @@ class Search:
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
             screen=self.screen,
+            stages=stage_costs(self.plan, self.trace, self.screen.seconds)
+            if self.plan and self.screen
+            else [],
             **more,  # type: ignore[arg-type]
         )
 

@@ -107,6 +107,8 @@ class SearchResult:
     trace_seed: int | None = None
     calibration: Calibration | None = None  # the posterior's band on its own past
     screen: Screen | None = None  # a table's screen by the additive GP (``screening``)
+    # a table's coordinate-wise search: each stage's fits and seconds (``table_plan``)
+    stages: list[dict[str, object]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.posterior is None:  # a method that chose one model: that model alone
@@ -143,6 +145,8 @@ class SearchResult:
             d["calibration"] = self.calibration.to_dict()
         if self.screen is not None:
             d["screen"] = self.screen.to_dict()
+        if self.stages:
+            d["stages"] = self.stages
         return d
 
 

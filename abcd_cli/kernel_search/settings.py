@@ -21,6 +21,10 @@ PRIOR_MEANS = ("data", "zero", "constant")
 #: The most parameter draws a structure of the posterior keeps: every draw a distinct step of
 #: its chain (``weighing.STEPS``).
 MAX_DRAWS = 200
+#: How a table of several inputs (language "abcd") is searched: "grammar", the grammar's levels
+#: (over every input, or restricted by ``screen``); "coordinate", the additive GP's screen and
+#: then the coordinate-wise plan (``table_plan``, issue 66).
+TABLE_SEARCHES = ("grammar", "coordinate")
 #: With a zero prior mean, a level this many spreads of y from zero is fitted poorly (see
 #: benchmarks/accuracy/outputs/NOTES.md: a constant's likelihood fell short by 11 nats at 100
 #: spreads).
@@ -117,6 +121,7 @@ class SearchSettings:
     first_points: int = 10
     structure_moves: int = 5
     parameter_moves: int = 10
+    table_search: str = "grammar"  # one of TABLE_SEARCHES
 
     def __post_init__(self) -> None:
         for name, (low, high) in _RANGES.items():
@@ -138,6 +143,11 @@ class SearchSettings:
             raise InputError(f"unknown method {self.method!r} (choose from {', '.join(REGISTRY)})")
         if self.engine not in engine_choices():
             raise InputError(unknown_engine(self.engine, engine_choices()))
+        if self.table_search not in TABLE_SEARCHES:
+            raise InputError(
+                f"unknown table search {self.table_search!r}"
+                f" (choose from {', '.join(TABLE_SEARCHES)})"
+            )
         if self.inducing is not None and (not is_whole(self.inducing) or self.inducing < 1):
             raise InputError(
                 f"the number of inducing inputs must be a whole number of at least 1,"
@@ -186,9 +196,9 @@ class SearchSettings:
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
-        ignore it), ``screen`` only when on, the posterior's ``pool`` and ``draws`` and the
-        sampler's ``SMC_FIELDS`` only with their method (the files of earlier versions,
-        checkpoints among them, lack these)."""
+        ignore it), ``screen`` only when on, ``table_search`` only when not "grammar", the
+        posterior's ``pool`` and ``draws`` and the sampler's ``SMC_FIELDS`` only with their
+        method (the files of earlier versions, checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
         if self.max_order is None:
@@ -202,6 +212,8 @@ class SearchSettings:
             del d["method"]
         if not self.screen:  # the default: files of earlier versions lack it
             del d["screen"]
+        if self.table_search == "grammar":  # the search of earlier versions: their files lack it
+            del d["table_search"]
         return d
 
 

@@ -43,18 +43,33 @@ def _screen_notes(result: SearchResult) -> list[str]:
         if dropped
         else ""
     )
+    coordinate = bool(result.stages)
     products = (
-        f"products only of {', '.join(pairs)}, up to {screen.max_order} inputs"
+        (
+            f"a product tried for {', '.join(pairs)}"
+            if coordinate
+            else f"products only of {', '.join(pairs)}, up to {screen.max_order} inputs"
+        )
         if pairs
         else "no products (no pair of inputs interacts)"
     )
+    if coordinate:
+        kept += ", each input's kernel chosen by BIC one input at a time"
     search_seconds = max(result.elapsed_seconds - screen.seconds, 0.0)
-    return [
+    notes = [
         f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows"
         f" ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
         f" then took {search_seconds:.1f} s over {len(result.trace)}"
         f" level{'' if len(result.trace) == 1 else 's'}"
     ]
+    if coordinate:
+        costs = [
+            f"{c['stage']} {float(c['seconds']):.1f} s"  # type: ignore[arg-type]
+            f" ({c['fits']} fit{'' if c['fits'] == 1 else 's'})"
+            for c in result.stages
+        ]
+        notes.append("cost per stage: " + ", ".join(costs))
+    return notes
 
 
 def _subset_notes(result: SearchResult) -> list[str]:

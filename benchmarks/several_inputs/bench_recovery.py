@@ -49,14 +49,29 @@ def reference() -> dict[tuple[str, float], str]:
 
 
 def search_one(
-    true: truth.TrueKernel, snr: float, seed: int, depth: int, jobs: int, method: str
+    true: truth.TrueKernel,
+    snr: float,
+    seed: int,
+    depth: int,
+    jobs: int,
+    method: str,
+    table_search: str = "grammar",
 ) -> dict:
     """Draw the data of (true, snr, seed) and search them; the row to keep."""
     x, y = truth.draw(true, snr, seed)
     names = [f"x{i + 1}" for i in range(true.dims)]
     frame = pd.DataFrame(x, columns=names).assign(y=y)
     start = time.perf_counter()
-    found = abcd_cli.search(frame, y="y", x=names, depth=depth, seed=seed, jobs=jobs, method=method)
+    found = abcd_cli.search(
+        frame,
+        y="y",
+        x=names,
+        depth=depth,
+        seed=seed,
+        jobs=jobs,
+        method=method,
+        table_search=table_search,
+    )
     seconds = time.perf_counter() - start
     terms = truth.signal_terms(parse_kernel(found.structure, names))
     p_true = ""
@@ -74,7 +89,7 @@ def search_one(
         "snr": f"{snr:g}",
         "seed": str(seed),
         "depth": str(depth),
-        "method": method,
+        "method": method if table_search == "grammar" else f"{method} {table_search}",
         "structure": found.structure,
         "terms": truth.describe_terms(terms),
         "p_true": p_true,
@@ -102,11 +117,19 @@ def run(args: argparse.Namespace) -> list[dict]:
     for label in args.cases:
         for snr in args.snrs:
             for seed in range(args.seed, args.seed + args.seeds):
-                key = (label, f"{snr:g}", str(seed), str(args.depth), args.method)
+                key = (label, f"{snr:g}", str(seed), str(args.depth), args.method_label)
                 if key in done:
                     rows.append(done[key])
                     continue
-                row = search_one(truth.case(label), snr, seed, args.depth, args.jobs, args.method)
+                row = search_one(
+                    truth.case(label),
+                    snr,
+                    seed,
+                    args.depth,
+                    args.jobs,
+                    args.method,
+                    args.table_search,
+                )
                 print(f"{label} SNR {snr:g} seed {seed}: {row['terms']} ({row['seconds']} s)")
                 if args.csv is not None:
                     new = not args.csv.exists()
@@ -140,7 +163,7 @@ def table(rows: list[dict], args: argparse.Namespace) -> list[str]:
                 for r in rows
                 if r["case"] == label
                 and float(r["snr"]) == snr
-                and (r.get("method") or "greedy") == args.method
+                and (r.get("method") or "greedy") == args.method_label
             ]
             if not mine:
                 continue
@@ -173,6 +196,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--depth", type=int, default=10, help="the search's depth")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per search")
     parser.add_argument("--method", choices=("greedy", "posterior"), default="greedy")
+    parser.add_argument(
+        "--table-search",
+        choices=("grammar", "coordinate"),
+        default="grammar",
+        help="how a table of several inputs is searched (issue 66)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     parser.add_argument("--csv", type=Path, default=None, help="keep one row per search here")
     args = parser.parse_args(argv)
@@ -181,6 +210,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if unknown or not args.cases:
         parser.error(f"unknown case {unknown[0] if unknown else '(none)'!r}")
     args.snrs = [float(v) for v in args.snrs.split(",") if v]
+    tables = "" if args.table_search == "grammar" else f" {args.table_search}"
+    args.method_label = f"{args.method}{tables}"
     if args.seeds < 1 or not args.snrs or any(v <= 0 for v in args.snrs):
         parser.error("--seeds must be at least 1 and every SNR positive")
     return args
@@ -201,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
             f" {truth.N_POINTS} points uniform on [-{truth.X_MAX:g}, {truth.X_MAX:g}]^D, f drawn"
             " from the true kernel with the original generator's parameters and scaled to sd 1,"
             " noise of sd 1/SNR (`benchmarks/several_inputs/recovery_truth.py`). Search:"
-            f" `abcd_cli.search` with method {args.method} at"
+            f" `abcd_cli.search` with method {args.method}, table search {args.table_search}, at"
             f" depth {args.depth}, {args.jobs} worker(s), every other setting its default.",
             "- Structures are compared as their sums of products over inputs, constants and"
             " noise terms left out. 'true structure': the seeds whose choice has exactly the"

@@ -51,6 +51,8 @@ FIELDS = [
     "chosen",
     "screen_seconds",
     "story",
+    "stages",
+    "cpu_seconds",
 ]
 
 
@@ -179,6 +181,8 @@ def run(args: argparse.Namespace) -> tuple[list[dict[str, str]], dict[str, Sizes
                     chosen=p.chosen,
                     screen_seconds="" if p.screen_seconds is None else f"{p.screen_seconds:.3f}",
                     story=p.story,
+                    stages=p.stages,
+                    cpu_seconds="" if p.cpu_seconds is None else f"{p.cpu_seconds:.3f}",
                 )
                 append_row(args.csv, row)
                 if args.models is not None and p.model is not None:
@@ -217,13 +221,15 @@ def _story(row: dict[str, str]) -> str:
 
 def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
     """One row per dataset and method: MSE and NLL (mean ± standard error over the splits),
-    the median wall time of one fit and of its screen, abcd's most frequent choice, and the
+    the median wall time of one fit and of its screen, its median CPU time (user + system,
+    workers included: rows that kept it), abcd's most frequent choice, and the
     most frequent story (the inputs the chosen kernel uses | the pairs it multiplies) with
     the splits that tell it."""
     lines = [
         "| dataset | method | MSE | NLL per test point | median seconds per fit |"
-        " of which screen | splits | most frequent choice | most frequent story |",
-        "|---|---|---:|---:|---:|---:|---:|---|---|",
+        " of which screen | median CPU seconds | splits | most frequent choice |"
+        " most frequent story |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for name in args.datasets:
         for method in args.methods:
@@ -242,10 +248,12 @@ def table(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
                 told = f"`{story}` ({count} of {len(mine)})"
             screens = [float(r["screen_seconds"]) for r in mine if r.get("screen_seconds")]
             screen = f"{statistics.median(screens):.1f}" if screens else ""
+            cpus = [float(r["cpu_seconds"]) for r in mine if r.get("cpu_seconds")]
+            cpu = f"{statistics.median(cpus):.1f}" if cpus else ""
             lines.append(
                 f"| {name} | {regression_methods.TITLES[method]} | {_mean_se(mse)} |"
-                f" {_mean_se(nll)} | {seconds:.1f} | {screen} | {len(mine)} | {choice} |"
-                f" {told} |"
+                f" {_mean_se(nll)} | {seconds:.1f} | {screen} | {cpu} | {len(mine)} |"
+                f" {choice} | {told} |"
             )
     return lines
 
@@ -279,6 +287,34 @@ def against_ard(rows: list[dict[str, str]], args: argparse.Namespace) -> list[st
     return lines
 
 
+def stage_costs(rows: list[dict[str, str]], args: argparse.Namespace) -> list[str]:
+    """Per dataset and method with stages (the coordinate-wise search): each stage's median
+    seconds and median fits over the splits (a stage a split skipped counts as 0)."""
+    lines = [
+        "| dataset | method | stage | median seconds | median fits |",
+        "|---|---|---|---:|---:|",
+    ]
+    for name in args.datasets:
+        for method in args.methods:
+            mine = [r for r in rows if r["dataset"] == name and r["method"] == method]
+            parsed = [
+                {
+                    part.split()[0]: (float(part.split()[1]), int(part.rsplit("/", 1)[1]))
+                    for part in r["stages"].split("; ")
+                }
+                for r in mine
+                if r.get("stages")
+            ]
+            for stage in dict.fromkeys(k for costs in parsed for k in costs):
+                seconds = statistics.median(c.get(stage, (0.0, 0))[0] for c in parsed)
+                fits = statistics.median(c.get(stage, (0.0, 0))[1] for c in parsed)
+                lines.append(
+                    f"| {name} | {regression_methods.TITLES[method]} | {stage} |"
+                    f" {seconds:.1f} | {fits:g} |"
+                )
+    return lines if len(lines) > 2 else []
+
+
 def this_command(argv: list[str]) -> str:
     return python_command("benchmarks.several_inputs.bench_regression", argv)
 
@@ -310,7 +346,8 @@ def main(argv: list[str] | None = None) -> None:
             f"- abcd: `abcd_cli.search` at depth {args.depth}, seed {args.seed}, {args.jobs}"
             " worker(s), every other setting its default (the kernel search and the SE-and-RQ"
             " search: `screen=False`, the full grammar on every input; the SE-and-RQ search:"
-            ' `bases=("SE", "RQ")`; the screened search: `screen=True`, issue 66, opt-in).'
+            ' `bases=("SE", "RQ")`; the screened search: `screen=True`, issue 66, opt-in; the'
+            ' coordinate-wise search: `table_search="coordinate"`, issue 66).'
             " Story: the inputs the chosen kernel reads; the pairs its terms multiply"
             " (a change along an input counts as a product with it); the additive GP is"
             ' `language="additive"`'
@@ -325,6 +362,11 @@ def main(argv: list[str] | None = None) -> None:
             "",
             *against_ard(rows, args),
             "",
+            *(
+                ["Each stage's cost (the coordinate-wise search's `stages`):", "", *costs, ""]
+                if (costs := stage_costs(rows, args))
+                else []
+            ),
             "The same comparison with abcd as a scikit-learn estimator (`AbcdRegressor` beside"
             " the ARD GP in `cross_val_score`): [estimator.md](estimator.md).",
             "",
