@@ -329,9 +329,9 @@ def _mixed(means: np.ndarray, sds: np.ndarray, weights: np.ndarray, y: np.ndarra
 def calibration_of(
     result: SearchResult, executor: Executor, x_names: Sequence[str] = ()
 ) -> Calibration | None:
-    """The calibration of a search's posterior on its data; None without a posterior (a
-    greedy search)."""
-    if result.posterior is None:
+    """The calibration of a search's posterior on its data; None for a method that chose one
+    model (its record a single particle: a greedy search)."""
+    if result.particles.is_single:
         return None
     settings, engine = resolve(result.settings, result.model.n)
     return posterior_calibration(
