@@ -1,20 +1,24 @@
 """Sequential Monte Carlo over structures and parameters: weighted particles whose mixture is a
 posterior over models (after Saad et al., ICML 2023).
 
-Particles start as draws of ``structure_prior.StructurePrior``, their parameters drawn from
-``evidence.ParameterPrior`` (a normal on theta whose ±2σ are the data-read bounds). The data
+A particle is a tree S drawn from ``structure_prior.StructurePrior`` plus its own observation
+noise, a white-noise term outside the tree: its kernel is S + WN, so every particle can be
+conditioned, and the structure prior and moves act on S alone. Its parameters (S's and the
+noise's) start drawn from ``evidence.ParameterPrior`` (a normal on theta whose ±2σ are the
+data-read bounds). The data
 come in the nested steps of ``annealing.data_steps``; at each step every particle's log weight
 grows by the predictive density of the new points (``annealing.step_weight`` of two marginal
 likelihoods, each computed once per kernel and step; the rows come in their own order), the
 particles are resampled (systematically) when the effective sample size falls below half their
 number, and each is rejuvenated on the data so far:
 
-- structure moves: a node of the tree chosen uniformly is replaced by a subtree drawn from the
-  prior at its depth, the subtree's parameters drawn from their prior. With both trees' nodes
+- structure moves: a node of S chosen uniformly is replaced by a subtree drawn from the prior
+  at its depth (and below a change or not), the subtree's parameters drawn from their prior,
+  the noise kept. With both trees' nodes
   counted, the Metropolis-Hastings ratio reduces to L'/L · |nodes(k)| / |nodes(k')| (the prior
   and the proposal's draws cancel);
 - parameter moves: a random-walk Metropolis chain (``parameter_chain.metropolis``) shaped by the
-  prior's variances.
+  prior's variances, on S's parameters and the noise's together.
 
 One seed gives one result: every draw comes from one generator, in a fixed order.
 """
@@ -38,8 +42,8 @@ from abcd_cli.kernel_search.evidence import (
 from abcd_cli.kernel_search.grammar import subexpressions
 from abcd_cli.kernel_search.parameter_chain import accepts, log_posterior, metropolis
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.structure_prior import StructurePrior
-from abcd_cli.kernels import Kernel
+from abcd_cli.kernel_search.structure_prior import StructurePrior, below_change
+from abcd_cli.kernels import WN, Kernel, Sum
 
 #: The proposal of a parameter move: this fraction of each coordinate's prior sd.
 PARAMETER_STEP = 0.05
@@ -105,6 +109,11 @@ class Sampler:
         drawn = ParameterPrior.of(kernel, self.summary).draw(self.rng)
         return kernel.with_theta(np.where(np.isfinite(theta), theta, drawn))
 
+    def new_particle(self) -> Kernel:
+        """A tree drawn from the prior plus its own noise, every parameter drawn from its
+        prior."""
+        return self.with_drawn_parameters(Sum((self.prior.sample(self.rng, self.n_dims), WN())))
+
     def log_likelihood(self, kernel: Kernel, rows: np.ndarray) -> float:
         """log p(y[rows] | kernel), computed once per kernel and step (``rows`` are the first
         rows of one order, so their count names them)."""
@@ -116,12 +125,16 @@ class Sampler:
     def structure_move(
         self, kernel: Kernel, rows: np.ndarray, current: float
     ) -> tuple[Kernel, float]:
-        """One Metropolis-Hastings step replacing a subtree."""
-        nodes = list(subexpressions(kernel))
-        _, put, depth = nodes[int(self.rng.integers(len(nodes)))]
-        proposal = self.with_drawn_parameters(put(self.prior.sample(self.rng, self.n_dims, depth)))
+        """One Metropolis-Hastings step replacing a subtree of the particle's tree (its first
+        term; the second is its noise)."""
+        tree, noise = kernel.operands
+        nodes, below = list(subexpressions(tree)), below_change(tree)
+        pick = int(self.rng.integers(len(nodes)))
+        _, put, depth = nodes[pick]
+        new_tree = put(self.prior.sample(self.rng, self.n_dims, depth, below[pick]))
+        proposal = self.with_drawn_parameters(Sum((new_tree, noise)))
         value = self.log_likelihood(proposal, rows)
-        size = sum(1 for _ in proposal.nodes())
+        size = sum(1 for _ in new_tree.nodes())
         self.proposed += 1
         ratio = value - current + math.log(len(nodes)) - math.log(size)
         if math.isfinite(value) and accepts(ratio, self.rng):
@@ -142,10 +155,7 @@ class Sampler:
 
     def run(self) -> Particles:
         s = self.settings
-        kernels = [
-            self.with_drawn_parameters(self.prior.sample(self.rng, self.n_dims))
-            for _ in range(s.particles)
-        ]
+        kernels = [self.new_particle() for _ in range(s.particles)]
         log_w = np.zeros(s.particles)
         log_evidence = 0.0
         old = np.arange(0)

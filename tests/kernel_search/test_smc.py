@@ -9,8 +9,10 @@ import numpy as np
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.decompose.features import features
 from abcd_cli.engines import get_engine
+from abcd_cli.kernel_search.evidence import log_likelihood
 from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic
 from abcd_cli.kernel_search.structure_prior import StructurePrior
+from abcd_cli.kernels import WN, Sum
 
 EXACT = get_engine("exact")
 SMALL = SMCSettings(particles=8, steps=3, first=10, structure_moves=3, parameter_moves=4)
@@ -84,3 +86,15 @@ def test_systematic_resampling_keeps_each_particle_its_weight_times_n_rounded() 
         counts = np.bincount(_systematic(weights, np.random.default_rng(seed)), minlength=4)
         assert counts.sum() == 4
         assert np.all(counts >= np.floor(4 * weights)) and np.all(counts <= np.ceil(4 * weights))
+
+
+def test_every_particle_has_its_own_noise_outside_its_tree_and_conditions() -> None:
+    """No particle lacks noise (a tree without WN could not be conditioned before)."""
+    X, y = _periodic(n=40)
+    result = _run(X, y, seed=1, prior=StructurePrior(max_depth=2), settings=SMCSettings(
+        particles=6, steps=2, first=10, structure_moves=3, parameter_moves=2))  # fmt: skip
+    for kernel in result.kernels:
+        tree, noise = kernel.operands
+        assert isinstance(kernel, Sum) and isinstance(noise, WN)
+        assert "WN" not in tree.to_text(params=False)
+        assert math.isfinite(log_likelihood(EXACT, kernel, X, y))
