@@ -66,9 +66,9 @@ def search(
     data = SearchData.prepare(x, y, settings, x_names)
     sampler = Sampler(
         data.X, data.Y, data.full_summary, engine, StructurePrior(), SMCSettings.of(settings),
-        np.random.default_rng(settings.seed),
+        settings.seed,
     )  # fmt: skip
-    record = particle_record(sampler.run())
+    record = particle_record(sampler.run(executor))
     best = record.best.kernel
     log_l = log_likelihood(engine, best, data.X, data.Y, data.constant_mean)
     if not np.isfinite(log_l):

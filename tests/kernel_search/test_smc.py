@@ -9,8 +9,9 @@ import numpy as np
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.decompose.features import features
 from abcd_cli.engines import get_engine
+from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.kernel_search.evidence import log_likelihood
-from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic
+from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic, move_particle
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import WN, Sum
 
@@ -24,12 +25,12 @@ def _periodic(n: int = 60, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, np.sin(2 * np.pi * X[:, 0] / 0.8) + rng.normal(0, 0.1, n)
 
 
-def _run(X, y, seed=0, prior=None, engine=EXACT, settings=SMALL):
+def _run(X, y, seed=0, prior=None, engine=EXACT, settings=SMALL, executor=None):
     sampler = Sampler(
         X, y, InputSummaries.from_data(X, y), engine, prior or StructurePrior(max_depth=2),
-        settings, np.random.default_rng(seed),
+        settings, seed,
     )  # fmt: skip
-    return sampler.run()
+    return sampler.run(executor)
 
 
 def test_one_seed_gives_one_result() -> None:
@@ -98,3 +99,29 @@ def test_every_particle_has_its_own_noise_outside_its_tree_and_conditions() -> N
         assert isinstance(kernel, Sum) and isinstance(noise, WN)
         assert "WN" not in tree.to_text(params=False)
         assert math.isfinite(log_likelihood(EXACT, kernel, X, y))
+
+
+def test_particles_as_tasks_give_one_result_serially_and_on_a_two_worker_pool() -> None:
+    X, y = _periodic(n=40)
+    settings = SMCSettings(particles=4, steps=3, first=10, structure_moves=2, parameter_moves=2)
+    serial = _run(X, y, seed=5, settings=settings)
+    pool = ResilientPool(2)
+    try:
+        parallel = _run(X, y, seed=5, settings=settings, executor=pool)
+    finally:
+        pool.shutdown()
+    assert [k.to_text() for k in parallel.kernels] == [k.to_text() for k in serial.kernels]
+    np.testing.assert_array_equal(parallel.weights, serial.weights)
+    assert parallel.log_evidence == serial.log_evidence
+
+
+def test_a_particles_task_depends_only_on_its_own_seed() -> None:
+    """The same task gives the same particle whatever ran before it in the process."""
+    X, y = _periodic(n=30)
+    sampler = Sampler(X, y, InputSummaries.from_data(X, y), EXACT, StructurePrior(max_depth=2),
+                      SMALL, 2)  # fmt: skip
+    task = sampler._task(None, 0.0, np.arange(0), sampler.steps[0], (0, 3))
+    first = move_particle(task)
+    move_particle(sampler._task(None, 0.0, np.arange(0), sampler.steps[0], (0, 1)))
+    again = move_particle(task)
+    assert first.kernel.to_text() == again.kernel.to_text() and first.following == again.following
