@@ -10,7 +10,8 @@ come in the nested steps of ``annealing.data_steps``; at each step every particl
 grows by the predictive density of the new points (``annealing.step_weight`` of two marginal
 likelihoods, each computed once per kernel and step; the rows come in their own order), the
 particles are resampled (systematically) when the effective sample size falls below half their
-number, and each is rejuvenated on the data so far:
+number, except at the last step (resampling there would only add noise to the final weights),
+and each is rejuvenated on the data so far:
 
 - structure moves: a node of S chosen uniformly is replaced by a subtree drawn from the prior
   at its depth (and below a change or not), the subtree's parameters drawn from their prior,
@@ -282,12 +283,14 @@ class Sampler:
 
     def step(self, state: SMCState, executor: Executor) -> SMCState:
         """One data step: reweight by the new points' predictive density, resample when the
-        effective sample size falls below half the particles, then move each particle."""
+        effective sample size falls below half the particles (never at the last step, whose
+        weights the result keeps), then move each particle."""
         n, k = self.problem.settings.particles, state.done
         log_evidence = state.log_evidence + _log_mean_weight(state.log_w, state.pending)
         log_w = state.log_w + state.pending
         kernels, current = state.kernels, state.following
-        if effective_size(normalised(log_w)) < n / 2:
+        last = k + 1 == len(self.steps)  # its weights are the result: never resampled
+        if not last and effective_size(normalised(log_w)) < n / 2:
             rng = np.random.default_rng(np.random.SeedSequence((self.seed, k + 1, n)))
             picks = _systematic(normalised(log_w), rng)
             kernels, current, log_w = [kernels[i] for i in picks], current[picks], np.zeros(n)

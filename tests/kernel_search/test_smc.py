@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.decompose.features import features
 from abcd_cli.engines import get_engine
-from abcd_cli.execution.pool import ResilientPool
+from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.kernel_search.evidence import log_likelihood
 from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic, move_particle
 from abcd_cli.kernel_search.structure_prior import StructurePrior
@@ -125,3 +126,19 @@ def test_a_particles_task_depends_only_on_its_own_seed() -> None:
     move_particle(sampler._task(None, 0.0, np.arange(0), sampler.steps[0], (0, 1)))
     again = move_particle(task)
     assert first.kernel.to_text() == again.kernel.to_text() and first.following == again.following
+
+
+def test_resampling_below_half_the_particles_but_never_at_the_last_step() -> None:
+    X, y = _periodic(n=30)
+    still = SMCSettings(particles=4, steps=2, first=10, structure_moves=0, parameter_moves=0)
+    sampler = Sampler(X, y, InputSummaries.from_data(X, y), EXACT, StructurePrior(max_depth=2),
+                      still, 0)  # fmt: skip
+    first = sampler._first_state(SerialExecutor())
+    peaked = np.array([0.0, -50.0, -50.0, -50.0])  # an effective size of about 1
+    early = sampler.step(replace(first, pending=peaked), SerialExecutor())
+    assert np.all(early.log_w == 0.0)  # resampled: every particle the first one
+    assert {k.to_text() for k in early.kernels} == {first.kernels[0].to_text()}
+    last = sampler.step(replace(early, pending=peaked), SerialExecutor())
+    assert last.done == 2 and not np.all(last.log_w == last.log_w[0])  # kept its weights
+    even = sampler.step(replace(first, pending=np.zeros(4)), SerialExecutor())
+    assert [k.to_text() for k in even.kernels] == [k.to_text() for k in first.kernels]
