@@ -89,7 +89,7 @@ def _holds_nest(kernel, under_change: bool = False) -> bool:
 
 
 def test_the_nest_probability_is_the_share_of_draws_holding_a_change_in_a_change() -> None:
-    draws = 20_000
+    draws = 10_000
     for prior in (StructurePrior(max_depth=3, nested_change=1.0), StructurePrior(max_depth=3)):
         rng = np.random.default_rng(4)
         share = sum(_holds_nest(prior.sample(rng)) for _ in range(draws)) / draws
