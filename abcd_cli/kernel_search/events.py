@@ -30,8 +30,10 @@ class SearchEvent:
     """``kind``: "stage" (a stage of fits begins: ``total`` of them), "fit" (``done`` of
     ``total`` fitted), "level" (the level ended: ``record`` is its record), "resumed" (the
     search continues from its checkpoint after ``level``) or "posterior" (``total`` structures
-    were weighed; ``chosen`` is the most probable one and its weight). The stage "weigh"
-    weighs the structures of the posterior, after the last level.
+    were weighed; ``chosen`` is the most probable one and its weight) or "data step" (the
+    sampler finished data step ``level`` of ``depth``, on ``done`` of the ``total`` points;
+    ``chosen`` is its most probable structure and weight; a sampler's "resumed" has the stage
+    "sampler"). The stage "weigh" weighs the structures of the posterior, after the last level.
 
     ``level`` is the level being searched (0 first), ``depth`` the last one; ``seconds`` the
     time since the level began; ``best`` the lowest BIC interval on all the data known so far
@@ -62,7 +64,14 @@ def plain_line(event: SearchEvent) -> str | None:
     """The line a finished level or a resumption prints where nothing is redrawn; None
     otherwise."""
     if event.kind == "resumed":
-        return f"{event.prefix}resumed after level {event.level}"
+        after = "data step" if event.stage == "sampler" else "level"
+        return f"{event.prefix}resumed after {after} {event.level}"
+    if event.kind == "data step" and event.chosen is not None:
+        structure, weight = event.chosen
+        return (
+            f"{event.prefix}data step {event.level}/{event.depth}: {event.done} of {event.total}"
+            f" points  [{event.seconds:.1f}s]; most probable {structure} ({weight:.2f})"
+        )
     if event.kind == "level" and event.record is not None:
         return event.prefix + level_line(event.record, event.depth)
     if event.kind == "posterior" and event.chosen is not None:

@@ -11,9 +11,12 @@ is the sum of theirs, and it has no BIC and no evidence of its own (the sampler 
 evidence of the whole run only). The result's model is the particle of largest weight in the
 most probable structure, scored on all the data.
 
-Not yet (issue 64, part 2): the sampler keeps no checkpoint (a resumed run starts again),
-reports no progress, runs serially and with the exact engine only, and runs one sampler
-whatever ``seeds`` says.
+Each particle's moves in a data step are one task on the executor the search gets (``smc``).
+With a checkpoint, the sampler's state is saved after every data step (``smc_checkpoint``) and
+``resume`` goes on from it to the uninterrupted run's result; each finished data step is a
+"data step" event (``events``): its points so far and its most probable structure.
+
+Not yet (issue 64, part 2): the exact engine only, one sampler whatever ``seeds`` says.
 """
 
 from __future__ import annotations
@@ -29,13 +32,16 @@ from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import InputError, RunError
 from abcd_cli.kernel_search.candidate import Candidate, FitTask
-from abcd_cli.kernel_search.events import Events
-from abcd_cli.kernel_search.evidence import log_likelihood
+from abcd_cli.kernel_search.checkpoint import checkpoint_paths
+from abcd_cli.kernel_search.events import Events, SearchEvent
+from abcd_cli.kernel_search.evidence import log_likelihood, normalised
+from abcd_cli.kernel_search.greedy import sink
 from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.smc import Particles, Sampler, SMCSettings
+from abcd_cli.kernel_search.smc import Particles, Sampler, SMCSettings, SMCState
+from abcd_cli.kernel_search.smc_checkpoint import load_sampler, save_sampler
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import Kernel
 
@@ -57,8 +63,7 @@ def search(
     x_names: Sequence[str] = (),
 ) -> SearchResult:
     """The sampler's particles on y(x) as a ``SearchResult`` (see the module docstring); the
-    arguments as ``infer.Method`` takes them (the executor, progress, checkpoint and fit
-    function are not used yet)."""
+    arguments as ``infer.Method`` takes them (the fit function is not used)."""
     if settings.seeds > 1:
         raise InputError("--method smc runs one sampler; --seeds applies to the other methods")
     started = time.perf_counter()
@@ -66,17 +71,43 @@ def search(
     data = SearchData.prepare(x, y, settings, x_names)
     sampler = Sampler(
         data.X, data.Y, data.full_summary, engine, StructurePrior(), SMCSettings.of(settings),
-        np.random.default_rng(settings.seed),
+        settings.seed,
     )  # fmt: skip
-    record = particle_record(sampler.run())
+    path = checkpoint_paths(checkpoint, settings)[0] if checkpoint else None
+    emit = sink(progress, events, None)
+    saved = load_sampler(path, settings, len(sampler.steps), x, y) if path and resume else None
+    state, before = saved if saved else (None, 0.0)
+    if state is not None and emit:
+        emit(SearchEvent("resumed", level=state.done, stage="sampler"))
+
+    def on_step(done: SMCState) -> None:
+        elapsed = before + time.perf_counter() - started
+        if path is not None:
+            save_sampler(path, done, elapsed, settings, x, y)
+        if emit and done.done:
+            emit(step_event(done, sampler, elapsed))
+
+    record = particle_record(sampler.run(executor, state, on_step))
     best = record.best.kernel
     log_l = log_likelihood(engine, best, data.X, data.Y, data.constant_mean)
     if not np.isfinite(log_l):
         raise RunError("the sampler's most probable particle could not be scored on the data")
     model = data.model(data.scorer.scored(best, -log_l, data.n), engine)
     n = data.n
-    seconds = time.perf_counter() - started
+    seconds = before + time.perf_counter() - started
     return SearchResult(model, [], settings, seconds, n, n, posterior=record)
+
+
+def step_event(state: SMCState, sampler: Sampler, seconds: float) -> SearchEvent:
+    """The "data step" event of a finished step: its points and most probable structure."""
+    k, n = state.done, sampler.problem.y.size
+    weights = normalised(state.log_w)
+    record = particle_record(Particles(state.kernels, weights, state.log_evidence, 0.0))
+    chosen = (record.structures[0].kernel.to_text(params=False), float(record.weights[0]))
+    return SearchEvent(
+        "data step", level=k, depth=len(sampler.steps), done=int(sampler.steps[k - 1].size),
+        total=n, seconds=seconds, chosen=chosen,
+    )  # fmt: skip
 
 
 def particle_record(particles: Particles) -> StructurePosterior:

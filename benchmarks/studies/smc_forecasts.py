@@ -49,7 +49,7 @@ def study_series(series: str, settings: SMCSettings, seed: int) -> list[dict[str
     X, y = scaling.x_in(train.X), scaling.y_in(train.y)
     sampler = Sampler(
         X, y, InputSummaries.from_data(X, y), get_engine("exact"), StructurePrior(), settings,
-        np.random.default_rng(seed),
+        seed,
     )  # fmt: skip
     particles = sampler.run()
     means, sds, weights = [], [], []

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.decompose.features import features
 from abcd_cli.engines import get_engine
-from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic
+from abcd_cli.execution.pool import ResilientPool, SerialExecutor
+from abcd_cli.kernel_search.evidence import log_likelihood
+from abcd_cli.kernel_search.smc import Sampler, SMCSettings, _systematic, move_particle
 from abcd_cli.kernel_search.structure_prior import StructurePrior
+from abcd_cli.kernels import WN, Sum
 
 EXACT = get_engine("exact")
 SMALL = SMCSettings(particles=8, steps=3, first=10, structure_moves=3, parameter_moves=4)
@@ -22,12 +26,12 @@ def _periodic(n: int = 60, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, np.sin(2 * np.pi * X[:, 0] / 0.8) + rng.normal(0, 0.1, n)
 
 
-def _run(X, y, seed=0, prior=None, engine=EXACT, settings=SMALL):
+def _run(X, y, seed=0, prior=None, engine=EXACT, settings=SMALL, executor=None):
     sampler = Sampler(
         X, y, InputSummaries.from_data(X, y), engine, prior or StructurePrior(max_depth=2),
-        settings, np.random.default_rng(seed),
+        settings, seed,
     )  # fmt: skip
-    return sampler.run()
+    return sampler.run(executor)
 
 
 def test_one_seed_gives_one_result() -> None:
@@ -84,3 +88,57 @@ def test_systematic_resampling_keeps_each_particle_its_weight_times_n_rounded() 
         counts = np.bincount(_systematic(weights, np.random.default_rng(seed)), minlength=4)
         assert counts.sum() == 4
         assert np.all(counts >= np.floor(4 * weights)) and np.all(counts <= np.ceil(4 * weights))
+
+
+def test_every_particle_has_its_own_noise_outside_its_tree_and_conditions() -> None:
+    """No particle lacks noise (a tree without WN could not be conditioned before)."""
+    X, y = _periodic(n=40)
+    result = _run(X, y, seed=1, prior=StructurePrior(max_depth=2), settings=SMCSettings(
+        particles=6, steps=2, first=10, structure_moves=3, parameter_moves=2))  # fmt: skip
+    for kernel in result.kernels:
+        tree, noise = kernel.operands
+        assert isinstance(kernel, Sum) and isinstance(noise, WN)
+        assert "WN" not in tree.to_text(params=False)
+        assert math.isfinite(log_likelihood(EXACT, kernel, X, y))
+
+
+def test_particles_as_tasks_give_one_result_serially_and_on_a_two_worker_pool() -> None:
+    X, y = _periodic(n=40)
+    settings = SMCSettings(particles=4, steps=3, first=10, structure_moves=2, parameter_moves=2)
+    serial = _run(X, y, seed=5, settings=settings)
+    pool = ResilientPool(2)
+    try:
+        parallel = _run(X, y, seed=5, settings=settings, executor=pool)
+    finally:
+        pool.shutdown()
+    assert [k.to_text() for k in parallel.kernels] == [k.to_text() for k in serial.kernels]
+    np.testing.assert_array_equal(parallel.weights, serial.weights)
+    assert parallel.log_evidence == serial.log_evidence
+
+
+def test_a_particles_task_depends_only_on_its_own_seed() -> None:
+    """The same task gives the same particle whatever ran before it in the process."""
+    X, y = _periodic(n=30)
+    sampler = Sampler(X, y, InputSummaries.from_data(X, y), EXACT, StructurePrior(max_depth=2),
+                      SMALL, 2)  # fmt: skip
+    task = sampler._task(None, 0.0, np.arange(0), sampler.steps[0], (0, 3))
+    first = move_particle(task)
+    move_particle(sampler._task(None, 0.0, np.arange(0), sampler.steps[0], (0, 1)))
+    again = move_particle(task)
+    assert first.kernel.to_text() == again.kernel.to_text() and first.following == again.following
+
+
+def test_resampling_below_half_the_particles_but_never_at_the_last_step() -> None:
+    X, y = _periodic(n=30)
+    still = SMCSettings(particles=4, steps=2, first=10, structure_moves=0, parameter_moves=0)
+    sampler = Sampler(X, y, InputSummaries.from_data(X, y), EXACT, StructurePrior(max_depth=2),
+                      still, 0)  # fmt: skip
+    first = sampler._first_state(SerialExecutor())
+    peaked = np.array([0.0, -50.0, -50.0, -50.0])  # an effective size of about 1
+    early = sampler.step(replace(first, pending=peaked), SerialExecutor())
+    assert np.all(early.log_w == 0.0)  # resampled: every particle the first one
+    assert {k.to_text() for k in early.kernels} == {first.kernels[0].to_text()}
+    last = sampler.step(replace(early, pending=peaked), SerialExecutor())
+    assert last.done == 2 and not np.all(last.log_w == last.log_w[0])  # kept its weights
+    even = sampler.step(replace(first, pending=np.zeros(4)), SerialExecutor())
+    assert [k.to_text() for k in even.kernels] == [k.to_text() for k in first.kernels]

@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from abcd_cli.kernel_search.grammar import BASES
-from abcd_cli.kernel_search.structure_prior import BUILDERS, DEFAULT_BASES, StructurePrior
+from abcd_cli.kernel_search.structure_prior import (
+    BUILDERS,
+    DEFAULT_BASES,
+    StructurePrior,
+    below_change,
+)
 from abcd_cli.kernels import SE, WN, Sum
+from abcd_cli.kernels.changes import CP, CW
 
 
 def _trees(depth: int, names: list[str], ops: list[str]):
@@ -73,3 +79,35 @@ def test_a_flat_sum_is_read_as_the_left_nested_chain() -> None:
 def test_unknown_names_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown"):
         StructurePrior(bases={"Matern": 1.0})
+
+
+def _holds_nest(kernel, under_change: bool = False) -> bool:
+    change = isinstance(kernel, CP | CW)
+    if change and under_change:
+        return True
+    return any(_holds_nest(k, under_change or change) for k in kernel.operands)
+
+
+def test_the_nest_probability_is_the_share_of_draws_holding_a_change_in_a_change() -> None:
+    draws = 10_000
+    for prior in (StructurePrior(max_depth=3, nested_change=1.0), StructurePrior(max_depth=3)):
+        rng = np.random.default_rng(4)
+        share = sum(_holds_nest(prior.sample(rng)) for _ in range(draws)) / draws
+        expected = prior.nest_probability()
+        assert share == pytest.approx(expected, abs=4 * math.sqrt(expected / draws))
+
+
+def test_the_default_prior_does_not_favour_nests_of_changes_and_has_no_noise_leaf() -> None:
+    """Below a change, changes are ``nested_change`` times as likely: at the defaults a nest
+    is under a tenth of the trees holding a change, against nearly half with equal weights."""
+    prior, flat = StructurePrior(), StructurePrior(nested_change=1.0)
+    assert flat.nest_probability() > 0.15
+    assert prior.nest_probability() < 0.05
+    assert "WN" not in prior.bases
+    inner = CP(SE(), CW(SE(), SE()))
+    assert prior.log_prob(inner) - flat.log_prob(inner) < math.log(0.2)
+
+
+def test_below_change_marks_every_node_under_a_change() -> None:
+    tree = Sum((CP(SE(), Sum((SE(), SE()))), SE()))
+    assert below_change(tree) == [False, False, True, True, True, True, False]

@@ -1,0 +1,135 @@
+"""The sampler's state on disk (``smc.SMCState``), written after every data step and read back by
+``--resume``.
+
+The file is a search checkpoint as ``checkpoint`` writes them: its header, the checksum of the
+rest, the series' fingerprint and the settings, written atomically; a file made for other data or
+settings, changed since, or holding values the sampler cannot have written is refused with the
+same messages. Each particle is kept as its structure's text and its parameters' values (JSON
+numbers read back exactly), so a resumed run goes on from exactly the state it left.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from abcd_cli import __version__
+from abcd_cli.files import write_output
+from abcd_cli.kernel_search.checkpoint import (
+    FORMAT,
+    _content,
+    _damaged,
+    _list,
+    _whole,
+    content_checksum,
+    fingerprint,
+    refuse_foreign_checkpoint,
+)
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.smc import SMCState
+from abcd_cli.kernels import WN, Kernel, Sum
+from abcd_cli.kernels.text import parse_kernel
+
+#: What a sampler's checkpoint holds besides the common keys (``stage``'s value).
+SAMPLER_STAGE = "sampler"
+
+
+def save_sampler(
+    path: Path,
+    state: SMCState,
+    elapsed: float,
+    settings: SearchSettings,
+    x: np.ndarray,
+    y: np.ndarray,
+) -> None:
+    """Write the sampler's ``state`` (after ``elapsed`` seconds) to ``path`` atomically."""
+    content = {
+        "version": __version__,
+        "settings": settings.to_dict(),
+        "fingerprint": fingerprint(x, y),
+        "stage": SAMPLER_STAGE,
+        "done": state.done,
+        "particles": [_particle_dict(k) for k in state.kernels],
+        "log_weights": state.log_w.tolist(),
+        "log_evidence": state.log_evidence,
+        "following": state.following.tolist(),
+        "pending": state.pending.tolist(),
+        "proposed": state.proposed,
+        "accepted": state.accepted,
+        "elapsed_seconds": elapsed,
+    }
+    doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
+    refuse_foreign_checkpoint(path)
+    write_output(path, json.dumps(doc))
+
+
+def load_sampler(
+    path: Path, settings: SearchSettings, steps: int, x: np.ndarray, y: np.ndarray
+) -> tuple[SMCState, float] | None:
+    """The sampler's state saved at ``path`` for these data and settings (``steps`` data
+    steps) and the seconds it had taken; None when there is no file; ``InputError`` when it
+    cannot be used (as ``checkpoint.load_state``)."""
+    content = _content(path, settings, x, y)
+    if content is None:
+        return None
+    try:
+        return _state_of(content, settings.particles, steps)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise _damaged(path, exc) from None
+
+
+def _particle_dict(kernel: Kernel) -> dict[str, object]:
+    tree, noise = kernel.operands
+    return {
+        "tree": tree.to_text(params=False),
+        "values": tree.values().tolist(),
+        "noise": noise.values().tolist(),
+    }
+
+
+def _particle(d: dict[str, Any]) -> Kernel:
+    tree = parse_kernel(str(d["tree"]))
+    values = [float(v) for v in _list(d, "values")]
+    noise = [float(v) for v in _list(d, "noise")]
+    if len(values) != tree.theta().size or len(noise) != 1:
+        raise ValueError("a particle's values do not fit its structure")
+    if not all(math.isfinite(v) for v in values + noise):
+        raise ValueError("a particle's values must be finite")
+    return Sum((tree.with_values(values), WN(tuple(noise))))
+
+
+def _state_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[SMCState, float]:
+    """The state in a checkpoint's content, checked; ValueError or TypeError naming the first
+    bad field."""
+    if doc.get("stage") != SAMPLER_STAGE:
+        raise ValueError("it is not a sampler's")
+    done = _whole(doc["done"], "done", 0, steps)
+    kernels = [_particle(d) for d in _list(doc, "particles")]
+    arrays = {
+        k: np.array(_list(doc, k), dtype=float) for k in ("log_weights", "following", "pending")
+    }
+    if len(kernels) != particles or any(a.size != particles for a in arrays.values()):
+        raise ValueError(f"the sampler keeps {particles} particles")
+    if np.any(np.isnan(np.concatenate(list(arrays.values())))):
+        raise ValueError("a weight or likelihood is not a number")
+    proposed = _whole(doc["proposed"], "proposed", 0, 2**62)
+    accepted = _whole(doc["accepted"], "accepted", 0, proposed)
+    elapsed = float(doc["elapsed_seconds"])
+    log_evidence = float(doc["log_evidence"])
+    if not math.isfinite(elapsed) or elapsed < 0 or math.isnan(log_evidence):
+        raise ValueError("elapsed_seconds and log_evidence must be numbers")
+    state = SMCState(
+        done,
+        kernels,
+        arrays["log_weights"],
+        log_evidence,
+        arrays["following"],
+        arrays["pending"],
+        proposed,
+        accepted,
+    )
+    return state, elapsed

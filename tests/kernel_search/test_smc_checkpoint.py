@@ -1,0 +1,76 @@
+"""The sampler's checkpoint and resumption (kernel_search/smc_checkpoint.py, smc_method.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from abcd_cli.errors import InputError
+from abcd_cli.kernel_search import smc_method
+from abcd_cli.kernel_search.checkpoint import content_checksum
+from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.smc_checkpoint import load_sampler
+
+SETTINGS = SearchSettings(
+    method="smc", particles=4, data_steps=3, first_points=10, structure_moves=1, parameter_moves=2
+)
+X = np.linspace(0.0, 6.0, 36)
+Y = np.sin(2.5 * X) + 0.1 * np.random.default_rng(2).standard_normal(36)
+
+
+class Stop(Exception):
+    """Stands for the run being killed after a data step."""
+
+
+def _stop_after(step: int):
+    def handle(event) -> None:
+        if event.kind == "data step" and event.level == step:
+            raise Stop
+
+    return handle
+
+
+def test_a_run_resumed_after_step_k_gives_the_uninterrupted_result(tmp_path) -> None:
+    whole = smc_method.search(X, Y, SETTINGS)
+    for k in (1, 2):
+        path = tmp_path / f"after{k}.json"
+        with pytest.raises(Stop):
+            smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(k))
+        assert json.loads(path.read_text())["done"] == k
+        lines: list[str] = []
+        resumed = smc_method.search(
+            X, Y, SETTINGS, checkpoint=path, resume=True, progress=lines.append
+        )
+        assert resumed.to_dict()["posterior"] == whole.to_dict()["posterior"]
+        assert resumed.model.kernel.to_text() == whole.model.kernel.to_text()
+        assert lines[0] == f"resumed after data step {k}"
+        assert [line.split(":")[0] for line in lines[1:]] == [
+            f"data step {j}/3" for j in range(k + 1, 4)
+        ]
+
+
+def test_every_data_step_is_a_progress_line_with_its_points() -> None:
+    lines: list[str] = []
+    smc_method.search(X, Y, SETTINGS, progress=lines.append)
+    assert [line.split("  ")[0] for line in lines] == [
+        "data step 1/3: 10 of 36 points",
+        "data step 2/3: 23 of 36 points",
+        "data step 3/3: 36 of 36 points",
+    ]
+    assert all("most probable" in line for line in lines)
+
+
+def test_a_checkpoint_with_a_value_the_sampler_cannot_write_is_refused(tmp_path) -> None:
+    path = tmp_path / "state.json"
+    with pytest.raises(Stop):
+        smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(1))
+    doc = json.loads(path.read_text())
+    doc["log_weights"] = doc["log_weights"][:-1]  # one particle short, checksum made to fit
+    content = {k: v for k, v in doc.items() if k not in ("format", "checksum")}
+    path.write_text(
+        json.dumps({"format": doc["format"], "checksum": content_checksum(content), **content})
+    )
+    with pytest.raises(InputError, match="damaged.*4 particles"):
+        load_sampler(path, SETTINGS, 3, X, Y)
