@@ -37,7 +37,13 @@ from abcd_cli.reporting.factors import (
     stated_intervals,
     switch_precision,
 )
-from abcd_cli.reporting.gathered import Gathered, gathered, gathered_sentence
+from abcd_cli.reporting.gathered import (
+    Gathered,
+    gathered,
+    gathered_sentence,
+    is_rough_term,
+    rough_terms_sentences,
+)
 from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
 from abcd_cli.reporting.statistics_text import statistics_sentences
@@ -386,14 +392,16 @@ def _gathered_sentences(
         out = [gathered_sentence(g, axis, x_data)]
     else:
         shaping = (
-            [t for t in g.terms if not _is_rough(t, g)] if facts.rough_sd is not None else g.terms
+            [t for t in g.terms if not is_rough_term(t, g)]
+            if facts.rough_sd is not None
+            else g.terms
         )
         out = [
             gathered_sentence(g, axis, x_data, amplitude=False),
             amplitude_sentence(amplitudes, axis, x_data, _modulators(shaping, axis)),
         ]
     if g.head == "periodic":
-        out += _periodic_sentences(g.lead, axis) + _rough_terms_sentences(g, facts, axis)
+        out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis)
     elif g.head == "smooth":
         out += _shape_sentences(g.lead, axis)
     if g.head in ("smooth", "linear"):
@@ -401,40 +409,6 @@ def _gathered_sentences(
     if not g.always_on:
         out += _interval_sentences(g.on, axis, x_data)
     return out
-
-
-def _is_rough(term: Factors, g: Gathered) -> bool:
-    """Whether a gathered cycle's term carries a smooth factor shorter than the period (the
-    criterion of ``decompose/rough.py``)."""
-    period = g.lead.periodic[0].param("period")
-    return bool(term.smooth) and product_lengthscale(term.smooth) < period
-
-
-def _rough_terms_sentences(g: Gathered, facts: ComponentFacts, axis: Axis) -> list[str]:
-    """A gathered cycle whose other terms carry a smooth factor shorter than the period: short-
-    term irregular variation about its smooth shape, of the size its fitted values at the data
-    show (``ComponentFacts.rough_sd``), which its words on amplitude and its figure leave out
-    (temperature's yearly cycle times a factor of 1.3 days: its wiggles were read as a
-    changing amplitude). Without that split, that its curve is rougher than its shape."""
-    lengths = [
-        product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and _is_rough(t, g)
-    ]
-    if not lengths:
-        return []
-    span = format_span(min(lengths), axis)
-    if facts.rough_sd is None:
-        return [
-            f"Its fitted curve is rougher than that shape: another of its terms changes over"
-            f" only about {span}, less than a period, so the curve follows short-lived changes"
-            " within each cycle."
-        ]
-    return [
-        f"Around that shape it carries short-term irregular variation: another of its terms"
-        f" changes over only about {span}, less than a period, and moves its fitted values at"
-        f" the data off the shape by about {format_amount(facts.rough_sd, axis)} (standard"
-        " deviation). Its amplitude above is that of the smooth shape, which its figure draws"
-        " without this variation."
-    ]
 
 
 def _gradual_sentences(
