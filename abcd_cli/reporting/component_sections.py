@@ -168,8 +168,8 @@ def series_drawings(
         frame.x_label,
         frame.y_label,
         f"Component {c.index}"
-        + (" (uncertain)" if uncertain else "")
-        + (": its smooth shape" if shaped else ""),
+        + ("'s shape" if shaped else "")
+        + (" (uncertain)" if uncertain else ""),
         fine=None if window is None or shaped else (window.x, window.mean[k], window.sd[k]),
     )
     so_far = partial(
