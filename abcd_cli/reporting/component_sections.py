@@ -128,6 +128,13 @@ def component_section(
     }
 
 
+#: What the caption says of a cycle drawn as its smooth shape (``decompose/rough.py``).
+SHAPE_NOTE = (
+    "The left figure draws the cycle's smooth shape, without its short-term irregular"
+    " variation, which the right one holds."
+)
+
+
 def series_figures(
     dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame, uncertain: bool = False
 ) -> dict[str, dict[str, str]]:
@@ -146,7 +153,10 @@ def series_figures(
         "figure_cumulative": frame.embed(
             so_far, f"Sum of the first {c.index} components against the data"
         ),
-        "envelope_note": dense_figures.ENVELOPE_NOTE if dense else "",
+        "envelope_note": " ".join(
+            ([SHAPE_NOTE] if c.shape_mean.size else [])
+            + ([dense_figures.ENVELOPE_NOTE] if dense else [])
+        ),
     }
 
 

@@ -16,7 +16,7 @@ from abcd_cli.decompose.components import Decomposition, decompose
 from abcd_cli.decompose.rough import split_rough
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
-from abcd_cli.reporting.component_sections import series_drawings
+from abcd_cli.reporting.component_sections import series_drawings, series_figures
 from abcd_cli.reporting.curves import amplitude_trend
 from abcd_cli.reporting.density import WINDOW_CYCLES
 from abcd_cli.reporting.describe import component_paragraph, noun_phrase
@@ -83,3 +83,5 @@ def test_a_cycle_with_a_rough_term_is_drawn_over_whole_periods(made) -> None:
     low, high = window.get_xlim()
     assert high - low >= 0.99 * WINDOW_CYCLES
     plt.close("all")
+    captions = series_figures(dec, dec.components[0], "a cycle", frame_of(dec, figures=False))
+    assert "smooth shape" in captions["envelope_note"]
