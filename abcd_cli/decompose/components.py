@@ -36,6 +36,7 @@ from abcd_cli.decompose.input_terms import expand_additive, term_inputs
 from abcd_cli.decompose.merging import gather
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
+from abcd_cli.decompose.rough import rough_split
 from abcd_cli.decompose.variance import VarianceTable, mean_shares, variance_table
 from abcd_cli.decompose.window import Window, series_window
 from abcd_cli.kernels import Kernel, total
@@ -174,7 +175,9 @@ def decompose(
     components = []
     for k, (term, dims) in enumerate(zip(terms, inputs, strict=True)):
         r2_before = r2[k - 1] if k else 0.0
-        grid, mean, sd = _curve(model, term, grids.get(_along(model, dims)))
+        drawn = grids.get(_along(model, dims))
+        grid, mean, sd = _curve(model, term, drawn)
+        split = rough_split(model, term, None if drawn is None else drawn[1])
         components.append(
             ComponentFacts(
                 index=k + 1,
@@ -195,6 +198,9 @@ def decompose(
                     _surface(model, term, dims, centre) if len(dims) == 2 and not noise[k] else None
                 ),
                 share=shares.get(k),
+                shape_mean=np.zeros(0) if split is None else sc.y_scale * split.shape_mean,
+                shape_sd=np.zeros(0) if split is None else sc.y_scale * split.shape_sd,
+                rough_sd=None if split is None else sc.y_scale * split.rough_sd,
             )
         )
     return Decomposition(

@@ -81,6 +81,17 @@ class ComponentFacts:
     partial: np.ndarray = field(default_factory=_empty, repr=False)  # y's units, at the data
     surface: Surface | None = None  # with two inputs read, its mean over both
     share: float | None = None  # of the fitted mean's variance; None for noise
+    #: a cycle with rough terms (``rough.py``): its smooth shape on x_grid (mean, sd; empty
+    #: without one) and the sd of its rough part's mean at the data (None without one)
+    shape_mean: np.ndarray = field(default_factory=_empty, repr=False)
+    shape_sd: np.ndarray = field(default_factory=_empty, repr=False)
+    rough_sd: float | None = None
+
+    @property
+    def cycle_mean(self) -> np.ndarray:
+        """The curve a cycle's words and figure read: its smooth shape when it has rough
+        terms, else its whole mean."""
+        return self.shape_mean if self.shape_mean.size else self.mean
 
     @property
     def order(self) -> int:

@@ -23,6 +23,7 @@ from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.reporting.change_parts import change_clause
 from abcd_cli.reporting.curves import applied_part, mean_trend, repeat_harmonic, trend_shape
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import harmonic_words
@@ -177,7 +178,8 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
         axis = dec.axes[feature.inputs[0]]
         where = place_in_data(feature.value, axis, _span(f, dec), _change_precision(f, dec))  # type: ignore[arg-type]
         around = "" if where.endswith(("begin", "end")) else "around "
-        return f"a change{' in ' + names[0] if of else ''} {around}{where}"
+        what = change_clause(f, dec)
+        return f"a change{' in ' + names[0] if of else ''} {around}{where}{what}"
     if feature.kind == "linear trend":
         return f"{_linear_words(f, dec)}{of}"
     if feature.kind == "polynomial trend":

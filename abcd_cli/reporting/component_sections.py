@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.decompose.window import shortest_period
 from abcd_cli.reporting import dense_figures, inputs_figures
 from abcd_cli.reporting.certainty import (
     LIKELY,
@@ -127,6 +128,13 @@ def component_section(
     }
 
 
+#: What the caption says of a cycle drawn as its smooth shape (``decompose/rough.py``).
+SHAPE_NOTE = (
+    "The left figure draws the cycle's smooth shape, without its short-term irregular"
+    " variation, which the right one holds."
+)
+
+
 def series_figures(
     dec: Decomposition, c: ComponentFacts, phrase: str, frame: Frame, uncertain: bool = False
 ) -> dict[str, dict[str, str]]:
@@ -137,7 +145,7 @@ def series_figures(
     k = c.index - 1
     curves = dec.series
     assert curves is not None
-    dense = dense_figures.is_dense(c.x_grid, c.mean, end) or dense_figures.is_dense(
+    dense = dense_figures.is_dense(c.x_grid, c.cycle_mean, end) or dense_figures.is_dense(
         curves.x_grid, curves.cumulative_mean[k], end
     )
     return {
@@ -145,7 +153,10 @@ def series_figures(
         "figure_cumulative": frame.embed(
             so_far, f"Sum of the first {c.index} components against the data"
         ),
-        "envelope_note": dense_figures.ENVELOPE_NOTE if dense else "",
+        "envelope_note": " ".join(
+            ([SHAPE_NOTE] if c.shape_mean.size else [])
+            + ([dense_figures.ENVELOPE_NOTE] if dense else [])
+        ),
     }
 
 
@@ -157,16 +168,19 @@ def series_drawings(
     assert dec.series is not None
     curves = dec.series
     window, k = curves.window, c.index - 1
+    shaped = c.shape_mean.size > 0  # a cycle drawn as its smooth shape (``decompose/rough.py``)
     alone = partial(
         dense_figures.component_figure,
         c.x_grid,
-        c.mean,
-        c.sd,
+        c.cycle_mean,
+        c.shape_sd if shaped else c.sd,
         (float(frame.x.min()), float(frame.x.max())),
         frame.x_label,
         frame.y_label,
-        f"Component {c.index}" + (" (uncertain)" if uncertain else ""),
-        fine=None if window is None else (window.x, window.mean[k], window.sd[k]),
+        f"Component {c.index}"
+        + ("'s shape" if shaped else "")
+        + (" (uncertain)" if uncertain else ""),
+        fine=None if window is None or shaped else (window.x, window.mean[k], window.sd[k]),
     )
     so_far = partial(
         dense_figures.cumulative_figure,
@@ -181,8 +195,17 @@ def series_drawings(
         fine=None
         if window is None
         else (window.x, window.cumulative_mean[k], window.cumulative_sd[k]),
+        period=shaped_period(dec.components[: k + 1]),
     )
     return alone, so_far
+
+
+def shaped_period(components: list[ComponentFacts]) -> float | None:
+    """The longest period of the cycles drawn as their smooth shape among ``components``
+    (``ComponentFacts.shape_mean``), whose sum's window then spans whole periods; None when
+    none is."""
+    periods = [shortest_period([c.kernel]) for c in components if c.shape_mean.size]
+    return max((p for p in periods if p is not None), default=None)
 
 
 def inputs_figure(

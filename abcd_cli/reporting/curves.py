@@ -11,7 +11,7 @@ how it varies, between min a_k and max a_k.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -96,8 +96,9 @@ def cycle_amplitudes(x: np.ndarray, mean: np.ndarray, period: float) -> Amplitud
 def fitted_amplitudes(
     facts: ComponentFacts, period: float, x_data: np.ndarray | None
 ) -> Amplitudes | None:
-    """The cycle's amplitudes period by period over the data, from its own fitted curve."""
-    return cycle_amplitudes(*in_data_range(facts, x_data), period)
+    """The cycle's amplitudes period by period over the data, from its own fitted curve (its
+    smooth shape when it carries rough terms: ``ComponentFacts.cycle_mean``)."""
+    return cycle_amplitudes(*in_data_range(replace(facts, mean=facts.cycle_mean), x_data), period)
 
 
 def amplitude_trend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
@@ -118,7 +119,7 @@ def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None
     period of the grid is below ``FADE_SHARE`` of that over the data's last period."""
     span = data_range(x_data)
     x = np.asarray(facts.x_grid, dtype=float)
-    mean = np.asarray(facts.mean, dtype=float)
+    mean = np.asarray(facts.cycle_mean, dtype=float)
     if span is None or x[-1] - span[1] < period:
         return False
 

@@ -131,13 +131,15 @@ def cumulative_figure(
     y_label: str,
     title: str,
     fine: Curve | None = None,
+    period: float | None = None,
 ) -> Figure:
     """Sum of the components so far (mean ± 2 sd) against the data points, half width; a
-    curve too dense to read drawn as :func:`component_figure` draws it."""
+    curve too dense to read drawn as :func:`component_figure` draws it, over ``period``s
+    when given (a cycle with rough terms: its window shows whole cycles, not their wiggles)."""
     x_grid, mean, sd = as_arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     x, y = as_arrays(("x", x), ("y", y))
     end = float(np.max(x)) if x.size else float(np.max(x_grid))
-    window = dense_window(x_grid, mean, end, HALF_WIDTH)
+    window = dense_window(x_grid, mean, end, HALF_WIDTH, period)
     if window is None:
         fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
         draw_band(ax, x_grid, mean, sd, "sum of components")

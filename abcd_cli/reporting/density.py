@@ -41,16 +41,17 @@ def peak_count(y: np.ndarray) -> int:
 
 
 def dense_window(
-    x: np.ndarray, y: np.ndarray, end: float, width: float
+    x: np.ndarray, y: np.ndarray, end: float, width: float, period: float | None = None
 ) -> tuple[float, float] | None:
     """The window to draw a curve ``y`` on ``x`` over when it is too dense for a figure
     ``width`` inches wide: ``WINDOW_CYCLES`` typical cycles ending at ``end`` (the data's last
-    x); None when it reads as it is."""
+    x), each the curve's typical distance between peaks or, when given, ``period`` (a cycle
+    whose rough terms' wiggles would otherwise set it); None when it reads as it is."""
     x = np.asarray(x, dtype=float)
     peaks = peak_count(y)
     if width <= 0 or peaks <= MAX_PEAKS_PER_INCH * width:
         return None
-    cycle = float(np.ptp(x)) / peaks
+    cycle = float(np.ptp(x)) / peaks if period is None else period
     return max(float(x.min()), end - WINDOW_CYCLES * cycle), end
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.reporting.curves import amplitude_trend, fades_beyond
+from abcd_cli.reporting.curves import FLAT_SHARE, amplitude_trend, fades_beyond
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -37,6 +37,7 @@ from abcd_cli.reporting.trends import (
     lin_trend,
 )
 from abcd_cli.reporting.wording import (
+    format_amount,
     format_position,
     format_span,
 )
@@ -173,6 +174,10 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
             "Beyond the data it follows its covariance function; no simple summary is given.",
         )
     if parts.gates and is_gradual(parts.gates, x_data):
+        if parts.head == "constant":
+            moving = _scaled_level(facts, axis, x_data)
+            if moving is not None:
+                return moving
         going = _continuation(parts, axis, x_data, facts)
         return Extrapolation(
             going.kind,
@@ -197,4 +202,31 @@ def _switched_off_from(last: Interval, axis: Axis, x_data: np.ndarray | None) ->
     return (
         f"The model assumes it stays switched off from {when} onwards, so it adds "
         "nothing to forecasts beyond that point."
+    )
+
+
+def _scaled_level(
+    facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> Extrapolation | None:
+    """A level that gradual change factors keep scaling past the data, as its fitted curve
+    shows it there: from m(x_N) at the data's last x to m at the end of the grid (gas
+    production's level read 'assumed to stay the same beyond the data' beside a curve rising
+    on towards the series' mean); None when the curve does not reach past the data."""
+    span = data_range(x_data)
+    x, mean = np.asarray(facts.x_grid, dtype=float), np.asarray(facts.mean, dtype=float)
+    if span is None or x.size < 2 or x[-1] <= span[1]:
+        return None
+    at_end, far = float(np.interp(span[1], x, mean)), float(mean[-1])
+    top = max(abs(at_end), abs(far))
+    if top <= 0.0 or abs(far - at_end) <= FLAT_SHARE * top:
+        return Extrapolation(
+            "holds", "The level is assumed to stay about the same beyond the data."
+        )
+    when = format_position(float(x[-1]), axis, data_spacing(x_data))
+    towards = abs(far) < abs(at_end)
+    return Extrapolation(
+        "returns" if towards else "continues",
+        "Beyond the data its change factors keep scaling it, as over it: its level goes from"
+        f" about {format_amount(at_end, axis)} at the end of the data to about"
+        f" {format_amount(far, axis)} by {when}.",
     )

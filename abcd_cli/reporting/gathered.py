@@ -244,3 +244,37 @@ def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str
         longest = max(product_lengthscale(t.smooth) for t in g.terms)
         return smooth_continuation(format_span(longest, axis))
     return "Beyond the data the trend is assumed to continue along the same curve."
+
+
+def is_rough_term(term: Factors, g: Gathered) -> bool:
+    """Whether a gathered cycle's term carries a smooth factor shorter than the period (the
+    criterion of ``decompose/rough.py``)."""
+    period = g.lead.periodic[0].param("period")
+    return bool(term.smooth) and product_lengthscale(term.smooth) < period
+
+
+def rough_terms_sentences(g: Gathered, facts: ComponentFacts, axis: Axis) -> list[str]:
+    """A gathered cycle whose other terms carry a smooth factor shorter than the period: short-
+    term irregular variation about its smooth shape, of the size its fitted values at the data
+    show (``ComponentFacts.rough_sd``), which its words on amplitude and its figure leave out
+    (temperature's yearly cycle times a factor of 1.3 days: its wiggles were read as a
+    changing amplitude). Without that split, that its curve is rougher than its shape."""
+    lengths = [
+        product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and is_rough_term(t, g)
+    ]
+    if not lengths:
+        return []
+    span = format_span(min(lengths), axis)
+    if facts.rough_sd is None:
+        return [
+            f"Its fitted curve is rougher than that shape: another of its terms changes over"
+            f" only about {span}, less than a period, so the curve follows short-lived changes"
+            " within each cycle."
+        ]
+    return [
+        f"Around that shape it carries short-term irregular variation: another of its terms"
+        f" changes over only about {span}, less than a period, and moves its fitted values at"
+        f" the data off the shape by about {format_amount(facts.rough_sd, axis)} (standard"
+        " deviation). Its amplitude above is that of the smooth shape, which its figure draws"
+        " without this variation."
+    ]

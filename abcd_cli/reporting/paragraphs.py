@@ -37,7 +37,13 @@ from abcd_cli.reporting.factors import (
     stated_intervals,
     switch_precision,
 )
-from abcd_cli.reporting.gathered import Gathered, gathered, gathered_sentence
+from abcd_cli.reporting.gathered import (
+    Gathered,
+    gathered,
+    gathered_sentence,
+    is_rough_term,
+    rough_terms_sentences,
+)
 from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
 from abcd_cli.reporting.statistics_text import statistics_sentences
@@ -385,12 +391,17 @@ def _gathered_sentences(
     if amplitudes is None:
         out = [gathered_sentence(g, axis, x_data)]
     else:
+        shaping = (
+            [t for t in g.terms if not is_rough_term(t, g)]
+            if facts.rough_sd is not None
+            else g.terms
+        )
         out = [
             gathered_sentence(g, axis, x_data, amplitude=False),
-            amplitude_sentence(amplitudes, axis, x_data, _modulators(g.terms, axis)),
+            amplitude_sentence(amplitudes, axis, x_data, _modulators(shaping, axis)),
         ]
     if g.head == "periodic":
-        out += _periodic_sentences(g.lead, axis) + _rough_terms_sentences(g, axis)
+        out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis)
     elif g.head == "smooth":
         out += _shape_sentences(g.lead, axis)
     if g.head in ("smooth", "linear"):
@@ -398,24 +409,6 @@ def _gathered_sentences(
     if not g.always_on:
         out += _interval_sentences(g.on, axis, x_data)
     return out
-
-
-def _rough_terms_sentences(g: Gathered, axis: Axis) -> list[str]:
-    """A gathered cycle whose other terms carry a smooth factor shorter than the period: the
-    leading term's shape does not describe the fitted curve, which follows changes within
-    each cycle (temperature's yearly cycle times a factor of 1.3 days read 'very smooth, close
-    to a pure sinusoid' beside a jagged curve)."""
-    period = g.lead.periodic[0].param("period")
-    lengths = [product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and t.smooth]
-    short = [length for length in lengths if length < period]
-    if not short:
-        return []
-    span = format_span(min(short), axis)
-    return [
-        f"Its fitted curve is rougher than that shape: another of its terms changes over only"
-        f" about {span}, less than a period, so the curve follows short-lived changes within"
-        " each cycle."
-    ]
 
 
 def _gradual_sentences(

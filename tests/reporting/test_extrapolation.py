@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from abcd_cli.kernels import SE, Per
+from abcd_cli.kernels import SE, Before, C, Per
 from abcd_cli.reporting.describe import describe_extrapolation
 from tests.axes import YEAR
 from tests.reporting.test_describe import GRID, X_DATA, make_facts, prod
@@ -35,3 +37,16 @@ def test_a_smooth_component_past_the_data_is_said_without_jargon() -> None:
     text = describe_extrapolation(make_facts(SE((2.0, 1.0))), YEAR, x_data=X_DATA)
     assert "prior" not in text
     assert "the forecast returns to the long-run trend" in text
+
+
+def test_a_level_scaled_gradually_past_the_data_is_not_said_to_stay_the_same() -> None:
+    """Gas production's level, scaled by a soft change across the data, read 'The constant
+    level is assumed to stay the same beyond the data' beside a curve still rising past it
+    towards the series' mean. The sentence now gives where the curve goes."""
+    level = prod(C((1.0,)), Before((1955.0, 3.0)))
+    curve = -10.0 * np.exp(-(GRID - 1949.0) / 5.0)
+    text = describe_extrapolation(make_facts(level, curve), YEAR, x_data=X_DATA)
+    assert "stay the same" not in text
+    at_end, far = (float(v.replace("−", "-")) for v in re.findall(r"about ([−\d.]+)", text)[:2])
+    assert abs(at_end - float(np.interp(LAST, GRID, curve))) < 0.01
+    assert abs(far - curve[-1]) < 0.01

@@ -1,0 +1,79 @@
+"""A cycle's smooth shape apart from its rough terms.
+
+A model often gathers into one cycle (``merging.gather``) a periodic term and a periodic term
+times a smooth factor whose lengthscale is shorter than the period (temperature:
+C·Per + SE(1.3 days)·Per, elnino: the same with 2.9 months). The second term is short-term
+irregular variation whose size follows the season; its fitted curve follows the data from
+point to point, so the sum's rise and fall within a period measures its wiggles, not the
+yearly shape. The shape a reader should see is the curve of the other terms, and the rough
+part is worded as what it is: the rough terms' posterior mean at the data, of standard
+deviation sd(m_rough(x_i)).
+
+A term is rough when its smooth factors' lengthscale ℓ = (Σ ℓ_k⁻²)^(-1/2) is below the
+shortest period P of the component's periodic factors, ℓ < P; the split is made only when
+some term of the component is not rough (otherwise there is no smooth shape to draw).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from abcd_cli.kernels import Kernel, Sum, total
+from abcd_cli.model import Model
+
+
+def _role(kernel: Kernel) -> str:
+    return str(getattr(kernel, "role", ""))
+
+
+def term_lengthscale(term: Kernel) -> float | None:
+    """(Σ ℓ_k⁻²)^(-1/2) over the term's smooth factors; None when it has none."""
+    smooth = [b for b in term.bases() if _role(b) == "smooth"]
+    if not smooth:
+        return None
+    return float(sum(b.param("lengthscale") ** -2 for b in smooth) ** -0.5)
+
+
+def split_rough(component: Kernel) -> tuple[Kernel, Kernel] | None:
+    """(shape, rough): the component's terms without and with a smooth factor shorter than
+    its shortest period (each summed); None when it has no periodic factor, no rough term, or
+    no term that is not rough."""
+    terms = list(component.operands) if isinstance(component, Sum) else [component]
+    periods = [float(b.param("period")) for t in terms for b in t.bases() if _role(b) == "periodic"]
+    if not periods:
+        return None
+    period = min(periods)
+
+    def rough(term: Kernel) -> bool:
+        length = term_lengthscale(term)
+        return length is not None and length < period
+
+    shape = [t for t in terms if not rough(t)]
+    rough_terms = [t for t in terms if rough(t)]
+    if not shape or not rough_terms:
+        return None
+    return total(shape), total(rough_terms)
+
+
+@dataclass(frozen=True)
+class RoughSplit:
+    """A cycle's smooth shape on the component's grid (mean and sd, internal units of y) and
+    the standard deviation of its rough part's posterior mean at the data."""
+
+    shape_mean: np.ndarray
+    shape_sd: np.ndarray
+    rough_sd: float
+
+
+def rough_split(model: Model, component: Kernel, grid: np.ndarray | None) -> RoughSplit | None:
+    """The split of ``component`` (internal units) on ``grid`` (rows of inputs, internal
+    units; None when it is not drawn along an input); None when ``split_rough`` makes none."""
+    parts = split_rough(component)
+    if parts is None or grid is None:
+        return None
+    shape, rough = parts
+    post = model.posterior
+    mean, var = post.component(shape, grid)
+    return RoughSplit(mean, np.sqrt(var), float(np.std(post.mean(rough))))

@@ -1,0 +1,63 @@
+"""A change the posterior finds names what changes there, from the components of the structure
+holding it, read from their curves (reporting/change_parts.py): gas production's "a change
+around 1980 (probability 0.99)" was tied to no component's words."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.decompose.components import decompose
+from abcd_cli.decompose.facts import Axis
+from abcd_cli.engines.exact import negative_log_likelihood
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model, posterior_of
+from abcd_cli.reporting.context import build_context
+from tests.reporting.test_posterior_report import _structure
+from tests.reporting.test_report import _search_doc
+
+STEP = 2004.0
+
+
+def _amounts(text: str) -> list[float]:
+    """The (before, after) pairs of a change's words, in the data's units."""
+    pairs = re.findall(r"from about ([−\d.,]+) before it to ([−\d.,]+) after", text)
+    return [float(v.replace("−", "-").replace(",", "")) for pair in pairs for v in pair]
+
+
+def test_a_change_found_by_the_posterior_names_the_component_that_steps() -> None:
+    """Eight years of monthly data, flat, then 5 higher from 2004 on; the structure holding the
+    change is a level before it and a level after it, both measured from the series' mean. The
+    change's finding says which components change and how, in the data's units."""
+    x = 2000.0 + np.arange(96) / 12.0
+    rng = np.random.default_rng(4)
+    y = np.where(x >= STEP, 5.0, 0.0) + 0.2 * rng.standard_normal(x.size)
+    sc = Scaling.from_data(x, y)
+    text = f"CP(C(sd=3.0), C(sd=3.0), location={STEP}, steepness=0.01) + WN(sd=0.2)"
+    kernel = sc.kernel_in(parse_kernel(text))
+    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
+    model = Model(kernel, sc, x, y, nll)
+    dec = decompose(model, (Axis("year", "date", "level"),), extrapolate=0.1, seed=0)
+    doc = _search_doc(model)
+    doc["settings"].update({"method": "posterior", "pool": 1, "draws": 3})
+    doc["posterior"] = {
+        "prior": {"structures": "uniform over the pool", "parameters": "normal"},
+        "draws": 3,
+        "structures": [_structure(model.kernel, 1.0, model.bic)],
+    }
+    context = build_context(
+        dec, "Level", "level.csv", doc, figures=False, record=posterior_of(doc, model)
+    )
+    changes = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "change"]
+    assert changes
+    words = changes[0]["text"]
+    assert "component 1 (a level) rises" in words and "component 2 (a level) rises" in words
+    before, after = y[x < STEP].mean() - y.mean(), y[x >= STEP].mean() - y.mean()
+    first_before, first_after, second_before, second_after = _amounts(words)[:4]
+    levels = sorted([(first_before, first_after), (second_before, second_after)])
+    assert abs(levels[0][0] - before) < 0.3 and abs(levels[0][1]) < 0.3  # off after the step
+    assert abs(levels[1][0]) < 0.3 and abs(levels[1][1] - after) < 0.3  # on after it
+    stated = words.split(" (probability")[0].lower()
+    assert any(stated in fact.lower() for fact in context["summary"]["facts"])
