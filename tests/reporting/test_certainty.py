@@ -125,6 +125,7 @@ def test_a_cycle_finding_whose_data_peak_at_a_harmonic_says_that_first() -> None
     """Sulphuric and unemployment at depth 2, posterior report: 'A cycle with a period of 4.0
     years (probability 1.00)' where what the cycle fits mostly rises and falls every year.
     The finding now says that first, as the component's heading does."""
+    from abcd_cli.model import posterior_of
     from abcd_cli.reporting.context import build_context
     from tests.reporting.test_curves import HARMONIC_KERNEL, _cycle_decomposition, harmonic_series
     from tests.reporting.test_posterior_report import _structure
@@ -139,7 +140,8 @@ def test_a_cycle_finding_whose_data_peak_at_a_harmonic_says_that_first() -> None
         "draws": 3,
         "structures": [_structure(model.kernel, 1.0, model.bic)],
     }
-    context = build_context(dec, "Output", "output.csv", doc, figures=False)
+    record = posterior_of(doc, model)
+    context = build_context(dec, "Output", "output.csv", doc, figures=False, record=record)
     (cycle,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "periodic"]
     assert cycle["text"].startswith(
         "a cycle that mostly rises and falls every 1.0 year, its pattern repeating every 4.0 years"
