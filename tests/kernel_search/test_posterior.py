@@ -358,10 +358,14 @@ def test_the_report_conditions_the_held_particles_once_and_predictions_reuse_the
     report_context(found, figures=False)
     of_draws = [c for c in conditioned if c in draws]
     held = found.posterior.held()
-    kept = [s.spaced_draws(1.0, HELD_DRAWS) for s in held.structures]
-    expected = sum(len(k) for k, w in zip(kept, held.weights, strict=True) if w > 0)
-    assert HELD_DRAWS is not None and 0 < expected <= HELD_DRAWS * len(kept)
+    counts = [
+        len(s.spaced_draws(1.0, HELD_DRAWS))
+        for s, w in zip(held.structures, held.weights, strict=True)
+        if w > 0
+    ]
+    expected = sum(counts)
     assert len(of_draws) == expected and len(set(of_draws)) == expected
+    assert 0 < max(counts) < 4 * POSTERIOR.draws  # fewer than a structure's 32 draws
     models, weights = found.posterior_mixture()
     predictive_table(models, np.array([[X[-1] + 1.0]]), weights)
     assert len([c for c in conditioned if c in draws]) == expected
