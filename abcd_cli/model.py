@@ -308,8 +308,9 @@ def particle_models(
     """A model per particle of ``posterior``'s structures that hold its weight (its kernel,
     on ``model``'s data, scaling and engine), each conditioned on the data, and the
     particles' weights, summing to one: the structures outside the smallest set holding
-    1 − ``posterior.NEGLIGIBLE`` of the weight are left out (``StructurePosterior.held``),
-    the rest's weights divided by what they hold. InputError led by ``where`` naming the
+    1 − ``posterior.HELD_NEGLIGIBLE`` of the weight are left out, and each held structure
+    gives ``posterior.HELD_DRAWS`` of its draws (``StructurePosterior.held``), the rest's
+    weights divided by what they hold. InputError led by ``where`` naming the
     particle that cannot be conditioned. The model alone (``is_single``) is its own particle."""
     if posterior.is_single:
         return [model], np.ones(1)

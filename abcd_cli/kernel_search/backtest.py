@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 
@@ -38,11 +38,10 @@ from abcd_cli.arrays import as_2d
 from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines.base import Engine, PosteriorError
-from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
+from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior, holding
 from abcd_cli.kernel_search.records import SearchResult
-from abcd_cli.kernel_search.refit import scored_refit
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
@@ -66,13 +65,10 @@ STRUCTURE_MASS = 0.9
 MAX_STRUCTURES = 3
 #: Each structure's parameter draws conditioned at an origin (evenly spread over its chain).
 DRAWS_PER_STRUCTURE = 8
-#: How each origin's particles get their parameters: "warm" (refitted warm on the points
-#: before the origin, the draws moved with the refit and widened by √(N/t)) or "fixed" (the
-#: full-data draws as they are, only conditioned on the points before the origin) or
-#: "reweigh" (refitted warm, then weighed again on the points before the origin: each
-#: structure's Laplace evidence and a chain of its own).
-REFITS = ("warm", "fixed", "reweigh")
-REFIT = "warm"
+
+#: One group of an origin's particles conditioned together (one task): their kernels, in the
+#: internal units of the origin's data, and their weights in the origin's mixture.
+Mixture = tuple[list[Kernel], list[float]]
 
 
 @dataclass(frozen=True)
@@ -141,6 +137,58 @@ def draw_rows(count: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, count - 1, DRAWS_PER_STRUCTURE)).astype(int))
 
 
+@dataclass(frozen=True)
+class Origins:
+    """What the origins' particles are made from: the held structures (``held_structures``),
+    each at its fitted values then at ``draw_rows`` of its draws (``user``: a row per structure,
+    user units), their weights (summing to one), the origins t, each origin's data (its points
+    before t, ``SearchData``), the series' length N, and the search's settings, engine and
+    executor."""
+
+    user: list[list[Kernel]]
+    weights: np.ndarray
+    ts: list[int]
+    datas: list[SearchData]
+    n: int
+    settings: SearchSettings
+    engine: Engine
+    executor: Executor
+
+
+#: How the origins' particles get their parameters: for each origin, the groups of particles
+#: it mixes (``Mixture``), their weights summing to one over the origin. The product's is
+#: ``warm_particles``; a study may pass another.
+OriginParticles = Callable[[Origins], list[list[Mixture]]]
+
+
+def warm_tasks(context: Origins) -> list[FitTask]:
+    """The warm refit of each held structure at each origin (origin-major, ``warm_task``)."""
+    return [
+        warm_task(d.scaling.kernel_in(row[0]), d, context.settings, context.engine)
+        for d in context.datas
+        for row in context.user
+    ]
+
+
+def warm_particles(context: Origins) -> list[list[Mixture]]:
+    """Each origin's particles: each held structure refitted warm on the points before the
+    origin (on the executor), its draws moved with the refit and widened by √(N/t)
+    (``_moved``; the start kept where a refit failed), its weight shared among them."""
+    tasks = warm_tasks(context)
+    results = list(context.executor.map(fit_candidate, tasks))
+    k = len(context.user)
+    mixtures = []
+    for o, (t, data) in enumerate(zip(context.ts, context.datas, strict=True)):
+        groups = []
+        for s, row in enumerate(context.user):
+            result, start = results[o * k + s], tasks[o * k + s].kernel
+            fitted = result.kernel if result.status == "ok" else start
+            mine = _moved(row, fitted, data.scaling, math.sqrt(context.n / t))
+            groups.append((mine, [float(context.weights[s]) / len(mine)] * len(mine)))
+        mixtures.append(groups)
+    return mixtures
+
+
 def run_backtest(
     x: np.ndarray,
     y: np.ndarray,
@@ -150,14 +198,13 @@ def run_backtest(
     engine: Engine,
     executor: Executor,
     x_names: Sequence[str] = (),
-    refit: str = REFIT,
+    particles: OriginParticles = warm_particles,
 ) -> Backtest:
     """The backtest of ``posterior`` (kernels in ``scaling``'s internal units) on the series
-    (x, y) of one input (see the module docstring); the refits (``refit``: one of
-    ``REFITS``) run on ``executor``. Call :func:`absent_reason` first: here the origins are
-    assumed to be enough."""
-    if refit not in REFITS:
-        raise ValueError(f"unknown backtest refit {refit!r}")
+    (x, y) of one input (see the module docstring); the origins' particles are made by
+    ``particles`` (the product's: ``warm_particles``), refits and conditioning on
+    ``executor``. Call :func:`absent_reason` first: here the origins are assumed to be
+    enough."""
     started = time.perf_counter()
     order = np.argsort(np.asarray(x, dtype=float).ravel(), kind="stable")
     xs, ys = np.asarray(x, dtype=float).ravel()[order], np.asarray(y, dtype=float)[order]
@@ -166,47 +213,26 @@ def run_backtest(
     chosen, weights = held_structures(posterior)
     user = [[scaling.kernel_out(k) for k in _particles(posterior, i)] for i in chosen]
     datas = [SearchData.prepare(xs[:t], ys[:t], settings, x_names) for t in ts]
-    tasks = [
-        warm_task(d.scaling.kernel_in(user[s][0]), d, settings, engine)
-        for d in datas
-        for s in range(len(chosen))
+    mixtures = particles(Origins(user, weights, ts, datas, xs.size, settings, engine, executor))
+    afters = [
+        np.flatnonzero((xs > xs[t - 1]) & (xs <= xs[t - 1] + horizon * (1 + 1e-12))) for t in ts
     ]
-    results = list(executor.map(fit_candidate, tasks)) if refit != "fixed" else []
-    k = len(chosen)
-    afters, mixtures = [], []
-    for o, (t, data) in enumerate(zip(ts, datas, strict=True)):
-        afters.append(np.flatnonzero((xs > xs[t - 1]) & (xs <= xs[t - 1] + horizon * (1 + 1e-12))))
-        if refit == "reweigh":
-            span = slice(o * k, (o + 1) * k)
-            mixtures.append(
-                _reweighed(tasks[span], results[span], data, settings, engine, executor)
-            )
-            continue
-        for s in range(k):
-            if refit == "fixed":
-                mine = [data.scaling.kernel_in(q) for q in user[s][1:] or user[s]]
-            else:
-                result, start = results[o * k + s], tasks[o * k + s].kernel
-                fitted = result.kernel if result.status == "ok" else start
-                mine = _moved(user[s], fitted, data.scaling, math.sqrt(xs.size / t))
-            mixtures.append((mine, [weights[s] / len(mine)] * len(mine)))
-    # each origin's particles (one task per origin and structure) conditioned on the executor
-    per_origin = len(mixtures) // len(ts)
+    # each origin's particles (one task per origin and group) conditioned on the executor
     condition_tasks = [
         OriginTask(
             tuple(kernels), data.scaling, data.x, data.y, data.constant_mean, engine, xs[after]
         )
-        for o, (data, after) in enumerate(zip(datas, afters, strict=True))
-        for kernels, _ in mixtures[o * per_origin : (o + 1) * per_origin]
+        for data, after, groups in zip(datas, afters, mixtures, strict=True)
+        for kernels, _ in groups
     ]
     conditioned = executor.map(origin_moments, condition_tasks)
-    moments = [_as_moments(m, c) for m, c in zip(conditioned, condition_tasks, strict=True)]
+    moments = iter([_as_moments(m, c) for m, c in zip(conditioned, condition_tasks, strict=True)])
     hs, zs = [], []
-    for o, (t, after) in enumerate(zip(ts, afters, strict=True)):
-        span = slice(o * per_origin, (o + 1) * per_origin)
-        means = np.concatenate([m for m, _ in moments[span]])
-        sds = np.concatenate([s for _, s in moments[span]])
-        w = np.concatenate([np.asarray(w, dtype=float) for _, w in mixtures[span]])
+    for t, after, groups in zip(ts, afters, mixtures, strict=True):
+        mine = [next(moments) for _ in groups]
+        means = np.concatenate([m for m, _ in mine])
+        sds = np.concatenate([s for _, s in mine])
+        w = np.concatenate([np.asarray(w, dtype=float) for _, w in groups])
         hs.append(xs[after] - xs[t - 1])
         zs.append(_mixed(means, sds, w, ys[after]))
     h, z = np.concatenate(hs), np.concatenate(zs)
@@ -214,30 +240,6 @@ def run_backtest(
     return Backtest(
         horizon, [float(xs[t - 1]) for t in ts], h[keep], z[keep], time.perf_counter() - started
     )
-
-
-def _reweighed(
-    tasks: list[FitTask],
-    results: list[Candidate],
-    data: SearchData,
-    settings: SearchSettings,
-    engine: Engine,
-    executor: Executor,
-) -> tuple[list[Kernel], list[float]]:
-    """The refitted structures weighed again on the origin's points (their own Laplace
-    evidence and chains, ``SearchData.weigh``): ``draw_rows`` of each one's draws (its fitted
-    values without draws), each structure's weight shared among them."""
-    pool = [
-        r.scored for r in (scored_refit(t, c, data) for t, c in zip(tasks, results, strict=True))
-    ]
-    again = data.weigh([p for p in pool if p is not None], settings, engine, executor)
-    kernels, w = [], []
-    for structure, weight in zip(again.structures, again.weights, strict=True):
-        rows = draw_rows(structure.theta.shape[0])
-        mine = [structure.kernel.with_theta(structure.theta[r]) for r in rows] or [structure.kernel]
-        kernels += mine
-        w += [float(weight) / len(mine)] * len(mine)
-    return kernels, w
 
 
 def warm_task(

@@ -19,7 +19,7 @@ parameters' draws), then backtested; the table gives how much each variant chang
 
 Each series' raw numbers are kept in benchmarks/studies/outputs/calibration_raw/ (a series
 already there is read, not run again: ``--fresh`` runs it again), and its search's model file
-in calibration_raw/models/. ``--refit fixed`` (``backtest.REFITS``) runs only the backtest
+in calibration_raw/models/. ``--refit fixed`` (``backtest_variants.WAYS``) runs only the backtest
 again, from those model files, with the origins' parameters got another way; its errors go to
 calibration_raw/<refit>/, and the variants' table compares the ways.
 """
@@ -40,7 +40,7 @@ from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.engines.base import Engine
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.found import read_model
-from abcd_cli.kernel_search.backtest import REFIT, REFITS, run_backtest
+from abcd_cli.kernel_search.backtest import run_backtest
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.refit import refit
@@ -50,6 +50,7 @@ from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model_update import search_settings
 from abcd_cli.prediction import predictive_table
 from benchmarks.common import DATASETS, machine_line, publish, python_command
+from benchmarks.studies.backtest_variants import WARM, WAYS
 
 SPLITS = DATASETS / "splits" / "extrap_9010"
 RAW = Path(__file__).parent / "outputs" / "calibration_raw"
@@ -117,14 +118,22 @@ def run_split(name: str, depth: int, restarts: int) -> dict:
 
 def backtest_again(name: str, way: str) -> dict:
     """The backtest of a split's stored search (calibration_raw/models/) run again with the
-    origins' parameters got ``way`` (``backtest.REFITS``): its errors, as ``run_split`` keeps
+    origins' parameters got ``way`` (``backtest_variants.WAYS``): its errors, as ``run_split`` keeps
     them."""
     found = read_model(MODELS / f"{name}.json")
     posterior, model = found.posterior, found.model
     assert posterior is not None
     settings, engine = resolve(search_settings(found), model.n)
     b = run_backtest(
-        model.x, model.y, model.scaling, posterior, settings, engine, SerialExecutor(), (), way
+        model.x,
+        model.y,
+        model.scaling,
+        posterior,
+        settings,
+        engine,
+        SerialExecutor(),
+        (),
+        WAYS[way],
     )
     return {
         "name": name,
@@ -207,12 +216,12 @@ def weighed_draw(
     return x, y, data, posterior, settings, engine
 
 
-def well_specified(seed: int, origin_fit: str = REFIT) -> dict:
+def well_specified(seed: int, origin_fit: str = WARM) -> dict:
     """One draw of the true structure, fitted and weighed alone, then backtested: its
     standardised errors."""
     x, y, data, posterior, settings, engine = weighed_draw(seed)
     b = run_backtest(
-        x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), origin_fit
+        x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), WAYS[origin_fit]
     )
     return {
         "seed": seed,
@@ -321,14 +330,14 @@ def main(argv: list[str] | None = None) -> None:
         "--refit",
         action="append",
         default=[],
-        choices=[r for r in REFITS if r != REFIT],
+        choices=[r for r in WAYS if r != WARM],
         help="run the backtest again from the stored searches this way (repeatable)",
     )
     parser.add_argument(
         "--refit-draws",
         action="append",
         default=[],
-        choices=[r for r in REFITS if r != REFIT],
+        choices=[r for r in WAYS if r != WARM],
         help="as --refit, on the well-specified draws only (repeatable)",
     )
     parser.add_argument("names", nargs="*")
@@ -348,7 +357,7 @@ def main(argv: list[str] | None = None) -> None:
         load_or_run(RAW / f"draw-{s}.json", args.fresh, lambda s=s: well_specified(s))
         for s in range(TRUE_DRAWS)
     ]
-    again = {REFIT: (raws, draws)}
+    again = {WARM: (raws, draws)}
     for way in [*args.refit, *args.refit_draws]:
         splits = way in args.refit
         again[way] = (

@@ -44,7 +44,7 @@ from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines.base import Engine
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.found import read_model
-from abcd_cli.kernel_search.backtest import REFITS, run_backtest
+from abcd_cli.kernel_search.backtest import run_backtest
 from abcd_cli.kernel_search.candidate import lost_candidate
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.posterior import StructurePosterior
@@ -52,6 +52,7 @@ from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.model_update import search_settings
 from benchmarks.common import machine_line, publish, python_command
+from benchmarks.studies.backtest_variants import WAYS
 from benchmarks.studies.calibration import (
     MODELS,
     RAW,
@@ -119,7 +120,7 @@ def reference(
     tested = posterior if light is None else lightened(posterior, light)
     m_ref = []
     for y in simulated(posterior.structures[0].kernel, scaling, x, count, seed):
-        b = run_backtest(x, y, scaling, tested, settings, engine, executor, (), way)
+        b = run_backtest(x, y, scaling, tested, settings, engine, executor, (), WAYS[way])
         m_ref.append(band_mean_squares(b.h, b.z, b.horizon))
     return {"m_ref": m_ref, "replicates": count, "seconds": time.perf_counter() - started}
 
@@ -243,7 +244,7 @@ def cost_table(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=20)
-    parser.add_argument("--refit", default="warm", choices=[r for r in REFITS if r != "reweigh"])
+    parser.add_argument("--refit", default="warm", choices=[r for r in WAYS if r != "reweigh"])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument(
         "--light",

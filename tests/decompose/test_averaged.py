@@ -20,7 +20,7 @@ from abcd_cli.decompose.averaged import (
     posterior_forecast,
     structure_moments,
 )
-from abcd_cli.kernel_search.posterior import NEGLIGIBLE, StructurePosterior, Weighed
+from abcd_cli.kernel_search.posterior import HELD_NEGLIGIBLE, StructurePosterior, Weighed
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model, particle_models, posterior_of
 from abcd_cli.prediction import predictive_table
@@ -124,12 +124,12 @@ def test_the_variance_splits_into_the_structures_own_and_their_means_spread() ->
 
 
 def test_a_negligible_structure_is_left_out_and_moves_the_forecast_by_its_weight() -> None:
-    """A structure of weight δ below ``NEGLIGIBLE`` is left out of the mixture (none of its
+    """A structure of weight δ below ``HELD_NEGLIGIBLE`` is left out of the mixture (none of its
     draws is conditioned). The whole mixture is (1 − δ) × the kept one + δ × the left-out
     one, so its mean differs from the kept one's by δ (m_left − m_kept), and its probability
     below each of the kept mixture's quantiles by at most δ; the record still counts every
     structure of the posterior and gives the top weight as it is."""
-    delta = 0.4 * NEGLIGIBLE
+    delta = 0.4 * HELD_NEGLIGIBLE
     structures = [(TREND, 0.6), (FLAT, 0.4 - delta), (WIGGLY_TREND, delta)]
     model, doc = posterior_model(structures)
     posterior = posterior_of(doc, model)

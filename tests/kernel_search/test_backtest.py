@@ -15,7 +15,6 @@ from abcd_cli.kernel_search.backtest import (
     MAX_ORIGINS,
     OriginTask,
     _mixed,
-    _particles,
     absent_reason,
     forecast_horizon,
     origin_moments,
@@ -155,57 +154,6 @@ def _series(seed: int) -> tuple[np.ndarray, np.ndarray]:
     x = np.arange(60.0) / 2
     y = np.sin(x / 2) + 0.3 * np.random.default_rng(seed).standard_normal(x.size)
     return x, y
-
-
-def test_fixed_parameters_condition_the_full_data_draws_on_the_past_only() -> None:
-    """``refit="fixed"``: at an origin t the full-data draws, as they are, forecast from the
-    points before t alone (a point after t changes nothing there)."""
-    text = "SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)"
-    x, y = _series(2)
-    data, posterior = _weighed_alone(text, x, y)
-    settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
-    b = run_backtest(x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), "fixed")
-    t = origins(x, b.horizon)[0]
-    past = SearchData.prepare(x[:t], y[:t], settings)
-    user = [data.scaling.kernel_out(k) for k in _particles(posterior, 0)[1:]]
-    kernels = [past.scaling.kernel_in(k) for k in user]
-    after = (x > x[t - 1]) & (x <= x[t - 1] + b.horizon)
-    w = np.full(len(kernels), 1.0 / len(kernels))
-    expected = _errors(kernels, past, engine, w, x[after], y[after])
-    np.testing.assert_allclose(b.z[: expected.size], expected)
-    y_later = y.copy()
-    y_later[t:] += 5.0  # the future moves; the first origin's forecast must not
-    moved = run_backtest(
-        x, y_later, data.scaling, posterior, settings, engine, SerialExecutor(), (), "fixed"
-    )
-    np.testing.assert_allclose(
-        moved.z[: expected.size], _errors(kernels, past, engine, w, x[after], y_later[after])
-    )
-
-
-def test_an_unknown_way_to_refit_is_refused() -> None:
-    x, y = _series(3)
-    data, posterior = _weighed_alone("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", x, y)
-    settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
-    with pytest.raises(ValueError, match="unknown backtest refit 'cold'"):
-        run_backtest(x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), "cold")
-
-
-def test_reweighing_at_each_origin_forecasts_every_point_of_each_horizon() -> None:
-    """``refit="reweigh"``: each origin's structures weighed again on its points still give
-    one finite error per forecast point, at the same horizons as the warm refits."""
-    x, y = _series(4)
-    data, posterior = _weighed_alone("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.3)", x, y)
-    settings, engine = resolve(SearchSettings(method="posterior", draws=8), x.size)
-    runs = {
-        way: run_backtest(
-            x, y, data.scaling, posterior, settings, engine, SerialExecutor(), (), way
-        )
-        for way in ("warm", "reweigh")
-    }
-    np.testing.assert_allclose(runs["reweigh"].h, runs["warm"].h)
-    assert np.all(np.isfinite(runs["reweigh"].z))
-    assert not np.allclose(runs["reweigh"].z, runs["warm"].z)
 
 
 def test_the_backtest_of_one_seed_is_the_same_serial_and_on_a_pool() -> None:

@@ -17,10 +17,18 @@ from abcd_cli.engines.base import FAILED_NLL
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import ResilientPool, SerialExecutor
 from abcd_cli.fitted import FittedSearch, posterior_features
+from abcd_cli.found import read_model
 from abcd_cli.kernel_search.candidate import Candidate, lost_candidate
 from abcd_cli.kernel_search.greedy import Search
 from abcd_cli.kernel_search.infer import run_search
-from abcd_cli.kernel_search.posterior import LOST, NEGLIGIBLE, Weighed, holding, ranked
+from abcd_cli.kernel_search.posterior import (
+    HELD_DRAWS,
+    LOST,
+    NEGLIGIBLE,
+    Weighed,
+    holding,
+    ranked,
+)
 from abcd_cli.kernel_search.scoring import Scored, Scorer
 from abcd_cli.kernel_search.settings import MAX_DRAWS, SearchSettings
 from abcd_cli.kernel_search.weighing import WeighTask, approximate, weigh, weigh_pool
@@ -28,6 +36,7 @@ from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
 from abcd_cli.model_file import check_model_document
 from abcd_cli.prediction import predictive_table
+from abcd_cli.reports import report_context
 from tests.kernel_search.test_greedy import X, draw
 
 POSTERIOR = SearchSettings(depth=2, restarts=2, seed=5, patience=0, method="posterior", pool=4)
@@ -295,6 +304,77 @@ def test_the_model_file_holds_the_particles_and_predicts_with_their_mixture(seri
     sample = means[pick, 4] + sds[pick, 4] * rng.standard_normal(pick.size)
     for key, p in (("q2.5", 0.025), ("q97.5", 0.975)):
         assert np.mean(sample <= table[key][4]) == pytest.approx(p, abs=0.002)
+
+
+def test_spaced_draws_are_evenly_spread_along_the_chain_and_share_its_weight():
+    """Of 32 equally weighted draws, 8 are the draws at the cumulative shares (i + ½)/8: rows
+    1, 5, …, 29, each with an eighth of the structure's weight; drawn weights pick where their
+    mass is (a draw of half the mass is taken four times: half the weight); all draws when
+    the count reaches them."""
+    kernel = parse_kernel("SE(lengthscale=1.0, sd=1.0)")
+    theta = np.tile(kernel.theta(), (32, 1)) + np.arange(32.0)[:, None]
+    spaced = Weighed(kernel, 0.0, 0.0, theta).spaced_draws(0.6, 8)
+    assert [j for j, _, _ in spaced] == list(range(1, 32, 4))
+    assert [w for _, _, w in spaced] == pytest.approx([0.6 / 8] * 8)
+    for j, k, _ in spaced:
+        np.testing.assert_array_equal(k.theta(), theta[j])
+    shares = np.full(32, 0.5 / 31)
+    shares[3] = 0.5
+    weighted = Weighed(kernel, 0.0, 0.0, theta, draw_weights=shares).spaced_draws(1.0, 8)
+    assert dict((j, w) for j, _, w in weighted)[3] == pytest.approx(0.5)
+    assert sum(w for _, _, w in weighted) == pytest.approx(1.0)
+    everything = Weighed(kernel, 0.0, 0.0, theta).spaced_draws(1.0, None)
+    assert [j for j, _, _ in everything] == list(range(32))
+
+
+def test_the_report_conditions_the_held_particles_once_and_predictions_reuse_them(
+    serial, tmp_path, monkeypatch
+):
+    """A model file whose structures carry 32 draws each: the report conditions
+    ``HELD_DRAWS`` of each held structure's draws (counted at the engine), each once, and
+    predictions from the same file afterwards condition none and mix the same particles."""
+    doc = json.loads(json.dumps(serial.to_dict()))
+    rng = np.random.default_rng(0)
+    for entry in doc["posterior"]["structures"]:
+        theta = np.array(entry["theta"])
+        if theta.size:
+            rows = np.tile(theta, (4, 1))
+            entry["theta"] = (rows + 1e-4 * rng.standard_normal(rows.shape)).tolist()
+    doc["posterior"]["draws"] = 4 * POSTERIOR.draws
+    check_model_document(doc, "model file")
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    found = read_model(path)
+    draws = {_key(row) for entry in doc["posterior"]["structures"] for row in entry["theta"]}
+    engine_class = type(found.model._engine)
+    conditioned: list[tuple[float, ...]] = []
+    original = engine_class.posterior
+
+    def counting(self, kernel, *args, **kwargs):  # noqa: ANN001, ANN202
+        conditioned.append(_key(kernel.theta()))
+        return original(self, kernel, *args, **kwargs)
+
+    monkeypatch.setattr(engine_class, "posterior", counting)
+    report_context(found, figures=False)
+    of_draws = [c for c in conditioned if c in draws]
+    held = found.posterior.held()
+    counts = [
+        len(s.spaced_draws(1.0, HELD_DRAWS))
+        for s, w in zip(held.structures, held.weights, strict=True)
+        if w > 0
+    ]
+    expected = sum(counts)
+    assert len(of_draws) == expected and len(set(of_draws)) == expected
+    assert 0 < max(counts) < 4 * POSTERIOR.draws  # fewer than a structure's 32 draws
+    models, weights = found.posterior_mixture()
+    predictive_table(models, np.array([[X[-1] + 1.0]]), weights)
+    assert len([c for c in conditioned if c in draws]) == expected
+    assert {_key(m.kernel.theta()) for m in models} == set(of_draws)
+
+
+def _key(theta) -> tuple[float, ...]:  # noqa: ANN001
+    """A draw's parameters to 8 decimals (a kernel may give them back to the last bit only)."""
+    return tuple(np.round(np.asarray(theta, dtype=float), 8).tolist())
 
 
 def _broken(doc: dict, change) -> dict:
