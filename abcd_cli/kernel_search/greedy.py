@@ -65,7 +65,7 @@ from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
 from abcd_cli.kernel_search.table_grammar import TableGrammar
-from abcd_cli.kernel_search.table_plan import TablePlan, stage_costs
+from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR, TablePlan, stage_costs
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -189,6 +189,7 @@ class Search:
             time_inputs(data.x_names),
             data.constant_mean,
             data.x_names,
+            SCREEN_FLOOR if coordinate else None,
         )
         periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
         if coordinate:
@@ -289,8 +290,8 @@ class Search:
                 self.save()
             self.event("level", record=self.trace[-1])
             return False
-        top = scored[0]
-        if self.best is None or top.bic < self.best.bic:
+        top, named = scored[0], self.plan is not None and self.plan.named(self.level)
+        if self.best is None or top.bic < self.best.bic or named:  # named: the screen's pair
             self.best, self.stale = top, 0
         else:
             self.stale += 1

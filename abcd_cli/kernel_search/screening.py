@@ -21,7 +21,10 @@ its variance over the sum of the orders' variances. The rule (thresholds ``INPUT
 * a pair interacts when its share is at least PAIR_SHARE and order 2 carries at least
   ORDER_SHARE;
 * an input is searched over when its share is at least INPUT_SHARE or it is in an interacting
-  pair (at least one input is always kept: the largest share);
+  pair (at least one input is always kept: the largest share); the coordinate-wise search
+  (``table_plan``) keeps also the borderline inputs, share at least ``BORDER_SHARE`` (a
+  quarter of INPUT_SHARE), and states their shares (``Screen.borderline``): an input whose
+  share sits near INPUT_SHARE is then kept on every split rather than on some;
 * products in the search reach the highest order t whose share is at least ORDER_SHARE (1 when
   no pair interacts, 2 when no three inputs interact pairwise), and only over inputs that
   interact pairwise (``table_grammar``).
@@ -47,6 +50,8 @@ from abcd_cli.kernels.additive import elementary_symmetric
 
 #: An input's share of the fitted mean's variance (its own order-1 part) needed to search it.
 INPUT_SHARE = 0.02
+#: The share that keeps a borderline input in the coordinate-wise search (module docstring).
+BORDER_SHARE = INPUT_SHARE / 4
 #: A pair's share (its pure interaction part) needed to be named an interaction.
 PAIR_SHARE = 0.03
 #: An order's share needed for products of that many inputs.
@@ -83,6 +88,15 @@ class Screen:
     seconds: float = 0.0
     names: tuple[str, ...] = field(default=())
 
+    @property
+    def borderline(self) -> tuple[int, ...]:
+        """The kept inputs whose own share is under ``INPUT_SHARE`` and that no named pair
+        holds: kept as borderline (``decide``'s ``floor``)."""
+        paired = {d for pair in self.pairs for d in pair}
+        return tuple(
+            d for d in self.inputs if self.shares.inputs[d] < INPUT_SHARE and d not in paired
+        )
+
     def name(self, d: int) -> str:
         return self.names[d] if d < len(self.names) else f"x{d + 1}"
 
@@ -94,6 +108,7 @@ class Screen:
             "max_order": self.max_order,
             "change_inputs": [self.name(d) for d in self.change_inputs],
             "input_shares": {self.name(d): round(s, 4) for d, s in enumerate(self.shares.inputs)},
+            "borderline_inputs": [self.name(d) for d in self.borderline],
             "order_shares": [round(s, 4) for s in self.shares.orders],
             "additive_kernel": self.kernel,
             "rows": self.rows,
@@ -148,8 +163,11 @@ def variance_shares(kernel: Additive, noise_sd: float, X: np.ndarray, y: np.ndar
     return Shares(tuple(inputs), pairs, tuple(v / total for v in by_order))
 
 
-def decide(shares: Shares, change_inputs: tuple[int, ...] = ()) -> Screen:
-    """The rule of the module docstring applied to ``shares``."""
+def decide(
+    shares: Shares, change_inputs: tuple[int, ...] = (), floor: float = INPUT_SHARE
+) -> Screen:
+    """The rule of the module docstring applied to ``shares``: inputs whose share is at least
+    ``floor`` are kept (``BORDER_SHARE`` for the coordinate-wise search)."""
     orders = shares.orders
     max_order = max((t for t, s in enumerate(orders, start=1) if s >= ORDER_SHARE), default=1)
     pairs = (
@@ -157,7 +175,7 @@ def decide(shares: Shares, change_inputs: tuple[int, ...] = ()) -> Screen:
         if len(orders) >= 2 and orders[1] >= ORDER_SHARE
         else ()
     )
-    kept = {d for d, s in enumerate(shares.inputs) if s >= INPUT_SHARE}
+    kept = {d for d, s in enumerate(shares.inputs) if s >= floor}
     kept.update(d for pair in pairs for d in pair)
     if not kept:
         kept = {int(np.argmax(shares.inputs))}
@@ -191,9 +209,11 @@ def screen_table(
     change_inputs: tuple[int, ...] = (),
     constant_mean: bool = False,
     names: tuple[str, ...] = (),
+    floor: float | None = None,
 ) -> Screen:
     """Fit the additive GP of every order on (X, y) in internal units (at most ``SCREEN_ROWS``
-    rows, evenly spread) from the seed and read its verdict (``decide``)."""
+    rows, evenly spread) from the seed and read its verdict (``decide``, inputs kept from
+    ``floor``, INPUT_SHARE unless given)."""
     started = time.perf_counter()
     rows = np.unique(np.round(np.linspace(0, len(y) - 1, min(len(y), SCREEN_ROWS))).astype(int))
     X, y = X[rows], y[rows]
@@ -214,7 +234,7 @@ def screen_table(
     additive, noise = fitted.operands
     noise_sd = float(noise.params[noise.names.index("sd")])
     shares = variance_shares(additive, noise_sd, X, y - (np.mean(y) if constant_mean else 0.0))
-    screen = decide(shares, change_inputs)
+    screen = decide(shares, change_inputs, INPUT_SHARE if floor is None else floor)
     return Screen(
         screen.inputs,
         screen.pairs,

@@ -10,18 +10,24 @@ a constant C and white noise. The plan's steps, one level of the search each:
    kind (``KINDS``; a periodic part only on a time input the data allow cycles on), the rest
    kept at their fitted values (warm start); the best BIC so far is what the next step swaps in
    (coordinate descent on BIC, Gauss-Seidel order);
-2. "interactions", one step per interacting pair (i, j): the product of the two parts' leading
-   kernels (SE when the part holds one) added, and the product of two SEs when that differs;
+2. "interactions", one step per interacting pair (i, j) of the screen: the pair's product added
+   in each form of ``PRODUCT_FORMS`` (and in the two parts' leading kernels where that
+   differs). A pair whose share of the fitted mean's variance is at least ``NAMED_SHARE`` is
+   named an interaction by the screen and BIC chooses only its product's form: the step's best
+   is kept even where its BIC is worse than the model without it (``TablePlan.named``), so a
+   story's strong interactions are the screen's, which hold from split to split where a
+   pair-by-pair BIC verdict flips. A weaker pair (share from ``screening.PAIR_SHARE`` to
+   NAMED_SHARE, borderline) is added only where BIC says so;
 3. "prune", one step per input of an interacting pair: its own part removed when a product
    holding it was kept (SE1 × SE2 needs no SE1 + SE2 beside it); a step with nothing to remove
    is skipped;
 4. "changes", one step per time input t: each term put either side of a changepoint along t.
 
 Inputs are never dropped (the screen chose them: the story stays the screen's), and a step
-whose candidates all score worse than the best leaves it as it was. So the search fits at most
-3 + 3·D + 2·P + (terms) structures for D kept inputs and P pairs, each warm-started from the
-best so far, and one seed gives one result whatever the executor (each fit's random numbers
-come from the seed and its structure alone: ``candidate.entropy``).
+other than an interaction whose candidates all score worse than the best leaves it as it was.
+So the search fits at most 3 + 3·D + 4·P + (terms) structures for D kept inputs and P pairs,
+each warm-started from the best so far, and one seed gives one result whatever the executor
+(each fit's random numbers come from the seed and its structure alone: ``candidate.entropy``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from abcd_cli.kernel_search.grammar import BASES
-from abcd_cli.kernel_search.screening import Screen
+from abcd_cli.kernel_search.screening import BORDER_SHARE, Screen
 from abcd_cli.kernel_search.table_grammar import term_inputs
 from abcd_cli.kernels import CP, WN, C, Kernel, Sum, product, total
 from abcd_cli.kernels.algebra import simplify
@@ -42,6 +48,17 @@ if TYPE_CHECKING:
 KINDS: tuple[tuple[str, ...], ...] = (("Lin",), ("SE",), ("Lin", "SE"), ("Per",))
 #: The kinds that start a model (a cycle on every input is no story a table tells).
 START_KINDS = KINDS[:3]
+#: The share from which the plan's screen keeps an input: borderline ones too (``screening``).
+SCREEN_FLOOR = BORDER_SHARE
+#: A pair's share from which its product is kept whatever BIC says (the screen names it).
+NAMED_SHARE = 0.10
+#: The forms a named pair's product takes: each input linear or smooth.
+PRODUCT_FORMS: tuple[tuple[str, str], ...] = (
+    ("SE", "SE"),
+    ("Lin", "Lin"),
+    ("Lin", "SE"),
+    ("SE", "Lin"),
+)
 
 
 def _terms(kernel: Kernel) -> list[Kernel]:
@@ -90,19 +107,23 @@ class Step:
 @dataclass(frozen=True)
 class TablePlan:
     """The plan of a screen's verdict: ``inputs`` (largest share first), interacting ``pairs``,
-    ``change_inputs`` and the inputs a periodic part may act on (``periodic``)."""
+    ``change_inputs``, the inputs a periodic part may act on (``periodic``) and the pairs
+    whose product is kept whatever BIC says (``named_pairs``)."""
 
     inputs: tuple[int, ...]
     pairs: tuple[tuple[int, int], ...]
     change_inputs: tuple[int, ...]
     periodic: tuple[int, ...] = ()
+    named_pairs: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def of(cls, screen: Screen, periodic: tuple[int, ...] = ()) -> TablePlan:
         """The plan of ``screen``'s verdict, its inputs ordered by their share."""
         shares = screen.shares.inputs
         order = tuple(sorted(screen.inputs, key=lambda d: (-shares[d], d)))
-        return cls(order, tuple(screen.pairs), screen.change_inputs, periodic)
+        pair_shares = screen.shares.pairs
+        named = tuple(p for p in screen.pairs if pair_shares.get(p, 0.0) >= NAMED_SHARE)
+        return cls(order, tuple(screen.pairs), screen.change_inputs, periodic, named)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -117,6 +138,15 @@ class TablePlan:
     def stage_of(self, level: int) -> str:
         """The stage of the search's level ``level`` (0: the start)."""
         return "start" if level == 0 else self.steps[level - 1].stage
+
+    def named(self, level: int) -> bool:
+        """Whether level ``level``'s best is kept whatever its BIC: the product of a pair the
+        screen names (module docstring, step 2)."""
+        return (
+            level > 0
+            and self.steps[level - 1].inputs in self.named_pairs
+            and (self.stage_of(level) == "interactions")
+        )
 
     def start(self) -> list[Kernel]:
         """The start models: each kind of ``START_KINDS`` on every kept input, plus C and WN."""
@@ -141,7 +171,7 @@ class TablePlan:
             leads = (lead(part_of(best, i)), lead(part_of(best, j)))
             out = [
                 total([*_terms(best), product([_fresh(a, i), _fresh(b, j)])])
-                for a, b in dict.fromkeys([leads, ("SE", "SE")])
+                for a, b in dict.fromkeys([*PRODUCT_FORMS, leads])
             ]
         elif step.stage == "prune":
             (d,) = step.inputs

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER
+from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
 from abcd_cli.reporting.certainty import probability_text
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
@@ -38,12 +39,15 @@ def _screen_notes(result: SearchResult) -> list[str]:
     names = [screen.name(d) for d in screen.inputs]
     dropped = [screen.name(d) for d in range(len(screen.shares.inputs)) if d not in screen.inputs]
     pairs = [f"{screen.name(i)} × {screen.name(j)}" for i, j in screen.pairs]
+    coordinate = bool(result.stages)
+    floor = SCREEN_FLOOR if coordinate else INPUT_SHARE
     kept = f"the search used {', '.join(names)}" + (
-        f" (not {', '.join(dropped)}: under {INPUT_SHARE:.0%} of the fitted variance each)"
+        f" (not {', '.join(dropped)}: under {floor * 100:g}% of the fitted variance each)"
         if dropped
         else ""
     )
-    coordinate = bool(result.stages)
+    if borderline := [f"{screen.name(d)} {screen.shares.inputs[d]:.1%}" for d in screen.borderline]:
+        kept += f" (near the bar of {INPUT_SHARE:.0%}, kept: {', '.join(borderline)})"
     products = (
         (
             f"a product tried for {', '.join(pairs)}"

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from abcd_cli.kernel_search.screening import (
+    BORDER_SHARE,
+    INPUT_SHARE,
     Shares,
     decide,
     order_coefficients,
@@ -103,3 +105,15 @@ def test_no_third_order_without_three_inputs_interacting_pairwise():
     assert decide(shares).max_order == 2
     triangle = Shares((0.3, 0.3, 0.3), {**pairs, (0, 2): 0.2}, (0.5, 0.3, 0.2))
     assert decide(triangle).max_order == 3
+
+
+def test_a_borderline_input_is_kept_from_the_floor_with_its_share_stated():
+    shares = Shares((0.4, 0.015, 0.003, 0.012), {(0, 3): 0.05}, (0.9, 0.1))
+    assert decide(shares).inputs == (0, 3)  # x1 (1.5%) under INPUT_SHARE: dropped
+    screen = decide(shares, floor=BORDER_SHARE)
+    assert BORDER_SHARE <= 0.015 < INPUT_SHARE
+    assert screen.inputs == (0, 1, 3)  # x2 (0.3%) under the floor; x3 held by its pair
+    assert screen.borderline == (1,)
+    document = screen.to_dict()
+    assert document["borderline_inputs"] == ["x2"]
+    assert document["input_shares"]["x2"] == 0.015

@@ -3,6 +3,7 @@ steps, and the search that runs it on made tables."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -10,11 +11,18 @@ import pytest
 
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import make_executor
+from abcd_cli.kernel_search import greedy
 from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.screening import Screen, Shares
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.table_grammar import interactions, term_inputs
-from abcd_cli.kernel_search.table_plan import TablePlan, kind_of, part_of, stage_costs
+from abcd_cli.kernel_search.table_plan import (
+    NAMED_SHARE,
+    TablePlan,
+    kind_of,
+    part_of,
+    stage_costs,
+)
 from abcd_cli.kernels import SE, WN, C, Lin, Sum
 from abcd_cli.model_file import check_model_document
 from abcd_cli.reporting.search_notes import search_notes
@@ -62,13 +70,22 @@ def test_a_swap_changes_one_input_and_keeps_the_others_fitted_values():
     assert ("Per",) not in [kind_of(part_of(k, 1)) for k in no_cycles]
 
 
-def test_an_interaction_step_adds_one_product_of_the_pair():
+def test_an_interaction_step_adds_the_pair_s_product_in_each_linear_or_smooth_form():
     plan = _plan((0, 1, 2), (0.3, 0.3, 0.3), pairs=((0, 2),))
     best = Sum((Lin((2.0, 0.5), 0), SE((1.5, 0.7), 1), SE((1.0, 1.0), 2), WN((0.1,))))
     added = plan.candidates(4, best)
-    assert [interactions(k) for k in added] == [[(0, 2)], [(0, 2)]]  # Lin × SE, SE × SE
+    assert [interactions(k) for k in added] == [[(0, 2)]] * 4
     products = [[t for t in k.operands if len(term_inputs(t)) == 2][0] for k in added]
-    assert {t.to_text(params=False) for t in products} == {"Lin * SE@2", "SE * SE@2"}
+    assert {t.to_text(params=False) for t in products} == {
+        "SE * SE@2",
+        "Lin * Lin@2",
+        "Lin * SE@2",
+        "Lin@2 * SE",
+    }
+    assert not any(plan.named(level) for level in range(7))  # no pair share: none named
+    strong = Screen((0, 1, 2), ((0, 2),), 2, (), Shares((0.3,) * 3, {(0, 2): NAMED_SHARE}, (1.0,)))
+    named = [TablePlan.of(strong).named(level) for level in range(7)]
+    assert named == [False] * 4 + [True, False, False]  # the interaction step, no other
 
 
 def test_a_prune_removes_an_input_s_own_part_only_beside_a_product_of_it():
@@ -110,6 +127,22 @@ def test_an_interaction_is_named_only_where_one_is_planted():
     additive = np.sin(1.5 * X[:, 0]) + np.sin(1.5 * X[:, 2]) + X[:, 4] + _noise(2)
     assert interactions(run_search(X, planted, COORDINATE).model.kernel) == [(0, 2)]
     assert interactions(run_search(X, additive, COORDINATE).model.kernel) == []
+
+
+def test_a_pair_the_screen_names_is_kept_even_where_bic_would_not_add_it(monkeypatch):
+    X = _table(2)
+    additive = np.sin(1.5 * X[:, 0]) + np.sin(1.5 * X[:, 2]) + X[:, 4] + _noise(2)
+    real = greedy.screen_table
+
+    def naming_a_pair(*args, **kwargs):  # the real screen, then (0, 2) named as a pair
+        screen = real(*args, **kwargs)
+        shares = dataclasses.replace(screen.shares, pairs={(0, 2): NAMED_SHARE})
+        return dataclasses.replace(screen, pairs=((0, 2),), max_order=2, shares=shares)
+
+    monkeypatch.setattr(greedy, "screen_table", naming_a_pair)
+    result = run_search(X, additive, COORDINATE)
+    assert interactions(result.model.kernel) == [(0, 2)]
+    assert result.screen is not None and result.screen.pairs == ((0, 2),)
 
 
 def test_a_straight_input_gets_a_linear_kernel_and_a_curved_one_a_smooth_one():

@@ -84,3 +84,16 @@ def test_a_tables_screen_and_its_cost_are_noted(result: SearchResult) -> None:
         " the search used a, c (not b: under 2% of the fitted variance each); products only of"
         " a × c, up to 2 inputs; the search then took 2.5 s over 1 level"
     )
+
+
+def test_a_coordinate_search_states_its_borderline_inputs_shares(result: SearchResult) -> None:
+    from abcd_cli.kernel_search.screening import Screen, Shares
+
+    shares = Shares((0.5, 0.012, 0.3, 0.001), {}, (1.0,))
+    screen = Screen((0, 1, 2), (), 1, (), shares, rows=60, seconds=1.5, names=tuple("abcd"))
+    stages = [{"stage": "screen", "fits": 1, "seconds": 1.5}]
+    (note, _) = search_notes(replace(result, screen=screen, stages=stages))[:2]
+    assert note.split("; ")[0].endswith(
+        "the search used a, b, c (not d: under 0.5% of the fitted variance each)"
+        " (near the bar of 2%, kept: b 1.2%), each input's kernel chosen by BIC one input at a time"
+    )
