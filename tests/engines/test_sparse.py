@@ -5,7 +5,6 @@ is the exact one; cost, refusal and registry."""
 from __future__ import annotations
 
 import pickle
-import time
 import tracemalloc
 
 import numpy as np
@@ -155,7 +154,8 @@ def test_the_gradient_is_the_same_in_row_blocks(monkeypatch):
 
 def test_no_n_by_n_matrix_is_formed():
     """At N = 20,000 an N×N matrix is 3.2 GB; the bound, its gradient, the cheap upper bound
-    and the posterior's predictions stay within tens of MB and a few seconds."""
+    and the posterior's predictions stay within tens of MB (memory, not time: the suite runs on
+    loaded machines; the engines' times are benchmarks/engines')."""
     rng = np.random.default_rng(8)
     n = 20_000
     x = np.sort(rng.uniform(0.0, 100.0, n))[:, None]
@@ -165,19 +165,16 @@ def test_no_n_by_n_matrix_is_formed():
     )
     engine = SparseEngine(m=50)
     tracemalloc.start()
-    start = time.perf_counter()
     value, grad = engine.objective(kernel.theta(), kernel, x, y, True)
     cheap = engine.cheap_upper_bound(kernel, x, y, True)
     post = engine.posterior(kernel, x, y, True)
     mean, var = post.predict(np.linspace(0.0, 110.0, 200))
     errors = post.standardised_errors()
-    seconds = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert value < FAILED_NLL and np.all(np.isfinite(grad)) and -value <= cheap
     assert np.all(np.isfinite(mean)) and np.all(var > 0) and errors.shape == (n,)
     assert peak < 150 * 2**20, peak
-    assert seconds < 20.0
 
 
 @pytest.mark.parametrize("constant_mean", [False, True])
