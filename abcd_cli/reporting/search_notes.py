@@ -102,9 +102,11 @@ def _interval_notes(result: SearchResult) -> list[str]:
     if model.engine.capabilities.exact_likelihood:
         return []
     low, high = model.bic_interval
-    m = result.settings.inducing
+    m = model.engine.inducing_count
+    engine = model.engine.name
+    how = f"with {m} inducing inputs (the {engine} engine)" if m else f"by the {engine} engine"
     notes = [
-        f"likelihoods were bounded with {m} inducing inputs (the {model.engine.name} engine):"
+        f"likelihoods were bounded {how}:"
         f" each BIC is the upper end of an interval, the chosen model's [{low:.2f}, {high:.2f}]"
     ]
     finalists = _last_finalists(result)

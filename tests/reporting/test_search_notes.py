@@ -8,6 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from abcd_cli.engines.base import Capabilities
+from abcd_cli.engines.exact import ExactEngine
 from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import EarlyStop, SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -97,3 +99,18 @@ def test_a_coordinate_search_states_its_borderline_inputs_shares(result: SearchR
         "the search used a, b, c (not d: under 0.5% of the fitted variance each)"
         " (near the bar of 2%, kept: b 1.2%), each input's kernel chosen by BIC one input at a time"
     )
+
+
+def test_an_interval_engine_without_inducing_inputs_is_named_not_given_a_count(
+    result: SearchResult,
+) -> None:
+    """The interval note counts inducing inputs only for an engine that has them."""
+
+    class Bounded(ExactEngine):
+        name = "bounded"
+        capabilities = Capabilities(exact_likelihood=False)
+
+    model = replace(result.model, engine=Bounded())
+    (note,) = search_notes(replace(result, model=model))
+    assert note.startswith("likelihoods were bounded by the bounded engine: each BIC is the upper")
+    assert "None" not in note
