@@ -5,7 +5,9 @@
   O(N m²) time and O(N m) memory (``sparse_bound``);
 * score: NLLBounds(low = -UB, high = -LB), UB the Nyström log-determinant plus the quadratic
   bound from PCG on K + D (``sparse_upper``, O(N²) per product, never an N×N matrix);
-  ``cheap_upper_bound`` is the O(N m²) bound with t = tr(K - Q), a pre-filter;
+  ``cheap_upper_bound`` is the O(N m²) bound with t = tr(K - Q), a pre-filter; a stationary
+  kernel on a complete regular grid is scored by its exact value instead, NLLBounds(nll, nll),
+  by the Durbin-Levinson recursion in O(N²) time and O(N) memory (``levinson``);
 * posterior: the variational predictive (``sparse_posterior``).
 
 The inducing inputs are m of the data's points, one drawn (with ``seed``) from each block of
@@ -31,6 +33,7 @@ from abcd_cli.data.checks import MAX_MAGNITUDE
 from abcd_cli.engines.base import FAILED_NLL, Capabilities, Cost, Engine, EngineState, NLLBounds
 from abcd_cli.engines.cglb import CGLBSettings, cglb_and_grad, cglb_value, value_from_solve
 from abcd_cli.engines.inducing import INDUCING_X, InducingState, default_inducing
+from abcd_cli.engines.levinson import grid_exact_nll
 from abcd_cli.engines.nystrom import (
     BLOCK_ELEMENTS,
     KEEP_ELEMENTS,
@@ -259,7 +262,11 @@ class SparseEngine(Engine):
         objective's value when already known. Falls back to the
         cheap upper bound when PCG breaks; an interval of ``FAILED_NLL`` when the lower bound
         cannot be computed. When both bounds are tight (m = N) rounding can put -UB a hair above
-        -LB: low is then clipped to high."""
+        -LB: low is then clipped to high. A stationary kernel on a complete regular grid gets
+        the exact -log p(y) instead, an interval of zero width (``levinson``, O(N²))."""
+        exact = grid_exact_nll(kernel, as_2d(X), y, constant_mean)
+        if exact is not None:
+            return NLLBounds.exact(exact)
         high = self.objective_value(kernel, X, y, constant_mean) if objective is None else objective
         if not high < FAILED_NLL:
             return NLLBounds(FAILED_NLL, FAILED_NLL)
@@ -294,7 +301,11 @@ class SparseEngine(Engine):
         """A finalist's interval on -log p(y): the CG quadratic (up to ``FINAL_PRODUCTS``
         products), log|Q + D| and block Lanczos on
         the rest of the log-determinant until it is ``width`` nats wide or ``max_steps``
-        vectors (``sparse_interval``), within skc's own ends; ``score`` when it breaks."""
+        vectors (``sparse_interval``), within skc's own ends; ``score`` when it breaks. A
+        stationary kernel on a complete regular grid gets its exact value (``levinson``)."""
+        exact = grid_exact_nll(kernel, as_2d(X), y, constant_mean)
+        if exact is not None:
+            return NLLBounds.exact(exact)
         Xi, Z = self._inputs(X)
         y = np.asarray(y, dtype=float)
         try:

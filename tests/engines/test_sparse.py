@@ -335,3 +335,54 @@ def test_inputs_of_two_dimensions():
         - engine.objective(theta - e, kernel, x2, Y)[0]
     ) / 2e-5
     assert grad[2] == pytest.approx(numeric, rel=1e-5)
+
+
+def _hourly_grid(rng: np.random.Generator, n: int, gap: bool) -> np.ndarray:
+    """n points of the complete grid 0.5 + 0.1 k in random order; with ``gap``, one left out."""
+    k = np.arange(n + gap)
+    if gap:
+        k = np.delete(k, n // 2)
+    return (0.5 + 0.1 * rng.permutation(k))[:, None]
+
+
+@pytest.mark.parametrize("constant_mean", [False, True])
+def test_a_stationary_kernel_on_a_complete_grid_is_scored_by_its_exact_value(constant_mean):
+    rng = np.random.default_rng(65)
+    X = _hourly_grid(rng, 400, gap=False)
+    kernel = parse_kernel(
+        "SE(lengthscale=1.5, sd=1.0) * Per(lengthscale=1.0, period=2.0, sd=0.8) + WN(sd=0.1)"
+    )
+    y = 2.0 + gp_draw(kernel.gram(X), rng)
+    engine = SparseEngine(m=20)
+    exact = negative_log_likelihood(kernel, X, y, constant_mean)
+    for bounds in (
+        engine.score(kernel, X, y, constant_mean),
+        engine.likelihood_interval(kernel, X, y, constant_mean),
+    ):
+        assert bounds.width == 0 and bounds.products == 0
+        assert bounds.high == pytest.approx(exact, rel=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("text", "gap"),
+    [
+        ("SE(lengthscale=1.5, sd=1.0) * Lin(sd=0.3, location=20.0) + WN(sd=0.1)", False),
+        (
+            "CP(SE(lengthscale=1.5, sd=1.0), C(sd=0.5), location=20.0, steepness=1.0) + WN(sd=0.1)",
+            False,
+        ),
+        (
+            "SE(lengthscale=1.5, sd=1.0) * Per(lengthscale=1.0, period=2.0, sd=0.8) + WN(sd=0.1)",
+            True,
+        ),
+    ],
+)
+def test_a_kernel_that_is_not_stationary_or_a_grid_with_a_gap_keeps_the_bounds(text, gap):
+    rng = np.random.default_rng(66)
+    X = _hourly_grid(rng, 400, gap)
+    kernel = parse_kernel(text)
+    y = gp_draw(kernel.gram(X), rng)
+    bounds = SparseEngine(m=20).score(kernel, X, y, True)
+    exact = negative_log_likelihood(kernel, X, y, True)
+    assert bounds.products > 0 and bounds.width > 1e-3
+    assert bounds.low - 1e-6 <= exact <= bounds.high + 1e-6

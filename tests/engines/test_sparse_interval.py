@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import abcd_cli.engines.sparse as sparse
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.kernels.text import parse_kernel
@@ -39,7 +40,7 @@ def test_the_interval_holds_the_exact_value_within_skcs_own_ends(name, constant_
 
 @pytest.mark.parametrize("constant_mean", [False, True])
 @pytest.mark.parametrize("gaps", [False, True])
-def test_near_noise_free_data_with_and_without_gaps(gaps, constant_mean):
+def test_near_noise_free_data_with_and_without_gaps(gaps, constant_mean, monkeypatch):
     rng = np.random.default_rng(5)
     x = np.arange(240.0) / 12.0
     if gaps:
@@ -49,6 +50,14 @@ def test_near_noise_free_data_with_and_without_gaps(gaps, constant_mean):
     y = 0.5 + gp_draw(kernel.gram(x), rng)
     engine = SparseEngine(m=20, seed=1)
     exact = negative_log_likelihood(kernel, x, y, constant_mean)
+    if not gaps:  # a stationary kernel on a complete grid: the exact value (``levinson``) ...
+        for bounds in (
+            engine.score(kernel, x, y, constant_mean),
+            engine.likelihood_interval(kernel, x, y, constant_mean),
+        ):
+            assert bounds.width == 0 and bounds.high == pytest.approx(exact, rel=1e-9)
+        # ... and without that path, the bounds and the Lanczos interval
+        monkeypatch.setattr(sparse, "grid_exact_nll", lambda *args: None)
     score = engine.score(kernel, x, y, constant_mean)
     interval = engine.likelihood_interval(kernel, x, y, constant_mean)
     assert _holds(score, exact) and _holds(interval, exact)

@@ -18,7 +18,9 @@ from abcd_cli.kernels.text import parse_kernel
 from tests.sampling import gp_draw
 
 RNG = np.random.default_rng(21)
-X_USER = np.arange(200.0) / 10.0
+# one point left out: on a complete grid these stationary candidates would be scored exactly
+# (``engines/levinson.py``), with nothing left to narrow
+X_USER = np.delete(np.arange(201.0), 100) / 10.0
 TRUTH = parse_kernel(
     "SE(lengthscale=6.0, sd=1.0) * Per(lengthscale=1.0, period=2.0, sd=1.0) + WN(sd=0.02)"
 )
@@ -61,6 +63,23 @@ def test_the_finalists_intervals_narrow_and_hold_the_exact_bic():
     assert all(by_text[str(c.kernel.theta())].width < 10.0 for c in finalists)
     assert by_text[str(scored[2].kernel.theta())] is scored[2]  # not a finalist: unchanged
     assert [c.bic for c in after] == sorted(c.bic for c in after)
+
+
+def test_on_a_complete_grid_stationary_finalists_are_exact_and_not_narrowed_again():
+    engine = SparseEngine(m=15, seed=2)
+    complete = np.arange(200.0) / 10.0
+    y = 3.0 + gp_draw(TRUTH.gram(complete[:, None]), np.random.default_rng(22))
+    data = SearchData.prepare(complete, y, SearchSettings())
+    scored = []
+    for text in CANDIDATES:
+        kernel = data.scaling.kernel_in(parse_kernel(text))
+        bounds = engine.score(kernel, data.X, data.Y, data.constant_mean)
+        nll = negative_log_likelihood(kernel, data.X, data.Y, data.constant_mean)
+        assert bounds.width == 0 and abs(bounds.high - nll) <= 1e-9 * abs(nll)
+        scored.append(data.scorer.scored(kernel, bounds.high, data.n, bounds))
+    scored.sort(key=lambda c: c.bic)
+    after = _narrowed(engine, data, scored)
+    assert all(a is b for a, b in zip(after, scored, strict=True))
 
 
 def test_nothing_changes_with_the_exact_engine():
