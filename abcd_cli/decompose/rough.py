@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from abcd_cli.decompose.window import cycle_window
 from abcd_cli.kernels import Kernel, Sum, total
 from abcd_cli.model import Model
 
@@ -65,6 +66,8 @@ class RoughSplit:
     shape_mean: np.ndarray
     shape_sd: np.ndarray
     rough_sd: float
+    #: the shape over its last few periods on a fine grid (``window.cycle_window``, user units)
+    window: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def rough_split(model: Model, component: Kernel, grid: np.ndarray | None) -> RoughSplit | None:
@@ -76,4 +79,5 @@ def rough_split(model: Model, component: Kernel, grid: np.ndarray | None) -> Rou
     shape, rough = parts
     post = model.posterior
     mean, var = post.component(shape, grid)
-    return RoughSplit(mean, np.sqrt(var), float(np.std(post.mean(rough))))
+    window = cycle_window(model, shape)
+    return RoughSplit(mean, np.sqrt(var), float(np.std(post.mean(rough))), window)
