@@ -10,7 +10,9 @@ part is worded as what it is: the rough terms' posterior mean at the data, of st
 deviation sd(m_rough(x_i)).
 
 A term is rough when its smooth factors' lengthscale ℓ = (Σ ℓ_k⁻²)^(-1/2) is below the
-shortest period P of the component's periodic factors, ℓ < P; the split is made only when
+shortest period P of the component's periodic factors, ℓ < P, or when a periodic factor's
+features are narrower than the data's spacing Δ, ℓ_p·P/(2π) < Δ (noise-like at the data);
+the split is made only when
 some term of the component is not rough (otherwise there is no smooth shape to draw).
 """
 
@@ -37,22 +39,49 @@ def term_lengthscale(term: Kernel) -> float | None:
     return float(sum(b.param("lengthscale") ** -2 for b in smooth) ** -0.5)
 
 
-def split_rough(component: Kernel) -> tuple[Kernel, Kernel] | None:
-    """(shape, rough): the component's terms without and with a smooth factor shorter than
-    its shortest period (each summed); None when it has no periodic factor, no rough term, or
-    no term that is not rough."""
-    terms = list(component.operands) if isinstance(component, Sum) else [component]
+def _terms(component: Kernel) -> list[Kernel]:
+    return list(component.operands) if isinstance(component, Sum) else [component]
+
+
+def _shortest_period(terms: list[Kernel]) -> float | None:
     periods = [float(b.param("period")) for t in terms for b in t.bases() if _role(b) == "periodic"]
-    if not periods:
+    return min(periods) if periods else None
+
+
+def is_rough(term: Kernel, period: float, spacing: float | None = None) -> bool:
+    """Whether ``term`` is rough beside a cycle of ``period``: its smooth factors' lengthscale
+    is below the period, or (with the data's ``spacing``) one of its periodic factors has
+    features narrower than the spacing, ℓ_p·P/(2π) < Δ (for short lags Per behaves as an SE
+    of that lengthscale, so neighbouring data points correlate by less than exp(−½))."""
+    length = term_lengthscale(term)
+    if length is not None and length < period:
+        return True
+    narrow = [
+        b.param("lengthscale") * b.param("period") / (2.0 * np.pi)
+        for b in term.bases()
+        if _role(b) == "periodic" and "lengthscale" in getattr(b, "names", ())
+    ]
+    return spacing is not None and any(w < spacing for w in narrow)
+
+
+def all_rough(component: Kernel, spacing: float | None = None) -> bool:
+    """Whether a component with a periodic factor is made only of rough terms
+    (``is_rough``): it has no smooth periodic part, no shape that repeats."""
+    terms = _terms(component)
+    period = _shortest_period(terms)
+    return period is not None and all(is_rough(t, period, spacing) for t in terms)
+
+
+def split_rough(component: Kernel, spacing: float | None = None) -> tuple[Kernel, Kernel] | None:
+    """(shape, rough): the component's terms that are not and are rough (``is_rough``, each
+    summed); None when it has no periodic factor, no rough term, or no term that is not
+    rough."""
+    terms = _terms(component)
+    period = _shortest_period(terms)
+    if period is None:
         return None
-    period = min(periods)
-
-    def rough(term: Kernel) -> bool:
-        length = term_lengthscale(term)
-        return length is not None and length < period
-
-    shape = [t for t in terms if not rough(t)]
-    rough_terms = [t for t in terms if rough(t)]
+    shape = [t for t in terms if not is_rough(t, period, spacing)]
+    rough_terms = [t for t in terms if is_rough(t, period, spacing)]
     if not shape or not rough_terms:
         return None
     return total(shape), total(rough_terms)
@@ -73,7 +102,9 @@ class RoughSplit:
 def rough_split(model: Model, component: Kernel, grid: np.ndarray | None) -> RoughSplit | None:
     """The split of ``component`` (internal units) on ``grid`` (rows of inputs, internal
     units; None when it is not drawn along an input); None when ``split_rough`` makes none."""
-    parts = split_rough(component)
+    x = np.unique(model.scaling.x_in(model.X)[:, 0])
+    spacing = float(np.median(np.diff(x))) if x.size > 1 else None
+    parts = split_rough(component, spacing)
     if parts is None or grid is None:
         return None
     shape, rough = parts

@@ -29,6 +29,7 @@ from abcd_cli.reporting.gathered import (
     smooth_continuation,
 )
 from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb, seen_words
+from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_continuation
 from abcd_cli.reporting.trends import (
     SLOW_CYCLES,
     cycles_in_data,
@@ -151,6 +152,9 @@ def extrapolation_record(
 
 def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Extrapolation:
     """:func:`extrapolation_record` before a slow cycle's caveat."""
+    if is_rough_cycle(facts.kernel, x_data):
+        fades, sentence = rough_cycle_continuation(facts, axis, x_data)
+        return Extrapolation("returns" if fades else "other", sentence)
     parts = factors_of(facts.kernel)
     if parts is None and noise_terms(facts.kernel):
         if any(t.lin or t.gates for t in noise_terms(facts.kernel)):

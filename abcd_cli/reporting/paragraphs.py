@@ -46,6 +46,7 @@ from abcd_cli.reporting.gathered import (
 )
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
+from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_sentences
 from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.trends import (
@@ -444,6 +445,9 @@ def component_paragraph(
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
+    if x_data is not None and is_rough_cycle(facts.kernel, x_data):
+        sentences += rough_cycle_sentences(facts, axis, x_data)
+        return " ".join(sentences + statistics_sentences(facts, axis, previous_r2))
     if parts is not None:
         sentences += _detail_sentences(parts, facts, axis, x_data)
     elif noise_terms(facts.kernel):
