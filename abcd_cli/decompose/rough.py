@@ -10,8 +10,9 @@ part is worded as what it is: the rough terms' posterior mean at the data, of st
 deviation sd(m_rough(x_i)).
 
 A term is rough when its smooth factors' lengthscale ℓ = (Σ ℓ_k⁻²)^(-1/2) is below the
-shortest period P of the component's periodic factors, ℓ < P, or when a periodic factor's
-features are narrower than the data's spacing Δ, ℓ_p·P/(2π) < Δ (noise-like at the data);
+shortest period P of the component's periodic factors, ℓ < P, or when a periodic factor
+correlates neighbouring data points (Δ apart) by less than ``NOISE_CORRELATION``,
+exp(−2 sin²(πΔ/P) / ℓ_p²) < 0.05 (noise-like at the data);
 the split is made only when
 some term of the component is not rough (otherwise there is no smooth shape to draw).
 """
@@ -25,6 +26,10 @@ import numpy as np
 from abcd_cli.decompose.window import cycle_window
 from abcd_cli.kernels import Kernel, Sum, total
 from abcd_cli.model import Model
+
+#: A periodic factor whose correlation between neighbouring data points is below this is
+#: noise-like at the data (its features are narrower than about 0.4 of the spacing).
+NOISE_CORRELATION = 0.05
 
 
 def _role(kernel: Kernel) -> str:
@@ -48,20 +53,26 @@ def _shortest_period(terms: list[Kernel]) -> float | None:
     return min(periods) if periods else None
 
 
+def neighbour_correlation(periodic: Kernel, spacing: float) -> float:
+    """A periodic factor's correlation between points one data spacing Δ apart,
+    exp(−2 sin²(πΔ/P) / ℓ²) (the periodic kernel of the thesis, ch. 2)."""
+    ell, period = periodic.param("lengthscale"), periodic.param("period")
+    return float(np.exp(-2.0 * np.sin(np.pi * spacing / period) ** 2 / ell**2))
+
+
 def is_rough(term: Kernel, period: float, spacing: float | None = None) -> bool:
     """Whether ``term`` is rough beside a cycle of ``period``: its smooth factors' lengthscale
-    is below the period, or (with the data's ``spacing``) one of its periodic factors has
-    features narrower than the spacing, ℓ_p·P/(2π) < Δ (for short lags Per behaves as an SE
-    of that lengthscale, so neighbouring data points correlate by less than exp(−½))."""
+    is below the period, or (given the data's ``spacing``) one of its periodic factors
+    correlates neighbouring data points by less than ``NOISE_CORRELATION``: it is
+    noise-like at the data."""
     length = term_lengthscale(term)
     if length is not None and length < period:
         return True
-    narrow = [
-        b.param("lengthscale") * b.param("period") / (2.0 * np.pi)
+    return spacing is not None and any(
+        neighbour_correlation(b, spacing) < NOISE_CORRELATION
         for b in term.bases()
         if _role(b) == "periodic" and "lengthscale" in getattr(b, "names", ())
-    ]
-    return spacing is not None and any(w < spacing for w in narrow)
+    )
 
 
 def all_rough(component: Kernel, spacing: float | None = None) -> bool:
