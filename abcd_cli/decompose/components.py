@@ -201,6 +201,7 @@ def decompose(
                 shape_mean=np.zeros(0) if split is None else sc.y_scale * split.shape_mean,
                 shape_sd=np.zeros(0) if split is None else sc.y_scale * split.shape_sd,
                 rough_sd=None if split is None else sc.y_scale * split.rough_sd,
+                shape_window=None if split is None else split.window,
             )
         )
     return Decomposition(

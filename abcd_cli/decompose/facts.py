@@ -86,6 +86,8 @@ class ComponentFacts:
     shape_mean: np.ndarray = field(default_factory=_empty, repr=False)
     shape_sd: np.ndarray = field(default_factory=_empty, repr=False)
     rough_sd: float | None = None
+    #: that shape over its last few periods on a fine grid (x, mean, sd: ``window.cycle_window``)
+    shape_window: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def cycle_mean(self) -> np.ndarray:

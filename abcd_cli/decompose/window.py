@@ -4,7 +4,8 @@ holds a weekly cycle of 14 years at about two points per period, which draws ali
 zigzags, not the cycle. The window is ``WINDOW_CYCLES`` whole periods of the series' shortest
 cycle ending at the data's last x (so its periods are aligned on the data's end), at
 ``POINTS_PER_PERIOD`` points per period; each component's and each sum-so-far's posterior
-mean and sd are computed on it.
+mean and sd are computed on it. A cycle drawn on its own (its smooth shape apart from its
+rough terms) gets a window of the same rule over its own period (``cycle_window``).
 """
 
 from __future__ import annotations
@@ -50,17 +51,38 @@ def shortest_period(terms: list[Kernel]) -> float | None:
     return min(periods) if periods else None
 
 
+def window_grid(model: Model, period: float | None) -> np.ndarray | None:
+    """The window's grid (a column, internal units): ``WINDOW_CYCLES`` whole periods ending at
+    the data's last x, ``POINTS_PER_PERIOD`` points per period; None without a period or when
+    the data hold fewer than ``MIN_CYCLES`` of it."""
+    x = model.scaling.x_in(model.X)[:, 0]
+    if period is None or period <= 0 or float(np.ptp(x)) < MIN_CYCLES * period:
+        return None
+    end = float(x.max())
+    grid = np.linspace(end - WINDOW_CYCLES * period, end, WINDOW_CYCLES * POINTS_PER_PERIOD + 1)
+    return grid[:, None]
+
+
+def cycle_window(model: Model, term: Kernel) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """One cycle's curve on the window of its own shortest period (``window_grid``), as (x,
+    mean, sd) in the user's units: what a cycle drawn apart from the other components (its
+    smooth shape, ``rough.py``) shows over its last few periods; None as ``window_grid``."""
+    G = window_grid(model, shortest_period([term]))
+    if G is None:
+        return None
+    sc = model.scaling
+    mean, var = model.posterior.component(term, G)
+    return sc.x_out(G)[:, 0], sc.y_scale * mean, sc.y_scale * np.sqrt(var)
+
+
 def series_window(model: Model, terms: list[Kernel]) -> Window | None:
     """The window of a series' components ``terms`` (internal units, report order); None when
     no term is periodic or the data hold fewer than ``MIN_CYCLES`` of the shortest cycle."""
     period = shortest_period(terms)
     sc, post = model.scaling, model.posterior
-    x = sc.x_in(model.X)[:, 0]
-    if period is None or period <= 0 or float(np.ptp(x)) < MIN_CYCLES * period:
+    G = window_grid(model, period)
+    if G is None:
         return None
-    end = float(x.max())
-    G = np.linspace(end - WINDOW_CYCLES * period, end, WINDOW_CYCLES * POINTS_PER_PERIOD + 1)
-    G = G[:, None]
     means, sds, cumulative_means, cumulative_sds = [], [], [], []
     for k, term in enumerate(terms):
         mean, var = post.component(term, G)

@@ -12,7 +12,7 @@ from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting.component_text import column
 from abcd_cli.reporting.extrapolation import Kind, extrapolation_record
 from abcd_cli.reporting.sections import format_mean
-from abcd_cli.reporting.wording import format_amount, join_words
+from abcd_cli.reporting.wording import format_amount, join_words, reference_name
 
 #: What each kind of continuation says, for one component ("component 2") or several.
 CLAUSES: dict[Kind, tuple[str, str]] = {
@@ -54,14 +54,21 @@ def assumptions_paragraph(dec: Decomposition) -> str:
     if dec.series is None:
         return ""
     x = column(dec, 0)
+    reference = reference_name(dec.model.prior_mean)
     by_kind: dict[Kind, list[int]] = {}
+    grouped: dict[Kind, list[int]] = {}  # by kind, those without words of their own
+    own: list[str] = []  # components said in words of their own (a scaled level)
     for c in dec.components:
-        kind = extrapolation_record(c, dec.axis, x_data=x).kind
-        by_kind.setdefault(kind, []).append(c.index)
-    clauses = [
-        CLAUSES[kind][len(by_kind[kind]) > 1].format(_named(by_kind[kind]))
+        record = extrapolation_record(c, dec.axis, x_data=x)
+        by_kind.setdefault(record.kind, []).append(c.index)
+        if record.clause:
+            own.append(record.clause.format(name=_named([c.index]), reference=reference))
+        else:
+            grouped.setdefault(record.kind, []).append(c.index)
+    clauses = own + [
+        CLAUSES[kind][len(grouped[kind]) > 1].format(_named(grouped[kind]))
         for kind in CLAUSES
-        if kind in by_kind
+        if kind in grouped
     ]
     carrying = [i for k in ("repeats", "continues", "holds") for i in by_kind.get(k, [])]
     trend = _base(dec) + (f" with {_named(sorted(carrying))} added" if carrying else "")

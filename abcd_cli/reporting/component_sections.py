@@ -169,6 +169,10 @@ def series_drawings(
     curves = dec.series
     window, k = curves.window, c.index - 1
     shaped = c.shape_mean.size > 0  # a cycle drawn as its smooth shape (``decompose/rough.py``)
+    # its last few periods on a fine grid: the shape's own window, else the component's
+    fine = c.shape_window if shaped else None
+    if window is not None and not shaped:
+        fine = (window.x, window.mean[k], window.sd[k])
     alone = partial(
         dense_figures.component_figure,
         c.x_grid,
@@ -180,7 +184,7 @@ def series_drawings(
         f"Component {c.index}"
         + ("'s shape" if shaped else "")
         + (" (uncertain)" if uncertain else ""),
-        fine=None if window is None or shaped else (window.x, window.mean[k], window.sd[k]),
+        fine=fine,
     )
     so_far = partial(
         dense_figures.cumulative_figure,

@@ -29,6 +29,7 @@ from abcd_cli.reporting.gathered import (
     smooth_continuation,
 )
 from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb, seen_words
+from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_continuation
 from abcd_cli.reporting.trends import (
     SLOW_CYCLES,
     cycles_in_data,
@@ -50,10 +51,14 @@ Kind = Literal["repeats", "continues", "holds", "returns", "off", "noise", "othe
 
 @dataclass(frozen=True)
 class Extrapolation:
-    """A component's continuation past the data: its ``kind`` and the sentence saying it."""
+    """A component's continuation past the data: its ``kind``, the sentence saying it and,
+    for a component said in words of its own in the forecast's assumptions (a level scaled
+    gradually past the data), its ``clause`` there, with ``{name}`` for the component and
+    ``{reference}`` for what its levels are measured from."""
 
     kind: Kind
     sentence: str
+    clause: str = ""
 
 
 def _noise_continuation(tail: str) -> str:
@@ -147,6 +152,9 @@ def extrapolation_record(
 
 def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Extrapolation:
     """:func:`extrapolation_record` before a slow cycle's caveat."""
+    if is_rough_cycle(facts.kernel, x_data):
+        fades, sentence = rough_cycle_continuation(facts, axis, x_data)
+        return Extrapolation("returns" if fades else "other", sentence)
     parts = factors_of(facts.kernel)
     if parts is None and noise_terms(facts.kernel):
         if any(t.lin or t.gates for t in noise_terms(facts.kernel)):
@@ -224,9 +232,22 @@ def _scaled_level(
         )
     when = format_position(float(x[-1]), axis, data_spacing(x_data))
     towards = abs(far) < abs(at_end)
+    amounts = (
+        f"from about {format_amount(at_end, axis)} at the end of the data to about"
+        f" {format_amount(far, axis)} by {when}"
+    )
     return Extrapolation(
         "returns" if towards else "continues",
-        "Beyond the data its change factors keep scaling it, as over it: its level goes from"
-        f" about {format_amount(at_end, axis)} at the end of the data to about"
-        f" {format_amount(far, axis)} by {when}.",
+        "Beyond the data its change factors keep scaling it, as over it: its level goes"
+        f" {amounts}.",
+        f"the level of {{name}} {level_move(at_end, far)} {{reference}}, {amounts}",
     )
+
+
+def level_move(start: float, end: float) -> str:
+    """How a level measured from a reference moves from ``start`` to ``end``: 'rises towards'
+    or 'falls towards' it when |m| shrinks, 'rises further above' or 'falls further below' it
+    when |m| grows (the reference's name follows)."""
+    if abs(end) < abs(start):
+        return "rises towards" if start < 0 else "falls towards"
+    return "rises further above" if end > 0 else "falls further below"

@@ -44,8 +44,10 @@ from abcd_cli.reporting.gathered import (
     is_rough_term,
     rough_terms_sentences,
 )
-from abcd_cli.reporting.numbers import format_number, format_percent
+from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
+from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_sentences
+from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
@@ -343,7 +345,7 @@ def _detail_sentences(
             out += unsteady or [f"{where} level is about {format_amount(level, axis)}."]
     if gradual and x_data is not None:
         profile = size_profile(facts, x_data) or gate_profile(parts.gates, x_data)
-        out += _gradual_sentences(profile, axis, x_data)
+        out += gradual_sentences(profile, axis, x_data)
     elif parts.gates:
         out += _switch_sentences(parts, axis, x_data)
         flat = mean_trend(facts, x_data) == "flat"
@@ -411,28 +413,6 @@ def _gathered_sentences(
     return out
 
 
-def _gradual_sentences(
-    profile: tuple[np.ndarray, np.ndarray], axis: Axis, x_data: np.ndarray
-) -> list[str]:
-    """How change factors too soft to switch the component scale it across the data, read
-    from its fitted curve's size (``curves.size_profile``; the gates' amplitude when the
-    curve cannot be measured), the source of its heading's words too."""
-    lead = "Its change factors do not switch it on or off but scale it gradually"
-    xs, amplitude = profile
-    share = amplitude / amplitude.max()
-    peak = int(np.argmax(amplitude))
-    text = (
-        f"{lead}: on its fitted curve, its size is {format_percent(share[0], 0)} of its largest"
-        " at the start of the data"
-    )
-    if 0 < peak < amplitude.size - 1:
-        where = format_position(xs[peak], axis, coarse_precision(x_data))
-        text += f", largest around {where} and {format_percent(share[-1], 0)} at the end"
-    else:
-        text += f" and {format_percent(share[-1], 0)} at the end"
-    return [text + "."]
-
-
 def component_paragraph(
     facts: ComponentFacts,
     axis: Axis,
@@ -465,6 +445,9 @@ def component_paragraph(
     )
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
+    if x_data is not None and is_rough_cycle(facts.kernel, x_data):
+        sentences += rough_cycle_sentences(facts, axis, x_data)
+        return " ".join(sentences + statistics_sentences(facts, axis, previous_r2))
     if parts is not None:
         sentences += _detail_sentences(parts, facts, axis, x_data)
     elif noise_terms(facts.kernel):

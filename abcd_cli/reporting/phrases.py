@@ -24,6 +24,7 @@ from abcd_cli.reporting.factors import (
     switch_precision,
 )
 from abcd_cli.reporting.gathered import Gathered, amplitude_modifier, gathered
+from abcd_cli.reporting.rough_cycle import ROUGH_PHRASE, is_rough_cycle
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     SLOW_CYCLES,
@@ -355,6 +356,8 @@ def noun_phrase(
     a linear trend. ``input_name`` names the input the function is of, after its head noun
     ('a smooth function of weight'), in a model of several inputs.
     """
+    if is_rough_cycle(kernel, x_data):
+        return ROUGH_PHRASE
     parts = factors_of(kernel, x_data)
     if parts is None:
         if noise_terms(kernel):

@@ -246,7 +246,7 @@ def test_change_factors_too_soft_to_switch_are_a_gradual_scaling() -> None:
     paragraph = component_paragraph(make_facts(kernel, grid=year), YEAR, x_data=year)
     assert "scale it gradually" in paragraph and "largest around August 2010" in paragraph
     assert "switches on" not in paragraph
-    assert "of its largest at the start of the data" in paragraph
+    assert "of that at the start of the data" in paragraph
     extrapolation = describe_extrapolation(make_facts(kernel, grid=year), YEAR, x_data=year)
     assert "switched off" not in extrapolation and "gradually" in extrapolation
     # a soft changepoint across the data, no curve to read: its size grows or shrinks

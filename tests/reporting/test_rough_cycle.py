@@ -1,0 +1,74 @@
+"""A cycle made only of rough terms (reporting/rough_cycle.py): said by what its curve shows,
+not as a regular repeating shape ('an approximately periodic function with a period of 1.0
+year ... Within each period it has a sharp, spiky shape ... and this pattern recurs every
+period' for a periodic factor whose features are narrower than the data's spacing)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from abcd_cli.data.scaling import Scaling
+from abcd_cli.decompose.components import decompose
+from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.model import Model
+from abcd_cli.reporting.describe import component_paragraph, describe_extrapolation, noun_phrase
+from abcd_cli.reporting.rough_cycle import ROUGH_PHRASE, is_rough_cycle, period_correlation
+from tests.axes import YEAR
+
+#: a periodic factor with features of about three days on monthly data (noise-like there)
+NARROW = "SE(lengthscale=5.0, sd=1.0) * Per(lengthscale=0.05, period=1.0, sd=1.0) + WN(sd=0.3)"
+#: a smooth factor of about five weeks, shorter than the period
+SHORT = "SE(lengthscale=0.1, sd=1.0) * Per(lengthscale=3.0, period=1.0, sd=1.0) + WN(sd=0.3)"
+
+
+def _made(kernel: str) -> tuple[ComponentFacts, np.ndarray]:
+    """Twenty years of monthly data with no yearly pattern (a moving sum of white noise over
+    two months plus noise), under ``kernel``; its component that is not noise."""
+    rng = np.random.default_rng(2)
+    x = 1990.0 + np.arange(0.0, 20.0, 1.0 / 12.0)
+    moving = np.convolve(rng.standard_normal(x.size + 1), np.ones(2), "valid")
+    y = 5.0 + moving + 0.3 * rng.standard_normal(x.size)
+    scaling = Scaling.from_data(x, y)
+    model = Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0)
+    dec = decompose(model, (YEAR,))
+    return next(c for c in dec.components if not c.is_noise), x
+
+
+@pytest.mark.parametrize("kernel", [NARROW, SHORT])
+def test_a_cycle_of_rough_terms_is_not_said_as_a_repeating_shape(kernel: str) -> None:
+    cycle, x = _made(kernel)
+    assert is_rough_cycle(cycle.kernel, x)
+    assert noun_phrase(cycle.kernel, YEAR, x_data=x) == ROUGH_PHRASE
+    text = component_paragraph(cycle, YEAR, x_data=x)
+    for false in ("periodic function", "Within each period", "recurs every period", "amplitude"):
+        assert false not in text
+    assert "Its covariance holds a period of 1.0 year" in text
+    size = float(re.findall(r"standard deviation of about ([\d.]*\d)", text)[0])
+    assert size == pytest.approx(float(np.std(cycle.data_mean)), rel=0.01)
+    r = float(re.findall(r"apart correlate at ([−\d.]*\d)", text)[0].replace("−", "-"))
+    assert r == pytest.approx(period_correlation(cycle, 1.0, x), abs=0.006)
+    assert ("do recur" in text) == (r >= 0.5)
+    assert "keep repeating" not in describe_extrapolation(cycle, YEAR, x_data=x)
+
+
+def test_the_rough_terms_reason_follows_the_kernel() -> None:
+    narrow, x = _made(NARROW)
+    assert "narrower than the spacing of the data (1.0 month)" in component_paragraph(
+        narrow, YEAR, x_data=x
+    )
+    short, x = _made(SHORT)
+    text = component_paragraph(short, YEAR, x_data=x)
+    assert "changes over only about 1.2 months, less than a period" in text
+    fading = describe_extrapolation(short, YEAR, x_data=x)
+    assert "dies away" in fading
+
+
+def test_a_cycle_with_a_smooth_shape_is_not_rough() -> None:
+    x = 1990.0 + np.arange(0.0, 20.0, 1.0 / 12.0)
+    smooth = parse_kernel("SE(lengthscale=5.0, sd=1.0) * Per(lengthscale=1.0, period=1.0, sd=1.0)")
+    assert not is_rough_cycle(smooth, x)
+    assert not is_rough_cycle(smooth, None)
