@@ -108,15 +108,16 @@ def measure(n: int, m: int, repeats: int, score_repeats: int) -> list[dict[str, 
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=8_760)
     p.add_argument("--m", type=int, default=500)
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--score-repeats", type=int, default=2)
     p.add_argument("--out", type=Path, default=None)
-    args = p.parse_args()
-    command = python_command("benchmarks.engines.bench_grid_modulators", sys.argv[1:])
+    argv = sys.argv[1:] if argv is None else argv
+    args = p.parse_args(argv)
+    command = python_command("benchmarks.engines.bench_grid_modulators", argv)
     load_before = load_average()
     rows = measure(args.n, args.m, args.repeats, args.score_repeats)
     lines = [

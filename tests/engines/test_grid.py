@@ -184,12 +184,3 @@ def test_the_products_benchmark_measures_both_ways_and_they_agree():
     row = bench.measure(1500, rows=True, repeats=1)
     assert row["rows"] > 0 and row["fft"] > 0 and row["diff"] < 1e-10
     assert bench.measure(1500, rows=False, repeats=1)["rows"] is None
-
-
-def test_the_modulators_benchmark_measures_both_routes_and_they_agree():
-    from benchmarks.engines import bench_grid_modulators as bench
-
-    before, after = bench.measure(1500, m=50, repeats=1, score_repeats=1)
-    assert (before["terms"], after["terms"]) == (16, 1)
-    assert after["diff"] < 1e-12 and before["matvec"] > 0 and after["score"] > 0
-    assert after["value"] == pytest.approx(before["value"], abs=1e-3)
