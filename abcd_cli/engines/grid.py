@@ -13,7 +13,15 @@ of a circulant of size L ≥ 2G - 1, which the FFT diagonalises:
     K v = Σ_t f_t ∘ P T_t Pᵀ (f_t ∘ v),
 
 P the N×G matrix taking grid point k_i to observation i (Pᵀ sums repeated points). Products
-without a modulator share one T (their lag functions added).
+whose modulators are the same rank-one factors share one T: with F(t) the multiset of product
+t's modulating factors (each a frozen kernel: its class, parameters and input, so equal
+factors give equal values f exactly) and c_m = Σ_{t: F(t) = m} c_t,
+
+    K v = Σ_m f_m ∘ P T(c_m) Pᵀ (f_m ∘ v),
+
+one FFT pair per distinct modulator set m instead of one per product (``GridPlan.terms``; the
+products without a modulator are the set m = ∅, f = 1). The hourly temperatures' chosen kernel
+has 16 products under one changewindow gate (``/work/shared/LONGSERIES.md``, "Costs").
 
 The grid is found from the data (``grid_positions``); K is then evaluated at the grid's own
 points x₀ + k_i h, which differ from the data's x by their rounding (at most ``GRID_TOLERANCE``
@@ -22,7 +30,9 @@ of a step). The FFT's rounding is relative 1e-13 or so of |K|·|v|.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import fft
@@ -64,15 +74,20 @@ def grid_positions(x: np.ndarray) -> tuple[np.ndarray, float, float] | None:
     return k.astype(np.int64), x0, h
 
 
+ModulatorKey = frozenset[tuple[Kernel, int]]
+
+
 def _product_on_grid(
     factors: list[Kernel], x: np.ndarray, lags: np.ndarray
-) -> tuple[np.ndarray | None, np.ndarray] | None:
-    """(f, c) of one product: its modulator at the grid points of the data (None: none) and
-    its lag function at the grid's lags; None when a factor is neither stationary nor
-    rank-one, or acts on another input."""
+) -> tuple[ModulatorKey, np.ndarray | None, np.ndarray] | None:
+    """(key, f, c) of one product: the multiset of its modulating factors (each with its
+    count), its modulator f = Π modulator(x) at the grid points of the data (None: none) and its
+    lag function c at the grid's lags; None when a factor is neither stationary nor rank-one, or
+    acts on another input."""
     f: np.ndarray | None = None
     c = np.ones(lags.size)
     origin = np.zeros((1, 1))
+    modulating: list[Kernel] = []
     for factor in factors:
         if not isinstance(factor, BaseKernel) or factor.dim != 0:
             return None
@@ -81,9 +96,10 @@ def _product_on_grid(
         elif hasattr(factor, "modulator"):
             g = factor.modulator(x)
             f = g if f is None else f * g
+            modulating.append(factor)
         else:
             return None
-    return f, c
+    return frozenset(Counter(modulating).items()), f, c
 
 
 def _circulant_spectrum(c: np.ndarray, size: int) -> np.ndarray:
@@ -95,9 +111,43 @@ def _circulant_spectrum(c: np.ndarray, size: int) -> np.ndarray:
     return fft.rfft(column)
 
 
-def grid_matvec(kernel: Kernel, X: np.ndarray) -> Operator | None:
-    """V ↦ K V (K the noise-free Gram of ``kernel`` on X, V of N rows) by FFT, or None when X
-    is not one input on a regular grid or the kernel has a factor this form cannot take."""
+@dataclass(frozen=True)
+class GridPlan:
+    """K on a grid as Σ_m f_m ∘ P T(c_m) Pᵀ (f_m ∘ ·): the data's grid points ``k``, the grid's
+    size G, the circulant's length L, one (f_m or None, spectrum of T(c_m)) per term, and
+    whether a grid point holds several observations."""
+
+    k: np.ndarray
+    size: int
+    length: int
+    terms: list[tuple[np.ndarray | None, np.ndarray]]
+    repeated: bool
+
+    def to_grid(self, W: np.ndarray) -> np.ndarray:
+        """Pᵀ W: the rows of W summed onto their grid points."""
+        if not self.repeated:
+            out = np.zeros((self.size, W.shape[1]))
+            out[self.k] = W
+            return out
+        return np.column_stack([np.bincount(self.k, weights=w, minlength=self.size) for w in W.T])
+
+    def matvec(self, V: np.ndarray) -> np.ndarray:
+        """K V for V of N rows (a vector or a matrix): one FFT pair per term."""
+        V2 = V.reshape(V.shape[0], -1)
+        out = np.zeros(V2.shape)
+        for f, spectrum in self.terms:
+            W = V2 if f is None else V2 * f[:, None]
+            spectral = fft.rfft(self.to_grid(W), n=self.length, axis=0) * spectrum[:, None]
+            R = fft.irfft(spectral, n=self.length, axis=0)[self.k]
+            out += R if f is None else R * f[:, None]
+        return out.reshape(V.shape)
+
+
+def grid_plan(kernel: Kernel, X: np.ndarray, merge: bool = True) -> GridPlan | None:
+    """The FFT plan of K on X (module docstring), or None when X is not one input on a regular
+    grid or the kernel has a factor this form cannot take. With ``merge`` False only the
+    products without a modulator share a term (one term per modulated product, as before
+    issue 65's merging; kept to check and measure the merged plan against)."""
     if X.ndim != 2 or X.shape[1] != 1:
         return None
     grid = grid_positions(X[:, 0])
@@ -107,40 +157,26 @@ def grid_matvec(kernel: Kernel, X: np.ndarray) -> Operator | None:
     size = int(k.max()) + 1
     lags = np.arange(size) * h
     x = x0 + k * h  # the data's grid points
-    plain = np.zeros(size)
-    modulated: list[tuple[np.ndarray, np.ndarray]] = []
-    for factors in factor_lists(kernel):
+    lag_sums: dict[ModulatorKey | int, tuple[np.ndarray | None, np.ndarray]] = {}
+    for index, factors in enumerate(factor_lists(kernel)):
         if any(factor.is_noise for factor in factors):
             continue
         term = _product_on_grid(factors, x, lags)
         if term is None:
             return None
-        f, c = term
-        if f is None:
-            plain += c
+        key, f, c = term
+        group = key if merge or f is None else index
+        if group in lag_sums:
+            lag_sums[group][1][:] += c
         else:
-            modulated.append((f, c))
+            lag_sums[group] = (f, c)
     length = fft.next_fast_len(2 * size - 1, real=True)
-    spectra = [(None, _circulant_spectrum(plain, length))] if np.any(plain) else []
-    spectra += [(f, _circulant_spectrum(c, length)) for f, c in modulated]
-    repeated = np.unique(k).size < k.size
+    terms = [(f, _circulant_spectrum(c, length)) for f, c in lag_sums.values() if np.any(c)]
+    return GridPlan(k, size, length, terms, np.unique(k).size < k.size)
 
-    def to_grid(W: np.ndarray) -> np.ndarray:
-        """Pᵀ W: the rows of W summed onto their grid points."""
-        if not repeated:
-            out = np.zeros((size, W.shape[1]))
-            out[k] = W
-            return out
-        return np.column_stack([np.bincount(k, weights=w, minlength=size) for w in W.T])
 
-    def matvec(V: np.ndarray) -> np.ndarray:
-        V2 = V.reshape(V.shape[0], -1)
-        out = np.zeros(V2.shape)
-        for f, spectrum in spectra:
-            W = V2 if f is None else V2 * f[:, None]
-            spectral = fft.rfft(to_grid(W), n=length, axis=0) * spectrum[:, None]
-            R = fft.irfft(spectral, n=length, axis=0)[k]
-            out += R if f is None else R * f[:, None]
-        return out.reshape(V.shape)
-
-    return matvec
+def grid_matvec(kernel: Kernel, X: np.ndarray, merge: bool = True) -> Operator | None:
+    """V ↦ K V (K the noise-free Gram of ``kernel`` on X, V of N rows) by FFT, or None when X
+    is not one input on a regular grid or the kernel has a factor this form cannot take."""
+    plan = grid_plan(kernel, X, merge)
+    return None if plan is None else plan.matvec

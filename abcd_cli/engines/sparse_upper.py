@@ -5,7 +5,7 @@ log p(y) = -½ log|K + D| - ½ yᵀ(K + D)⁻¹y - (N/2) log 2π  (eq. 2), and
     -½ yᵀ(K + D)⁻¹y ≤ ½ αᵀ(K + D)α - αᵀy   for every α     (eq. 4).
 ``upper_bound`` takes α from PCG on K + D (preconditioner Q + D by Woodbury, products with K + D
 in row blocks of K, never N×N): O(N²) per product, or O(T·N log N) by FFT when the inputs lie
-on a regular grid (``engines.grid``, T the kernel's products). Its value
+on a regular grid (``engines.grid``, T the kernel's distinct modulator sets). Its value
 ½ αᵀ(K + D)α - αᵀy = -½ αᵀ(y + r) uses the true final residual r = y - (K + D)α, so it is a
 bound whatever α is; the certificate ½ rᵀ(Q + D)⁻¹r says how far above the exact quadratic it
 can be (``engines/pcg.py``).
