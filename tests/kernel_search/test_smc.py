@@ -208,11 +208,19 @@ def test_without_data_the_sampler_returns_the_structure_prior() -> None:
 
 def _laplace_modes(kernel, X, y, summary) -> list:
     """The Laplace approximations at the posterior's modes reached from the prior's centre and
-    from one data-read start."""
-    starts = [ParameterPrior.of(kernel, summary).centre]
-    starts.append(kernel.with_values(initial_values(kernel, summary, np.random.default_rng(0),
-                                                    keep_known=False)).theta())  # fmt: skip
-    return [laplace(kernel.with_theta(start), X, y, summary, EXACT) for start in starts]
+    from four data-read starts (a start whose optimisation fails is left out)."""
+    rng = np.random.default_rng(0)
+    starts = [ParameterPrior.of(kernel, summary).centre] + [
+        kernel.with_values(initial_values(kernel, summary, rng, keep_known=False)).theta()
+        for _ in range(4)
+    ]
+    modes = []
+    for start in starts:
+        try:
+            modes.append(laplace(kernel.with_theta(start), X, y, summary, EXACT))
+        except (ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError):
+            continue
+    return modes
 
 
 def _exact_log_evidence(modes: list, X, y, draws: int) -> float:
@@ -236,9 +244,11 @@ def test_on_an_enumerable_grammar_the_structure_posterior_is_near_the_exact_one(
     structures once a sum's or product's order is ignored), on 40 points of a cycle plus a
     trend: the sampler's structure posterior against the exact one, p(structure) × p(y |
     structure) by importance sampling (2,000 draws for structures within 8 nats of the best
-    Laplace evidence, 100 for the rest). The issue's target is a total variation of 0.05; this
-    sampler reaches 0.14-0.27 at 48 particles (seeds 0-2; docs/findings.md), so the test holds
-    it to 0.3 and to the exact posterior's two structures holding 0.95 of its mass."""
+    Laplace evidence, 100 for the rest; the two that hold the mass agree with 20,000 draws
+    within 0.01 nats). The issue's target is a total variation of 0.05; at 48 particles and 40
+    structure moves per data step this sampler is 0.21-0.34 away (seeds 0-2), at 150 moves
+    0.07 (seed 0; docs/findings.md), so the test holds it to 0.3 and to the exact posterior's
+    two structures holding 0.95 of its mass."""
     rng = np.random.default_rng(4)
     X = np.linspace(-1.7, 1.7, 40)[:, None]
     y = np.sin(2 * np.pi * X[:, 0] / 0.9) + 0.5 * X[:, 0] + rng.normal(0, 0.3, 40)
