@@ -53,11 +53,17 @@ Normals = list[tuple[float, float, float]]  # (weight, mean, sd) of normals in t
 
 
 def data_normals(spec: Param, scales: Summary, dim: int) -> Normals:
-    """The data component d of coordinate ``spec`` on input ``dim`` (empty: d is the prior)."""
+    """The data component d of coordinate ``spec`` on input ``dim`` (empty: d is the prior, as
+    on rows whose x or y does not vary yet)."""
     s = scales.for_dim(dim)
+    read = (s.x_range, s.spacing, s.y_sd)
+    if not all(math.isfinite(v) and v > 0 for v in read):
+        return []
     if spec.name == "period":
         lo, hi = period_limits(s)
         peaks = [p for p in s.periods if lo <= p <= hi][:PEAKS]
+        if not peaks:
+            return []
         shares = [1.0] if len(peaks) == 1 else [0.5] + [0.5 / (len(peaks) - 1)] * (len(peaks) - 1)
         return [(w, math.log(p), PEAK_SD) for w, p in zip(shares, peaks, strict=False)]
     if spec.unit == "length":

@@ -68,3 +68,11 @@ def test_a_coordinate_without_data_reading_is_proposed_from_its_prior() -> None:
     assert proposal.log_weight(Per((3.0, 0.8, 1.0)), only_first) == 0.0
     with pytest.raises(ValueError, match="share"):
         ParameterProposal(summary, summary, data_share=1.0)
+
+
+def test_rows_whose_input_does_not_vary_yet_give_the_prior() -> None:
+    """Three rows at one x (a table's input in the first rows): no data component (no log of a
+    zero range)."""
+    flat = InputSummaries.from_data(np.ones((3, 1)), np.array([1.0, 2.0, 3.0]))
+    for spec, dim in CP(SE(), Lin()).param_specs():
+        assert data_normals(spec, flat, dim) == []
