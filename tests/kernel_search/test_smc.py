@@ -206,13 +206,13 @@ def test_without_data_the_sampler_returns_the_structure_prior() -> None:
     assert 0.1 < result.structure_acceptance < 0.9
 
 
-def _laplace_modes(kernel, X, y, summary) -> list:
+def _laplace_modes(kernel, X, y, summary, count: int) -> list:
     """The Laplace approximations at the posterior's modes reached from the prior's centre and
-    from four data-read starts (a start whose optimisation fails is left out)."""
+    from ``count`` data-read starts (a start whose optimisation fails is left out)."""
     rng = np.random.default_rng(0)
     starts = [ParameterPrior.of(kernel, summary).centre] + [
         kernel.with_values(initial_values(kernel, summary, rng, keep_known=False)).theta()
-        for _ in range(4)
+        for _ in range(count)
     ]
     modes = []
     for start in starts:
@@ -243,9 +243,11 @@ def test_on_an_enumerable_grammar_the_structure_posterior_is_near_the_exact_one(
     """Trees of at most two leaves over SE, Per and Lin joined by + or × (21 trees, 15
     structures once a sum's or product's order is ignored), on 40 points of a cycle plus a
     trend: the sampler's structure posterior against the exact one, p(structure) × p(y |
-    structure) by importance sampling (2,000 draws for structures within 8 nats of the best
-    Laplace evidence, 100 for the rest; the two that hold the mass agree with 20,000 draws
-    within 0.01 nats). The issue's target is a total variation of 0.05; at 48 particles and 40
+    structure) by importance sampling from the Laplace approximations at the modes reached
+    from the prior's centre and four data-read starts, with 2,000 draws, for the structures
+    within 8 nats of the best Laplace evidence (from two starts), and from two starts with 100
+    draws for the rest (the two that hold the mass agree with 20,000 draws within 0.01
+    nats). The issue's target is a total variation of 0.05; at 48 particles and 40
     structure moves per data step this sampler is 0.21-0.34 away (seeds 0-2), at 150 moves
     0.07 (seed 0; docs/findings.md), so the test holds it to 0.3 and to the exact posterior's
     two structures holding 0.95 of its mass."""
@@ -260,12 +262,15 @@ def test_on_an_enumerable_grammar_the_structure_posterior_is_near_the_exact_one(
     groups: dict[str, list] = {}
     for tree in trees:
         groups.setdefault(structure_key(tree), []).append(tree)
-    modes = {key: _laplace_modes(Sum((ts[0], WN())), X, y, summary) for key, ts in groups.items()}
+    kernels = {key: Sum((ts[0], WN())) for key, ts in groups.items()}
+    modes = {key: _laplace_modes(kernel, X, y, summary, 1) for key, kernel in kernels.items()}
     laplaces = {key: max(m.log_evidence for m in found) for key, found in modes.items()}
     best = max(laplaces.values())
+    near = [key for key in kernels if laplaces[key] > best - 8]
+    modes |= {key: _laplace_modes(kernels[key], X, y, summary, 4) for key in near}
     log_post = {
         key: np.logaddexp.reduce([prior.log_prob(t) for t in ts])
-        + _exact_log_evidence(modes[key], X, y, 2000 if laplaces[key] > best - 8 else 100)
+        + _exact_log_evidence(modes[key], X, y, 2000 if key in near else 100)
         for key, ts in groups.items()
     }
     keys = list(log_post)
