@@ -13,13 +13,17 @@ particles are resampled (systematically) when the effective sample size falls be
 number, except at the last step (resampling there would only add noise to the final weights),
 and each is rejuvenated on the data so far:
 
-- structure moves: a node of S chosen uniformly is replaced by a subtree drawn from the prior
-  at its depth (and below a change or not), the subtree's parameters drawn from their prior,
-  the noise kept. With both trees' nodes
-  counted, the Metropolis-Hastings ratio reduces to L'/L · |nodes(k)| / |nodes(k')| (the prior
-  and the proposal's draws cancel);
-- parameter moves: a random-walk Metropolis chain (``parameter_chain.metropolis``) shaped by the
-  prior's variances, on S's parameters and the noise's together.
+- structure moves (``smc_moves``): a subtree replaced by one drawn from the prior there, or
+  one attached (k → k op T) or detached (a node replaced by one of its children), new
+  parameters from a mixture of their prior and the data seen so far (``smc_proposal``), the
+  noise kept; the reverse move's probability and the proposal's density are in the
+  Metropolis-Hastings ratio, so each move keeps the step's target invariant;
+- parameter moves: a random-walk Metropolis chain (``parameter_chain.metropolis``) on S's
+  parameters and the noise's together, its proposal N(θ, (s · 2.38/√d)² diag(prior sd²)) with
+  the particle's own step s. The step is fixed within a data step (so each chain is a valid
+  Metropolis chain for that step's target) and tuned between steps from the chain's acceptance
+  a in the step just done: log s ← log s + ``ADAPT_GAIN`` (a − ``TARGET_ACCEPTANCE``), s kept
+  in [``MIN_STEP``, ``MAX_STEP``] (a resampled particle takes its parent's s).
 
 Particles are tasks: each particle's moves in one data step are one task on the executor the
 search gets (``move_particle``), drawing from its own generator, seeded from (seed, step,
@@ -39,7 +43,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from abcd_cli.data.summary import Summary
+from abcd_cli.data.summary import InputSummaries, Summary
 from abcd_cli.engines.base import Engine
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.annealing import data_steps, step_weight
@@ -49,14 +53,23 @@ from abcd_cli.kernel_search.evidence import (
     log_likelihood,
     normalised,
 )
-from abcd_cli.kernel_search.grammar import subexpressions
-from abcd_cli.kernel_search.parameter_chain import accepts, log_posterior, metropolis
+from abcd_cli.kernel_search.parameter_chain import log_posterior, metropolis
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.structure_prior import StructurePrior, below_change
+from abcd_cli.kernel_search.smc_moves import StructureMover
+from abcd_cli.kernel_search.smc_proposal import ParameterProposal
+from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import WN, Kernel, Sum
 
-#: The proposal of a parameter move: this fraction of each coordinate's prior sd.
+#: A particle's first parameter step s: this fraction of each coordinate's prior sd (times
+#: 2.38/√d, ``parameter_chain.metropolis``).
 PARAMETER_STEP = 0.05
+#: The acceptance rate of the parameter moves the steps are tuned towards (within 0.25-0.45),
+#: the gain of the tuning, and the steps' limits.
+TARGET_ACCEPTANCE = 0.35
+ADAPT_GAIN = 1.0
+MIN_STEP, MAX_STEP = 1e-3, 1.0
+#: Fewer rows than this read no data for the proposal: it reads the whole series' summary.
+FEWEST_ROWS = 3
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,13 @@ class SMCState:
     pending: np.ndarray
     proposed: int = 0
     accepted: int = 0
+    step_scales: np.ndarray | None = None  # each particle's parameter step s (None: the first)
+
+    def scales(self) -> np.ndarray:
+        """Each particle's parameter step s."""
+        if self.step_scales is None:
+            return np.full(len(self.kernels), PARAMETER_STEP)
+        return self.step_scales
 
 
 @dataclass(frozen=True)
@@ -127,8 +147,10 @@ class Problem:
 @dataclass(frozen=True)
 class ParticleTask:
     """One particle's moves in one step: ``kernel`` (None: draw it from the prior) moved on
-    the rows ``rows`` (where its log likelihood is ``current``), then scored on ``following``
-    (the next step's rows; empty after the last), with random numbers from ``key``."""
+    the rows ``rows`` (where its log likelihood is ``current``; ``rows_summary`` their scales
+    and spectrum, for the proposal) with parameter step ``step_scale``, then scored on
+    ``following`` (the next step's rows; empty after the last), with random numbers from
+    ``key``."""
 
     problem: Problem
     kernel: Kernel | None
@@ -136,39 +158,51 @@ class ParticleTask:
     rows: np.ndarray
     following: np.ndarray
     key: tuple[int, int, int]
+    rows_summary: Summary | None = None
+    step_scale: float = PARAMETER_STEP
 
 
 @dataclass(frozen=True)
 class Moved:
-    """A task's particle, its log likelihood on its rows and on the next step's, and its
-    structure moves proposed and accepted."""
+    """A task's particle, its log likelihood on its rows and on the next step's, its
+    structure moves proposed and accepted, and its parameter step for the next data step."""
 
     kernel: Kernel
     current: float
     following: float
     proposed: int
     accepted: int
+    step_scale: float = PARAMETER_STEP
 
 
 def move_particle(task: ParticleTask) -> Moved:
     """Run one ``ParticleTask`` (in a worker): see the module docstring."""
-    mover = _Mover(task.problem, np.random.default_rng(np.random.SeedSequence(task.key)))
+    rng = np.random.default_rng(np.random.SeedSequence(task.key))
+    mover = _Mover(task.problem, rng, task.rows_summary, task.step_scale)
     kernel, current = task.kernel, task.current
     if kernel is None:
         kernel = mover.new_particle()
     elif task.rows.size:
         kernel, current = mover.rejuvenate(kernel, task.rows, current)
     following = mover.log_likelihood(kernel, task.following) if task.following.size else 0.0
-    return Moved(kernel, current, following, mover.proposed, mover.accepted)
+    return Moved(kernel, current, following, mover.proposed, mover.accepted, mover.step_scale)
 
 
 class _Mover:
     """One particle's moves in one step, drawing from ``rng``."""
 
-    def __init__(self, problem: Problem, rng: np.random.Generator) -> None:
-        self.problem, self.rng = problem, rng
+    def __init__(
+        self,
+        problem: Problem,
+        rng: np.random.Generator,
+        rows_summary: Summary | None = None,
+        step_scale: float = PARAMETER_STEP,
+    ) -> None:
+        self.problem, self.rng, self.step_scale = problem, rng, step_scale
         self.n_dims = problem.X.shape[1]
         self.proposed = self.accepted = 0
+        proposal = ParameterProposal(problem.summary, rows_summary or problem.summary)
+        self.structure = StructureMover(problem.prior, proposal, self.n_dims, rng)
         self._likelihoods: dict[tuple[Kernel, int], float] = {}  # by kernel and row count
 
     def with_drawn_parameters(self, kernel: Kernel) -> Kernel:
@@ -202,34 +236,35 @@ class _Mover:
     def structure_move(
         self, kernel: Kernel, rows: np.ndarray, current: float
     ) -> tuple[Kernel, float]:
-        """One Metropolis-Hastings step replacing a subtree of the particle's tree (its first
-        term; the second is its noise)."""
-        tree, noise = kernel.operands
-        nodes, below = list(subexpressions(tree)), below_change(tree)
-        pick = int(self.rng.integers(len(nodes)))
-        _, put, depth = nodes[pick]
-        new_tree = put(self.problem.prior.sample(self.rng, self.n_dims, depth, below[pick]))
-        proposal = self.with_drawn_parameters(Sum((new_tree, noise)))
-        value = self.log_likelihood(proposal, rows)
-        size = sum(1 for _ in new_tree.nodes())
+        """One structure move (``smc_moves``) on the particle's tree (its first term; the
+        second is its noise)."""
+        kernel, current, accepted = self.structure.move(
+            kernel, current, lambda k: self.log_likelihood(k, rows)
+        )
         self.proposed += 1
-        ratio = value - current + math.log(len(nodes)) - math.log(size)
-        if math.isfinite(value) and accepts(ratio, self.rng):
-            self.accepted += 1
-            return proposal, value
+        self.accepted += accepted
         return kernel, current
 
     def parameter_moves(self, kernel: Kernel, rows: np.ndarray) -> Kernel:
-        """A short Metropolis chain on the kernel's parameters; its last state."""
+        """A short Metropolis chain on the kernel's parameters with the particle's step s; its
+        last state. s is then tuned from the chain's acceptance (for the next data step)."""
         p = self.problem
         theta = kernel.theta()
         if theta.size == 0 or p.settings.parameter_moves < 1:
             return kernel
         prior = ParameterPrior.of(kernel, p.summary)
         target = log_posterior(kernel, prior, p.X[rows], p.y[rows], p.engine)
-        covariance = np.diag((PARAMETER_STEP * prior.sd) ** 2)
+        covariance = np.diag((self.step_scale * prior.sd) ** 2)
         chain = metropolis(target, theta, covariance, p.settings.parameter_moves, 0, self.rng)
+        self.step_scale = tuned_step(self.step_scale, chain.acceptance)
         return kernel.with_theta(chain.states[-1])
+
+
+def tuned_step(step: float, acceptance: float) -> float:
+    """The next data step's parameter step: log s + ADAPT_GAIN (a − TARGET_ACCEPTANCE), kept
+    in [MIN_STEP, MAX_STEP]."""
+    tuned = step * math.exp(ADAPT_GAIN * (acceptance - TARGET_ACCEPTANCE))
+    return min(max(tuned, MIN_STEP), MAX_STEP)
 
 
 class Sampler:
@@ -288,16 +323,23 @@ class Sampler:
         n, k = self.problem.settings.particles, state.done
         log_evidence = state.log_evidence + _log_mean_weight(state.log_w, state.pending)
         log_w = state.log_w + state.pending
-        kernels, current = state.kernels, state.following
+        kernels, current, scales = state.kernels, state.following, state.scales()
         last = k + 1 == len(self.steps)  # its weights are the result: never resampled
         if not last and effective_size(normalised(log_w)) < n / 2:
             rng = np.random.default_rng(np.random.SeedSequence((self.seed, k + 1, n)))
             picks = _systematic(normalised(log_w), rng)
             kernels, current, log_w = [kernels[i] for i in picks], current[picks], np.zeros(n)
+            scales = scales[picks]
         rows = self.steps[k]
         following = self.steps[k + 1] if k + 1 < len(self.steps) else np.arange(0)
+        seen = self.rows_summary(rows)
         tasks = [
-            self._task(kernels[p], float(current[p]), rows, following, (k + 1, p)) for p in range(n)
+            replace(
+                self._task(kernels[p], float(current[p]), rows, following, (k + 1, p)),
+                rows_summary=seen,
+                step_scale=float(scales[p]),
+            )
+            for p in range(n)
         ]
         moved = self._map(executor, tasks)
         return replace(
@@ -310,7 +352,16 @@ class Sampler:
             pending=np.array([step_weight(m.current, m.following) for m in moved]),
             proposed=state.proposed + sum(m.proposed for m in moved),
             accepted=state.accepted + sum(m.accepted for m in moved),
+            step_scales=np.array([m.step_scale for m in moved]),
         )
+
+    def rows_summary(self, rows: np.ndarray) -> Summary:
+        """The scales and spectrum of the rows seen so far (the whole series' below
+        ``FEWEST_ROWS`` rows)."""
+        p = self.problem
+        if rows.size < FEWEST_ROWS:
+            return p.summary
+        return InputSummaries.from_data(p.X[rows], p.y[rows])
 
     def _task(
         self,

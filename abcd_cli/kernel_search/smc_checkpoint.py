@@ -60,6 +60,7 @@ def save_sampler(
         "pending": state.pending.tolist(),
         "proposed": state.proposed,
         "accepted": state.accepted,
+        "step_scales": state.scales().tolist(),
         "elapsed_seconds": elapsed,
     }
     doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
@@ -118,6 +119,9 @@ def _state_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[SMCState
         raise ValueError("a weight or likelihood is not a number")
     proposed = _whole(doc["proposed"], "proposed", 0, 2**62)
     accepted = _whole(doc["accepted"], "accepted", 0, proposed)
+    scales = np.array(_list(doc, "step_scales"), dtype=float)
+    if scales.size != particles or not np.all(np.isfinite(scales) & (scales > 0)):
+        raise ValueError("step_scales must hold a positive step for each particle")
     elapsed = float(doc["elapsed_seconds"])
     log_evidence = float(doc["log_evidence"])
     if not math.isfinite(elapsed) or elapsed < 0 or math.isnan(log_evidence):
@@ -131,5 +135,6 @@ def _state_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[SMCState
         arrays["pending"],
         proposed,
         accepted,
+        scales,
     )
     return state, elapsed

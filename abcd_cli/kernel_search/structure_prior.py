@@ -158,6 +158,11 @@ def below_change(kernel: Kernel, under_change: bool = False) -> list[bool]:
     return [under_change] + [f for k in kernel.operands for f in below_change(k, below)]
 
 
+def operator_of(kernel: Kernel) -> str:
+    """The grammar's name of an operator node ("+", "*", "CP", "CW")."""
+    return _binary(kernel)[0]
+
+
 def _binary(kernel: Kernel) -> tuple[str, Kernel, Kernel]:
     """The node's operator and its two children; a flat sum or product of more terms as the
     left-nested chain."""

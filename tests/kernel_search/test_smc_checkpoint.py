@@ -74,3 +74,22 @@ def test_a_checkpoint_with_a_value_the_sampler_cannot_write_is_refused(tmp_path)
     )
     with pytest.raises(InputError, match="damaged.*4 particles"):
         load_sampler(path, SETTINGS, 3, X, Y)
+
+
+@pytest.mark.parametrize("scales", [[0.05, 0.05, 0.05], [0.05, 0.05, 0.05, 0.0]])
+def test_a_checkpoint_without_a_positive_step_for_each_particle_is_refused(
+    tmp_path, scales
+) -> None:
+    """Each particle's parameter step is part of the state a resumed run goes on from."""
+    path = tmp_path / "state.json"
+    with pytest.raises(Stop):
+        smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(1))
+    doc = json.loads(path.read_text())
+    assert len(doc["step_scales"]) == 4 and all(s > 0 for s in doc["step_scales"])
+    doc["step_scales"] = scales
+    content = {k: v for k, v in doc.items() if k not in ("format", "checksum")}
+    path.write_text(
+        json.dumps({"format": doc["format"], "checksum": content_checksum(content), **content})
+    )
+    with pytest.raises(InputError, match="damaged.*step_scales"):
+        load_sampler(path, SETTINGS, 3, X, Y)
