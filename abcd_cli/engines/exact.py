@@ -84,7 +84,7 @@ def nll_and_grad(
             if level is not None:
                 W -= np.outer(level.v, level.v / level.a)
             grad = 0.5 * contract(W)
-    except (LinAlgError, ValueError, FloatingPointError):
+    except (LinAlgError, ValueError, ArithmeticError):  # ArithmeticError: 1/ℓ² at ℓ = 0 too
         return FAILED_NLL, np.zeros(len(theta))
     if not (math.isfinite(nll) and np.all(np.isfinite(grad))):
         return FAILED_NLL, np.zeros(len(theta))
@@ -105,7 +105,7 @@ def negative_log_likelihood(
             r, level = residual_and_level(L, y, constant_mean)
             z = forward(L, r)  # rᵀK⁻¹r = zᵀz
             nll = _nll(float(z @ z), L, level)
-    except (LinAlgError, ValueError):
+    except (LinAlgError, ValueError, ArithmeticError):
         return FAILED_NLL
     return nll if math.isfinite(nll) else FAILED_NLL
 

@@ -74,7 +74,7 @@ def minimise(
                 bounds=bounds,
                 options=options,
             )
-    except (ValueError, LinAlgError, FloatingPointError, OverflowError):
+    except (ValueError, LinAlgError, ArithmeticError):
         return theta, FAILED_NLL, 0
     nll = float(res.fun)
     return res.x, (nll if math.isfinite(nll) else FAILED_NLL), int(res.nfev)

@@ -67,6 +67,15 @@ def test_failure_is_a_value_not_an_exception():
     assert nll == FAILED_NLL and np.all(grad == 0)
 
 
+def test_a_periodic_lengthscale_of_zero_is_a_failed_value_not_an_exception():
+    """1/ℓ² at ℓ = 0 (or one that squares to 0) raised ZeroDivisionError out of the engine."""
+    for ell in (0.0, 1e-200):
+        k = parse_kernel(f"Per(lengthscale={ell}, period=2.0, sd=1.0) + WN(sd=0.2)")
+        assert negative_log_likelihood(k, X, Y) == FAILED_NLL
+        nll, grad = nll_and_grad(k.theta(), k, X, Y)
+        assert nll == FAILED_NLL and np.all(grad == 0)
+
+
 @pytest.mark.parametrize("draw", range(4))
 def test_fit_finds_the_generating_period(draw):
     """From random starts, the fit reaches the optimum found from the true values."""
