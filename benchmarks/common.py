@@ -1,5 +1,6 @@
 """What every benchmark group shares: the project's paths, the recorded command line, the
-machine line and the load average, and writing a benchmark's Markdown."""
+machine line and the load average, the best of repeated timings, and writing a benchmark's
+Markdown."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import os
 import platform
 import shlex
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from abcd_cli.files import write_output
@@ -52,3 +54,18 @@ def publish(text: str, out: Path | None) -> None:
 def comma_integers(text: str) -> list[int]:
     """An option's comma-separated whole numbers ("200,300,500"), in the order given."""
     return [int(v) for v in text.split(",") if v]
+
+
+def timed_best(f: Callable[[], object], repeats: int) -> tuple[float, object]:
+    """(the shortest of ``repeats`` wall-clock times of f() in seconds, the last result)."""
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def best_time(f: Callable[[], object], repeats: int) -> float:
+    """The shortest of ``repeats`` wall-clock times of f() in seconds."""
+    return timed_best(f, repeats)[0]

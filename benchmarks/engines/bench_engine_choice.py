@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +31,7 @@ from abcd_cli.kernel_search.engine_choice import default_inducing
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import load_average, publish, python_command
+from benchmarks.common import best_time, load_average, publish, python_command
 
 #: A kernel like those a search reaches after a few levels (ten parameters), x in days.
 KERNEL = parse_kernel(
@@ -49,15 +47,6 @@ def hourly_series(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     x = np.arange(n) / 24.0
     y = 0.01 * x + np.sin(2 * np.pi * x / 30.0) + 0.7 * np.sin(2 * np.pi * x)
     return x[:, None], y + 0.3 * rng.standard_normal(n)
-
-
-def best_time(f: Callable[[], object], repeats: int) -> float:
-    best = math.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 Row = tuple[int, int, float | None, float, float]

@@ -19,8 +19,7 @@ import argparse
 import contextlib
 import functools
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,7 @@ from abcd_cli.engines.grid import grid_matvec, grid_plan
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.files import write_output
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import load_average, machine_line, python_command
+from benchmarks.common import best_time, load_average, machine_line, python_command
 from benchmarks.long_series.synthetic import hourly_series
 
 YEAR_HOURS = 24 * 365.2425
@@ -43,16 +42,6 @@ KERNEL = (
     f" * (Per(lengthscale=0.8, period={DAY}, sd=0.6) * SE(lengthscale=0.02, sd=1.0)"
     " + SE(lengthscale=0.01, sd=0.5)), WN(sd=0.3), location=0.5, width=0.4, steepness=1.0)"
 )
-
-
-def best_time(f: Callable[[], object], repeats: int) -> float:
-    """The shortest of ``repeats`` wall-clock times of f()."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 @contextlib.contextmanager

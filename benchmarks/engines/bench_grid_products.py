@@ -15,7 +15,6 @@ blocks are timed up to ``--rows-up-to`` points. Run from the project folder::
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,7 @@ import abcd_cli.engines.sparse_upper as sparse_upper
 from abcd_cli.engines.sparse_upper import kernel_matvec
 from abcd_cli.files import write_output
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import load_average, python_command
+from benchmarks.common import best_time, load_average, python_command
 
 #: The hourly-10k search's structure with illustrative values (x in years).
 KERNEL = (
@@ -34,15 +33,6 @@ KERNEL = (
     " + Per(lengthscale=0.8, period=0.0192, sd=0.5)"
 )
 HOUR = 1.0 / (24 * 365.2425)
-
-
-def best_time(f, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def measure(n: int, rows: bool, repeats: int) -> dict[str, float | None]:

@@ -17,8 +17,6 @@ Run from the project folder::
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +27,7 @@ from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.engines.levinson import grid_exact_nll
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import comma_integers, machine_line, publish, python_command
+from benchmarks.common import comma_integers, machine_line, publish, python_command, timed_best
 
 HOUR = 1.0 / (24 * 365.2425)
 DAY = 24 * HOUR
@@ -47,16 +45,6 @@ KERNELS = {
 NOISES = (0.3, 0.03, 0.01)
 
 
-def best_time(f: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """(the shortest of ``repeats`` runs in seconds, the last result)."""
-    times, out = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - start)
-    return min(times), out
-
-
 def data(n: int, noise: float) -> tuple[np.ndarray, np.ndarray]:
     """n hourly points (x in years) and a daily and a weekly sinusoid plus noise."""
     rng = np.random.default_rng(0)
@@ -72,7 +60,7 @@ def skc_interval(kernel_text: str, X: np.ndarray, y: np.ndarray) -> tuple[float,
     sparse.grid_exact_nll = lambda *args: None
     try:
         engine = SparseEngine.for_series(y.size, None, 0)
-        seconds, bounds = best_time(lambda: engine.score(parse_kernel(kernel_text), X, y, True), 1)
+        seconds, bounds = timed_best(lambda: engine.score(parse_kernel(kernel_text), X, y, True), 1)
     finally:
         sparse.grid_exact_nll = saved
     return seconds, bounds.width, engine.m  # type: ignore[attr-defined]
@@ -82,8 +70,8 @@ def row(name: str, noise: float, n: int, repeats: int, with_skc: bool) -> str:
     text = KERNELS[name].format(noise=noise)
     kernel = parse_kernel(text)
     X, y = data(n, noise)
-    lev_s, lev = best_time(lambda: grid_exact_nll(kernel, X, y, True), repeats)
-    chol_s, chol = best_time(lambda: negative_log_likelihood(kernel, X, y, True), repeats)
+    lev_s, lev = timed_best(lambda: grid_exact_nll(kernel, X, y, True), repeats)
+    chol_s, chol = timed_best(lambda: negative_log_likelihood(kernel, X, y, True), repeats)
     rel = abs(lev - chol) / abs(chol)  # type: ignore[operator]
     skc = "—"
     if with_skc:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import load_average, publish, python_command
+from benchmarks.common import best_time, load_average, publish, python_command
 
 KERNEL = parse_kernel(
     "SE(lengthscale=10.0, sd=1.0) + SE(lengthscale=20.0, sd=1.0)"
@@ -42,15 +41,6 @@ def hourly_series(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     slow = np.sin(2 * np.pi * x / 30.0) + 0.5 * np.sin(2 * np.pi * x / 11.0)
     daily = (0.7 + 0.3 * np.sin(2 * np.pi * x / 45.0)) * np.sin(2 * np.pi * x)
     return x[:, None], slow + daily + 0.3 * rng.standard_normal(n)
-
-
-def best_time(f: Callable[[], object], repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def timing_rows(repeats: int) -> list[str]:

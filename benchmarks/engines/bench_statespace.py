@@ -38,8 +38,7 @@ from abcd_cli.engines.statespace.forms import NoStateSpaceForm, Orders, state_sp
 from abcd_cli.engines.statespace.gradient import nll_and_grad as kalman
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.common import load_average, publish, python_command
-from benchmarks.engines.bench_engine_choice import best_time
+from benchmarks.common import best_time, load_average, publish, python_command
 
 #: Kernels a search meets, x in days: a trend and a smooth part; with a daily cycle; with two
 #: trends modulating a cycle and a smooth part; a cycle modulated by an SE (a Kronecker state).
