@@ -75,6 +75,10 @@ def cycles_seen(f: Finding, dec: Decomposition) -> float | None:
 #: The tier of a cycle probable enough to be a fact or likely, but seen fewer than
 #: ``MIN_CYCLES`` times: stated apart, with the count.
 FEW_CYCLES = "too few cycles"
+#: The tier of a finding probable enough to be a fact or likely that the data cannot back (a
+#: change outside the data, a weak cycle): stated apart, so that no "possible" sentence
+#: carries a probability of 1.00.
+NOT_ESTABLISHED = "not established"
 
 
 def outside_data(f: Finding, dec: Decomposition) -> bool:
@@ -107,10 +111,11 @@ def tier(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> 
     """How the summary words a finding: ``wording`` of its probability; a fact or a likely
     finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``; a change
     outside the data, or a cycle in ``weak`` (``weak_findings``), is at most possible,
-    whatever its probability."""
+    whatever its probability (``NOT_ESTABLISHED`` when that probability would make it a fact or
+    likely)."""
     told = wording(f.probability)
     if told is not None and (outside_data(f, dec) or id(f) in (weak or {})):
-        return "uncertain"
+        return NOT_ESTABLISHED if told in ("fact", "likely") else "uncertain"
     cycles = cycles_seen(f, dec)
     if told in ("fact", "likely") and cycles is not None and cycles < MIN_CYCLES:
         return FEW_CYCLES
@@ -290,7 +295,13 @@ def certainty_summary(
     and the uncertain findings as two sentences; ``weak`` as for ``weak_findings``."""
     weighed = sum(1 for s in facts.structures if s.weight > 0)
     top = facts.structures[0]
-    tiers: dict[str, list[str]] = {"fact": [], FEW_CYCLES: [], "likely": [], "uncertain": []}
+    tiers: dict[str, list[str]] = {
+        "fact": [],
+        FEW_CYCLES: [],
+        "likely": [],
+        NOT_ESTABLISHED: [],
+        "uncertain": [],
+    }
     weak_ones = weak_findings(facts, dec, weak)
     for f in stated(facts):
         tiers[tier(f, dec, weak_ones)].append(  # type: ignore[index]
@@ -323,9 +334,16 @@ def certainty_summary(
         if tiers["likely"]
         else ""
     )
-    uncertain = (
+    unbacked = (
+        "Held by most of the weight, but not established by the data:"
+        f" {join_words(tiers[NOT_ESTABLISHED])}."
+        if tiers[NOT_ESTABLISHED]
+        else ""
+    )
+    possible = (
         f"Possible, but uncertain: {join_words(tiers['uncertain'])}." if tiers["uncertain"] else ""
     )
+    uncertain = " ".join(s for s in (unbacked, possible) if s)
     structure = (
         f"The components below are those of the most probable structure (weight"
         f" {probability_text(top.weight)}); each is tagged with the probability of what it"

@@ -13,6 +13,7 @@ from abcd_cli.reporting.certainty import (
     FACT,
     FLOOR,
     LIKELY,
+    NOT_ESTABLISHED,
     finding_detail,
     finding_phrase,
     probability_range,
@@ -71,7 +72,10 @@ def test_a_change_before_the_data_begin_is_said_so_and_not_stated_as_a_fact(dec)
     finding = Finding(change, 0.9, 0.97)
     assert finding_phrase(finding, dec) == "a change before the data begin"
     assert "1999" not in finding_detail(finding, dec)
-    assert tier(finding, dec) == "uncertain"
+    assert tier(finding, dec) == NOT_ESTABLISHED
+    weak = Feature("change", (0,), 0.3, value=1999.0, interval=(1998.5, 1999.6))
+    weak_change = Finding(weak, 0.2, 0.4)  # at 0.3 it is only possible wherever it lies
+    assert tier(weak_change, dec) == "uncertain"
 
 
 def test_a_change_within_the_data_keeps_its_time(dec) -> None:

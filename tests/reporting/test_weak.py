@@ -13,6 +13,7 @@ from abcd_cli.decompose.facts import Axis
 from abcd_cli.engines.exact import negative_log_likelihood
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model, posterior_of
+from abcd_cli.reporting.certainty import NOT_ESTABLISHED
 from abcd_cli.reporting.context import build_context
 from abcd_cli.reporting.weak import weak_cycle_reason
 from tests.reporting.test_posterior_report import _structure
@@ -87,9 +88,12 @@ def test_a_weak_cycle_held_by_every_structure_is_not_a_fact(equal_peaks) -> None
     context = build_context(dec, "Output", "output.csv", doc, figures=False, record=record)
     (cycle,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "periodic"]
     assert cycle["probability"] == pytest.approx(1.0)
-    assert cycle["wording"] == "uncertain" and "only possible" in cycle["text"]
+    assert cycle["wording"] == NOT_ESTABLISHED and "only possible" in cycle["text"]
     assert not any("2.6 years" in fact for fact in context["summary"]["facts"])
-    assert "2.6 years" in context["summary"]["uncertain"]
+    # not under "Possible, but uncertain" with its 1.00: that sentence and its number disagreed
+    held, *possible = context["summary"]["uncertain"].split("Possible, but uncertain:")
+    assert held.startswith("Held by most of the weight, but not established by the data:")
+    assert "2.6 years" in held and not any("2.6 years" in p for p in possible)
 
 
 def test_a_weak_cycle_is_headed_as_possible_as_its_bullet_is(equal_peaks) -> None:
