@@ -66,6 +66,7 @@ class PosteriorFacts:
     draws: int  # parameter draws per structure
     prior: str  # the prior over structures, in words
     searches: int = 1  # the searches (seeds) whose structures were weighed together
+    sampler: tuple[int, int] | None = None  # method "smc": (particles, data steps)
 
 
 def probability_range(weights: np.ndarray, shares: np.ndarray, nats: float) -> tuple[float, float]:
@@ -115,7 +116,15 @@ def posterior_facts(
         StructureRow(sc.kernel_out(s.kernel), float(w), s.bic, s.log_evidence, s.failure)
         for s, w in zip(posterior.structures, posterior.weights, strict=True)
     ]
-    return PosteriorFacts(rows, findings, posterior.draws, posterior.prior, searches_of(search))
+    settings = search.get("settings", {})
+    sampler = (
+        (int(settings["particles"]), int(settings["data_steps"]))
+        if settings.get("method") == "smc"
+        else None
+    )
+    return PosteriorFacts(
+        rows, findings, posterior.draws, posterior.prior, searches_of(search), sampler
+    )
 
 
 def _lead_period(kernel: Kernel) -> tuple[int, float] | None:

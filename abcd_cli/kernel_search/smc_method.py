@@ -45,8 +45,11 @@ from abcd_cli.kernel_search.smc_checkpoint import load_sampler, save_sampler
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import Kernel
 
-#: The prior over structures the record names.
-PRIOR = "the sampler's probabilistic grammar (structure_prior)"
+#: The prior over structures the record names, in a reader's words (``structure_prior``).
+PRIOR = (
+    "a grammar that builds each structure at random from the base kernels, sums, products and"
+    " changes, larger structures and changes inside changes being less likely"
+)
 
 
 def search(

@@ -308,7 +308,9 @@ def certainty_summary(
             f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})"
         )
     found = (
-        f"The search weighed {number_word(weighed)} structures"
+        f"The sampler's particles hold {number_word(weighed)} structures, weighed"
+        if facts.sampler is not None
+        else f"The search weighed {number_word(weighed)} structures"
         if facts.searches == 1
         else f"The structures of {number_word(facts.searches)} searches with different seeds,"
         f" {number_word(weighed)} in all, were weighed together"
@@ -405,6 +407,25 @@ def findings_json(
     return out
 
 
+def _sampler_text(facts: PosteriorFacts, count: str) -> list[str]:
+    """How the sampler's posterior was made and what its probabilities mean (method "smc": no
+    pool, no BIC, no Laplace evidence; its weights are the particles')."""
+    particles, steps = facts.sampler  # type: ignore[misc]
+    return [
+        f"The sampler (sequential Monte Carlo) moved {particles} particles, each a structure with"
+        f" its parameters, through the data added in {steps} steps, changing their structures"
+        " and parameters at each step; each particle is weighted by how well it predicted the"
+        " data added. A structure's weight is the summed weight of the particles that hold it:"
+        f" {count} structures hold weight. The prior over structures is {facts.prior}.",
+        "A finding's probability is the summed weight of the particles whose structure holds it."
+        f" With {particles} particles, one particle more or less holding a finding moves its"
+        f" probability by about {format_number(1.0 / particles, decimals=2)}, and a run with"
+        " another seed can differ by more; the range beside each probability is where it would"
+        " lie if each structure's weight were off by a factor of e in the direction that moves"
+        " it most.",
+    ]
+
+
 def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
     """The page on the posterior: what it is, the most probable structures with their weights,
     every finding with its probability and how far that moves if each structure's evidence is
@@ -420,16 +441,20 @@ def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
         f" their structures of lowest BIC, and the {count} distinct ones among them were weighed"
         " together, each"
     )
-    text = [
-        f"{weighed} by its evidence, p(y | structure), from a Laplace approximation at its"
-        f" fitted parameters, with {number_word(facts.draws)} draws of its parameters from a"
-        " Markov chain. A structure's weight is its evidence over the sum of all of theirs;"
-        f" the prior over structures is {facts.prior}.",
-        "A finding's probability is the summed weight of the draws whose structure holds it."
-        " The Laplace evidence may be off by about a nat against more exact estimates; the"
-        " range beside each probability is where it would lie if every structure's evidence"
-        " were off by up to one nat in the direction that moves it most.",
-    ]
+    text = (
+        _sampler_text(facts, count)
+        if facts.sampler is not None
+        else [
+            f"{weighed} by its evidence, p(y | structure), from a Laplace approximation at its"
+            f" fitted parameters, with {number_word(facts.draws)} draws of its parameters from a"
+            " Markov chain. A structure's weight is its evidence over the sum of all of theirs;"
+            f" the prior over structures is {facts.prior}.",
+            "A finding's probability is the summed weight of the draws whose structure holds it."
+            " The Laplace evidence may be off by about a nat against more exact estimates; the"
+            " range beside each probability is where it would lie if every structure's evidence"
+            " were off by up to one nat in the direction that moves it most.",
+        ]
+    )
     if failed:
         text.append(
             f"{capitalise(number_word(failed))} structure{'s' if failed > 1 else ''} could not"

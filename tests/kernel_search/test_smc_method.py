@@ -97,3 +97,15 @@ def test_the_samplers_particles_go_through_report_predict_model_file_and_update(
 def test_one_seed_gives_one_sample(sampled):
     again = abcd_cli.search(x=X, y=Y, method="smc", parameter_moves=2, **TINY)
     assert again.to_dict()["posterior"] == sampled.to_dict()["posterior"]
+
+
+def test_the_samplers_report_says_how_the_sampler_weighed_not_the_pools_words(sampled):
+    """The posterior page of a sampler's report read 'The search kept the nine structures of
+    lowest BIC and weighed each by its evidence ... from a Laplace approximation', which is
+    how the pool is weighed, not the sampler."""
+    report = abcd_cli.report(sampled)
+    page = " ".join(report["posterior"]["text"])
+    assert "Laplace" not in page and "lowest BIC" not in page
+    assert page.startswith(f"The sampler (sequential Monte Carlo) moved {TINY['particles']}")
+    assert f"added in {TINY['data_steps']} steps" in page
+    assert report["summary"]["certainty"].startswith("The sampler's particles hold")
