@@ -5,8 +5,9 @@ The file is a search checkpoint as ``checkpoint`` writes them: its header, the c
 rest, the series' fingerprint and the settings, written atomically; a file made for other data or
 settings, changed since, or holding values the sampler cannot have written is refused with the
 same messages. It holds both halves' states (``smc_halves``), each as ``smc.SMCState`` has it,
-after the same data step. Each particle is kept as its structure's text and its parameters' values (JSON
-numbers read back exactly), so a resumed run goes on from exactly the state it left.
+after the same data step. Each particle is kept as its structure's text and its parameters'
+values (JSON numbers read back exactly), so a resumed run goes on from exactly the state it
+left.
 """
 
 from __future__ import annotations

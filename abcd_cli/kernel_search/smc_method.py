@@ -7,12 +7,12 @@ settings' ``particles``, ``data_steps``, ``first_points``, ``structure_moves`` a
 It runs as two independent halves (``smc_halves``), each of half the particles from its own
 seeds; the result is their union, each half weighing one half, and how far they disagree
 (``agreement``) is part of the record (``StructurePosterior.halves``), which the search notes
-state and the model file keeps. The union's weighted particles are grouped by their tree (the same structure written the same way,
-so that their parameter vectors line up): each group is one ``Weighed`` structure whose draws
-are its particles' parameters with their own weights (``Weighed.draw_weights``); its weight
-is the sum of theirs, and it has no BIC and no evidence of its own (the sampler estimates the
-evidence of the whole run only). The result's model is the particle of largest weight in the
-most probable structure, scored on all the data.
+state and the model file keeps. The union's weighted particles are grouped by their tree (the
+same structure written the same way, so that their parameter vectors line up): each group is
+one ``Weighed`` structure whose draws are its particles' parameters with their own weights
+(``Weighed.draw_weights``); its weight is the sum of theirs, and it has no BIC and no evidence
+of its own (the sampler estimates the evidence of the whole run only). The result's model is
+the particle of largest weight in the most probable structure, scored on all the data.
 
 Each particle's moves in a data step are one task on the executor the search gets (``smc``).
 With a checkpoint, the sampler's state is saved after every data step (``smc_checkpoint``) and
@@ -36,8 +36,8 @@ import numpy as np
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import InputError, RunError
-from abcd_cli.kernel_search.candidate import Candidate, FitTask
 from abcd_cli.kernel_search.agreement import agreement
+from abcd_cli.kernel_search.candidate import Candidate, FitTask
 from abcd_cli.kernel_search.checkpoint import checkpoint_paths
 from abcd_cli.kernel_search.events import Events, SearchEvent
 from abcd_cli.kernel_search.evidence import log_likelihood

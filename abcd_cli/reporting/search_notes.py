@@ -1,9 +1,9 @@
 """The notes on how a search went, in words: the subset its candidates were optimised on, what
 its scores are when the engine bounds them, of several seeds' searches whose model it kept, the
 posterior's most probable structure beside the lowest BIC, how far the sampler's two
-independent halves disagree, and why it stopped before its depth. They go into the model file (``notes``, ``stopped_early``),
-the command line's ``note:`` lines and the report's appendix. The search records the facts
-(``kernel_search.records.SearchResult``).
+independent halves disagree, and why it stopped before its depth. They go into the model file
+(``notes``, ``stopped_early``), the command line's ``note:`` lines and the report's appendix.
+The search records the facts (``kernel_search.records.SearchResult``).
 """
 
 from __future__ import annotations
