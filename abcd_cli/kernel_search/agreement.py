@@ -83,8 +83,9 @@ def kinds_of(kernel: Kernel) -> frozenset[tuple[str, tuple[int, ...]]]:
 @dataclass(frozen=True)
 class HalvesAgreement:
     """Two halves' particle counts, the TV between their posteriors by structure and by the
-    kinds of findings, their log evidence estimates (−inf: a half whose particles all failed)
-    and most probable structures (written with the data's input names)."""
+    kinds of findings, their log evidence estimates (−inf: a half whose particles all failed;
+    in user units, as ``Weighed.log_evidence``, when the method gives them) and most probable
+    structures (written with the data's input names)."""
 
     particles: tuple[int, int]
     structures_tv: float

@@ -95,7 +95,10 @@ def search(
             emit(step_event(done, sampler, elapsed))
 
     halves = sampler.run(executor, state, on_step)
-    record = replace(particle_record(union(*halves)), halves=agreement(*halves, names=data.x_names))
+    found = agreement(*halves, names=data.x_names)
+    user = tuple(-data.scaling.nll_out(-v, data.n) for v in found.log_evidence)  # user units
+    found = replace(found, log_evidence=(user[0], user[1]))
+    record = replace(particle_record(union(*halves)), halves=found)
     best = record.best.kernel
     log_l = log_likelihood(engine, best, data.X, data.Y, data.constant_mean)
     if not np.isfinite(log_l):
