@@ -56,3 +56,34 @@ def test_the_record_goes_through_json_and_keeps_a_failed_halfs_evidence() -> Non
     assert json.loads(text)["log_evidence"] == [-3.0, None]
     assert HalvesAgreement.from_dict(json.loads(text)) == record
     assert record.evidence_gap == math.inf
+
+
+def test_the_same_halves_give_the_same_numbers_whatever_the_hash_seed() -> None:
+    """Before: the classes were summed in a set's order, which follows the strings' hash seed,
+    so one seed's run could state 1.0 in one process and 0.9999999999999999 in another."""
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import numpy as np\n"
+        "from abcd_cli.kernel_search.agreement import agreement\n"
+        "from abcd_cli.kernel_search.smc import Particles\n"
+        "from abcd_cli.kernels.text import parse_kernel\n"
+        "texts = [f'SE(lengthscale={i + 1}.0, sd=1.0)' + ' * SE(lengthscale=1.0, sd=1.0)' * i"
+        " + ' + WN(sd=0.1)' for i in range(9)]\n"
+        "kernels = [parse_kernel(t) for t in texts]\n"
+        "w = np.array([0.13, 0.07, 0.21, 0.011, 0.17, 0.093, 0.031, 0.2, 0.095])\n"
+        "v = np.roll(w, 4)\n"
+        "found = agreement(Particles(kernels, w / w.sum(), 0.0, 0.0),"
+        " Particles(kernels, v / v.sum(), 0.0, 0.0))\n"
+        "print(repr(found.structures_tv), repr(found.kinds_tv))\n"
+    )
+    outputs = set()
+    for hash_seed in range(6):
+        env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
+        ran = subprocess.run(
+            [sys.executable, "-c", program], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.add(ran.stdout)
+    assert len(outputs) == 1, outputs
