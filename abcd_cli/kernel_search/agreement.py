@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from abcd_cli.decompose.features import model_features
+from abcd_cli.kernel_search.evidence import normalised
 from abcd_cli.kernels import Kernel
 from abcd_cli.schema import List, Nullable, Number, Obj, Text, Whole
 
@@ -100,6 +101,12 @@ class HalvesAgreement:
         """|log Ẑ₁ − log Ẑ₂| in nats (inf when either is not finite)."""
         a, b = self.log_evidence
         return abs(a - b) if math.isfinite(a) and math.isfinite(b) else math.inf
+
+    @property
+    def shares(self) -> tuple[float, float]:
+        """Each half's share of the union's weight, Ẑ_h / (Ẑ₀ + Ẑ₁) (``smc_halves.union``)."""
+        a, b = normalised(np.array(self.log_evidence))
+        return float(a), float(b)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -5,7 +5,8 @@ The sampler runs on the series in the search's internal units (``SearchData``), 
 settings' ``particles``, ``data_steps``, ``first_points``, ``structure_moves`` and
 ``parameter_moves`` (``SMCSettings.of``), its random numbers from the settings' seed alone.
 It runs as two independent halves (``smc_halves``), each of half the particles from its own
-seeds; the result is their union, each half weighing one half, and how far they disagree
+seeds; the result is their union, each half weighed by its evidence estimate, and how far they
+disagree
 (``agreement``) is part of the record (``StructurePosterior.halves``), which the search notes
 state and the model file keeps. The union's weighted particles are grouped by their tree (the
 same structure written the same way, so that their parameter vectors line up): each group is

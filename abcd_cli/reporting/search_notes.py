@@ -217,12 +217,13 @@ def _halves_notes(result: SearchResult) -> list[str]:
         " moves would bring the halves closer"
     )
     sizes = " and ".join(str(n) for n in halves.particles)
+    shares = halves.shares
     return [
         f"two independent halves of the sampler ({sizes} particles, each from its own seeds)"
         f" {on}; their structure posteriors differ by a total variation of"
         f" {halves.structures_tv:.2f} ({settled}), the kinds of findings they state by"
         f" {halves.kinds_tv:.2f}, and {evidence}; the posterior is their union, each half"
-        " weighing one half"
+        f" weighed by its evidence estimate ({shares[0]:.2f} and {shares[1]:.2f})"
     ]
 
 

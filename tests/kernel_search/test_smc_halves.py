@@ -11,7 +11,13 @@ from abcd_cli.data.summary import InputSummaries
 from abcd_cli.engines import get_engine
 from abcd_cli.execution.pool import ResilientPool
 from abcd_cli.kernel_search.smc import Particles, Sampler, SMCSettings
-from abcd_cli.kernel_search.smc_halves import Halves, half_seeds, half_sizes, union
+from abcd_cli.kernel_search.smc_halves import (
+    Halves,
+    half_seeds,
+    half_shares,
+    half_sizes,
+    union,
+)
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels.text import parse_kernel
 
@@ -71,17 +77,21 @@ def test_one_seed_gives_one_result_serially_and_on_a_two_worker_pool() -> None:
     assert not _same(*serial)  # the halves are not one run twice
 
 
-def test_the_union_gives_each_half_half_the_weight() -> None:
+def test_the_union_weighs_each_half_by_its_evidence_estimate() -> None:
     a = parse_kernel("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.1)")
     b = parse_kernel("Per(lengthscale=1.0, period=2.0, sd=1.0) + WN(sd=0.1)")
     first = Particles([a, b], np.array([0.25, 0.75]), -10.0, 0.2)
-    second = Particles([b, a, a], np.array([0.5, 0.3, 0.2]), -12.0, 0.5)
-    whole = union(first, second)
-    np.testing.assert_allclose(whole.weights, [0.125, 0.375, 0.25, 0.15, 0.1])
+    second = Particles([b, a, a], np.array([0.5, 0.3, 0.2]), -10.0 - math.log(3.0), 0.5)
+    whole = union(first, second)  # Ẑ₀ = 3 Ẑ₁: shares ¾ and ¼
+    np.testing.assert_allclose(whole.weights, [0.1875, 0.5625, 0.125, 0.075, 0.05])
     assert whole.weights.sum() == pytest.approx(1.0)
     assert whole.kernels == [a, b, b, a, a]
-    assert whole.log_evidence == pytest.approx(math.log((math.exp(-10) + math.exp(-12)) / 2))
+    zeta = (math.exp(-10) + math.exp(-10) / 3) / 2
+    assert whole.log_evidence == pytest.approx(math.log(zeta))
     assert whole.structure_acceptance == pytest.approx((2 * 0.2 + 3 * 0.5) / 5)
+    assert half_shares(-5.0, -5.0) == (0.5, 0.5)
+    assert half_shares(-math.inf, -math.inf) == (0.5, 0.5)  # every particle failed in both
+    assert half_shares(-5.0, -math.inf) == (1.0, 0.0)
 
 
 def test_a_runs_union_has_weights_summing_to_one() -> None:
@@ -89,4 +99,5 @@ def test_a_runs_union_has_weights_summing_to_one() -> None:
     whole = union(*halves)
     assert len(whole.kernels) == SETTINGS.particles
     assert whole.weights.sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(whole.weights[:3].sum(), 0.5)
+    share = half_shares(halves[0].log_evidence, halves[1].log_evidence)[0]
+    np.testing.assert_allclose(whole.weights[:3].sum(), share)

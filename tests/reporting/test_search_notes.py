@@ -130,7 +130,7 @@ def test_the_samplers_halves_and_their_disagreement_are_stated(result: SearchRes
         " agree on the most probable structure, SE + WN; their structure posteriors differ by a"
         " total variation of 0.12 (within 0.2), the kinds of findings they state by 0.05, and"
         " their log evidence estimates by 1.3 nats (-120.4 and -121.7); the posterior is their"
-        " union, each half weighing one half"
+        " union, each half weighed by its evidence estimate (0.78 and 0.22)"
     )
     apart = HalvesAgreement((8, 7), 0.64, 0.3, (-1.0, float("-inf")), ("SE + WN", "Per + WN"))
     text = noted(apart)
@@ -138,4 +138,5 @@ def test_the_samplers_halves_and_their_disagreement_are_stated(result: SearchRes
     assert "disagree on the most probable structure (SE + WN in one, Per + WN in the other)" in text
     assert "total variation of 0.64 (more than 0.2: the sampler has not settled" in text
     assert "one half has no evidence estimate (its particles all failed)" in text
+    assert text.endswith("weighed by its evidence estimate (1.00 and 0.00)")
     assert not any("halves" in n for n in search_notes(result))  # greedy's notes as before
