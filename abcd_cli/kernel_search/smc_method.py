@@ -6,13 +6,13 @@ settings' ``particles``, ``data_steps``, ``first_points``, ``structure_moves`` a
 ``parameter_moves`` (``SMCSettings.of``), its random numbers from the settings' seed alone.
 It runs as two independent halves (``smc_halves``), each of half the particles from its own
 seeds; the result is their union, each half weighed by its evidence estimate, and how far they
-disagree
-(``agreement``) is part of the record (``StructurePosterior.halves``), which the search notes
-state and the model file keeps. The union's weighted particles are grouped by their tree (the
-same structure written the same way, so that their parameter vectors line up): each group is
-one ``Weighed`` structure whose draws are its particles' parameters with their own weights
-(``Weighed.draw_weights``); its weight is the sum of theirs, and it has no BIC and no evidence
-of its own (the sampler estimates the evidence of the whole run only). The result's model is
+disagree (``agreement``; its log evidence estimates in user units) is part of the record
+(``StructurePosterior.halves``), which the search notes state and the model file keeps. The
+union's weighted particles are grouped by their tree (the same structure written the same way,
+so that their parameter vectors line up): each group is one ``Weighed`` structure whose draws
+are its particles' parameters with their own weights (``Weighed.draw_weights``); its weight is
+the sum of theirs, and it has no BIC and no evidence of its own (the sampler estimates the
+evidence of the whole run only). The result's model is
 the particle of largest weight in the most probable structure, scored on all the data.
 
 Each particle's moves in a data step are one task on the executor the search gets (``smc``).
