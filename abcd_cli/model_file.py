@@ -22,6 +22,7 @@ from abcd_cli.data.checks import MAX_MAGNITUDE, MIN_MAGNITUDE
 from abcd_cli.data.series import X_KINDS
 from abcd_cli.engines import engine_choices, engine_class, engine_names
 from abcd_cli.errors import InputError
+from abcd_cli.kernel_search.agreement import HALVES_SCHEMA
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import REGISTRY
 from abcd_cli.kernel_search.settings import MAX_DRAWS, PRIOR_MEANS, TABLE_SEARCHES
@@ -204,6 +205,7 @@ POSTERIOR = Obj(
         "features": List(
             Obj(required={"kind": Text(), "probability": Number(min=0, max=1 + 1e-9)})
         ),
+        "halves": HALVES_SCHEMA,  # the sampler's two halves' disagreement (--method smc)
     },
 )
 #: How far, relative to its size, a model's BIC may lie from the one its likelihood gives.
@@ -364,6 +366,9 @@ def _check_posterior(posterior: dict[str, Any], chosen: str, width: int, where: 
     total = sum(weights)
     if abs(total - 1.0) > WEIGHT_SUM_TOLERANCE:
         refuse(where, "posterior.structures", f"must have weights summing to one, not {total!r}")
+    halves = posterior.get("halves")  # kinds group structures: their TV cannot be larger
+    if halves and halves["kinds_tv"] > halves["structures_tv"] + WEIGHT_SUM_TOLERANCE:
+        refuse(where, "posterior.halves.kinds_tv", "must be at most structures_tv")
 
 
 def _width(model: dict[str, Any], where: str) -> int:

@@ -386,6 +386,54 @@ def test_a_posteriors_draws_and_weights_are_checked(folder: Path, case: str) -> 
     assert_refused(tampered(folder, _json(POSTERIOR_MODEL), change), message)
 
 
+@pytest.fixture(scope="module")
+def sampled_document(folder: Path) -> dict[str, Any]:
+    """A model file of the sampler (--method smc, 4 particles in two halves)."""
+    x = np.linspace(2000.0, 2005.0, 40)
+    y = np.sin(2 * np.pi * x) + 0.1 * np.cos(5 * x)
+    found = abcd_cli.search(
+        x=x, y=y, method="smc", particles=4, data_steps=2, first_points=20,
+        structure_moves=1, parameter_moves=1,
+    )  # fmt: skip
+    path = folder / "smc.json"
+    found.save(path)
+    return json.loads(path.read_text())
+
+
+HALVES_CASES = {
+    "a TV above 1": (
+        put("posterior", "halves", "structures_tv", value=1.5),
+        "posterior.halves.structures_tv must be a finite number from 0 to 1",
+    ),
+    "kinds further apart than structures": (
+        lambda doc: doc["posterior"]["halves"].update(structures_tv=0.1, kinds_tv=0.3),
+        "posterior.halves.kinds_tv must be at most structures_tv",
+    ),
+    "three log evidences": (
+        put("posterior", "halves", "log_evidence", value=[-1.0, -2.0, -3.0]),
+        "posterior.halves.log_evidence must be a list of 2 finite numbers or nulls, not a list"
+        " of 3 items",
+    ),
+    "no most probable structures": (
+        drop("posterior", "halves", "most_probable"),
+        "posterior.halves.most_probable is missing",
+    ),
+}
+
+
+def test_the_samplers_halves_are_kept_and_read_back(folder: Path, sampled_document) -> None:
+    halves = sampled_document["posterior"]["halves"]
+    assert halves["particles"] == [2, 2] and 0 <= halves["kinds_tv"] <= halves["structures_tv"]
+    path = tampered(folder, sampled_document, lambda doc: None)
+    assert read_model(path).posterior.halves.to_dict() == halves
+
+
+@pytest.mark.parametrize("case", list(HALVES_CASES))
+def test_a_malformed_halves_record_is_refused(folder: Path, sampled_document, case: str) -> None:
+    change, message = HALVES_CASES[case]
+    assert_refused(tampered(folder, sampled_document, change), message)
+
+
 def test_the_rows_of_several_inputs_have_the_scalings_width(folder: Path) -> None:
     doc = json.loads(SEVERAL_INPUTS.read_text())
     assert len(doc["data"]["x"][0]) == 10

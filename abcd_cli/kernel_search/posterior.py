@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from abcd_cli.kernel_search.agreement import HalvesAgreement
 from abcd_cli.kernel_search.evidence import normalised
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
@@ -196,7 +197,8 @@ def _float_or_none(value: object) -> float | None:
 @dataclass(frozen=True)
 class StructurePosterior:
     """The weighed structures, most probable first, and their weights (summing to one): the
-    result record of every method (see the module docstring)."""
+    result record of every method (see the module docstring). The sampler's also says how far
+    its two independent halves disagree (``halves``; None for the other methods)."""
 
     structures: list[Weighed]
     weights: np.ndarray
@@ -204,6 +206,7 @@ class StructurePosterior:
     prior: str = field(default="uniform over the pool", repr=False)
     #: how many of each structure's draws :meth:`particles` gives (None: all; ``HELD_DRAWS``)
     kept_draws: int | None = field(default=None, repr=False)
+    halves: HalvesAgreement | None = field(default=None, repr=False)
 
     @classmethod
     def single(cls, kernel: Kernel, bic: float | None) -> StructurePosterior:
@@ -264,6 +267,7 @@ class StructurePosterior:
                     yield (i, j), k, part
 
     def to_dict(self) -> dict[str, object]:
+        halves = {} if self.halves is None else {"halves": self.halves.to_dict()}
         return {
             "prior": {
                 "structures": self.prior,
@@ -275,6 +279,7 @@ class StructurePosterior:
                 {"weight": float(w), **s.to_dict()}
                 for s, w in zip(self.structures, self.weights, strict=True)
             ],
+            **halves,
         }
 
     @classmethod
@@ -282,11 +287,13 @@ class StructurePosterior:
         """The posterior written by :meth:`to_dict` (KeyError, TypeError or ValueError when
         it is not one)."""
         entries = list(d["structures"])
+        halves = d.get("halves")
         return cls(
             [Weighed.from_dict(e) for e in entries],
             np.array([float(e["weight"]) for e in entries]),
             int(d.get("draws", 0)),
             str(d.get("prior", {}).get("structures", "uniform over the pool")),
+            halves=None if halves is None else HalvesAgreement.from_dict(halves),
         )
 
 

@@ -267,6 +267,17 @@ def tuned_step(step: float, acceptance: float) -> float:
     return min(max(tuned, MIN_STEP), MAX_STEP)
 
 
+@dataclass(frozen=True)
+class Planned:
+    """A data step planned: the state it starts from, the particles' log weights after the
+    reweighting (and any resampling), the evidence estimate so far, and the moves' tasks."""
+
+    state: SMCState
+    log_w: np.ndarray
+    log_evidence: float
+    tasks: list[ParticleTask]
+
+
 class Sampler:
     """One run of the sampler on data (X, y) in the fitter's units, from ``seed``; see the
     module docstring."""
@@ -302,24 +313,35 @@ class Sampler:
             state = self.step(state, executor)
             if on_step:
                 on_step(state)
-        acceptance = state.accepted / max(state.proposed, 1)
-        return Particles(state.kernels, normalised(state.log_w), state.log_evidence, acceptance)
+        return particles_of(state)
 
     def _first_state(self, executor: Executor) -> SMCState:
         """The particles drawn from the prior (step 0), scored on the first step's rows."""
-        n = self.problem.settings.particles
+        return self.first_state(run_tasks(executor, self.first_tasks()))
+
+    def first_tasks(self) -> list[ParticleTask]:
+        """Step 0's tasks: each particle drawn from the prior, scored on the first rows."""
         empty = np.arange(0)
-        tasks = [self._task(None, 0.0, empty, self.steps[0], (0, p)) for p in range(n)]
-        moved = self._map(executor, tasks)
+        n = self.problem.settings.particles
+        return [self._task(None, 0.0, empty, self.steps[0], (0, p)) for p in range(n)]
+
+    def first_state(self, moved: list[Moved]) -> SMCState:
+        """The state after step 0 from its tasks' results (``first_tasks``)."""
         following = np.array([m.following for m in moved])
         pending = np.array([step_weight(0.0, m.following) for m in moved])
         kernels = [m.kernel for m in moved]
-        return SMCState(0, kernels, np.zeros(n), 0.0, following, pending)
+        return SMCState(0, kernels, np.zeros(len(moved)), 0.0, following, pending)
 
     def step(self, state: SMCState, executor: Executor) -> SMCState:
         """One data step: reweight by the new points' predictive density, resample when the
         effective sample size falls below half the particles (never at the last step, whose
         weights the result keeps), then move each particle."""
+        planned = self.plan(state)
+        return self.finish(planned, run_tasks(executor, planned.tasks))
+
+    def plan(self, state: SMCState) -> Planned:
+        """The next data step up to its moves: the reweighted (and perhaps resampled)
+        particles as tasks."""
         n, k = self.problem.settings.particles, state.done
         log_evidence = state.log_evidence + _log_mean_weight(state.log_w, state.pending)
         log_w = state.log_w + state.pending
@@ -341,13 +363,18 @@ class Sampler:
             )
             for p in range(n)
         ]
-        moved = self._map(executor, tasks)
+        return Planned(state, log_w, log_evidence, tasks)
+
+    @staticmethod
+    def finish(planned: Planned, moved: list[Moved]) -> SMCState:
+        """The state after a planned data step, from its tasks' results."""
+        state = planned.state
         return replace(
             state,
-            done=k + 1,
+            done=state.done + 1,
             kernels=[m.kernel for m in moved],
-            log_w=log_w,
-            log_evidence=log_evidence,
+            log_w=planned.log_w,
+            log_evidence=planned.log_evidence,
             following=np.array([m.following for m in moved]),
             pending=np.array([step_weight(m.current, m.following) for m in moved]),
             proposed=state.proposed + sum(m.proposed for m in moved),
@@ -373,15 +400,21 @@ class Sampler:
     ) -> ParticleTask:
         return ParticleTask(self.problem, kernel, current, rows, following, (self.seed, *where))
 
-    @staticmethod
-    def _map(executor: Executor, tasks: list[ParticleTask]) -> list[Moved]:
-        """Every task's result; a task whose worker was lost is run again here (its seed
-        makes it the same)."""
-        results = list(executor.map(move_particle, tasks))
-        return [
-            r if isinstance(r, Moved) else move_particle(t)
-            for r, t in zip(results, tasks, strict=True)
-        ]
+
+def run_tasks(executor: Executor, tasks: list[ParticleTask]) -> list[Moved]:
+    """Every task's result; a task whose worker was lost is run again here (its seed makes it
+    the same)."""
+    results = list(executor.map(move_particle, tasks))
+    return [
+        r if isinstance(r, Moved) else move_particle(t) for r, t in zip(results, tasks, strict=True)
+    ]
+
+
+def particles_of(state: SMCState) -> Particles:
+    """The particles of a finished run's ``state``: kernels, normalised weights, the evidence
+    estimate and the structure moves' acceptance rate."""
+    acceptance = state.accepted / max(state.proposed, 1)
+    return Particles(state.kernels, normalised(state.log_w), state.log_evidence, acceptance)
 
 
 def _log_mean_weight(previous: np.ndarray, increments: np.ndarray) -> float:

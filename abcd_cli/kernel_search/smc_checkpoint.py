@@ -4,8 +4,10 @@
 The file is a search checkpoint as ``checkpoint`` writes them: its header, the checksum of the
 rest, the series' fingerprint and the settings, written atomically; a file made for other data or
 settings, changed since, or holding values the sampler cannot have written is refused with the
-same messages. Each particle is kept as its structure's text and its parameters' values (JSON
-numbers read back exactly), so a resumed run goes on from exactly the state it left.
+same messages. It holds both halves' states (``smc_halves``), each as ``smc.SMCState`` has it,
+after the same data step. Each particle is kept as its structure's text and its parameters'
+values (JSON numbers read back exactly), so a resumed run goes on from exactly the state it
+left.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from abcd_cli.kernel_search.checkpoint import (
 )
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.smc import SMCState
+from abcd_cli.kernel_search.smc_halves import HalvesState, half_sizes
 from abcd_cli.kernels import WN, Kernel, Sum
 from abcd_cli.kernels.text import parse_kernel
 
@@ -40,19 +43,29 @@ SAMPLER_STAGE = "sampler"
 
 def save_sampler(
     path: Path,
-    state: SMCState,
+    state: HalvesState,
     elapsed: float,
     settings: SearchSettings,
     x: np.ndarray,
     y: np.ndarray,
 ) -> None:
-    """Write the sampler's ``state`` (after ``elapsed`` seconds) to ``path`` atomically."""
+    """Write both halves' ``state`` (after ``elapsed`` seconds) to ``path`` atomically."""
     content = {
         "version": __version__,
         "settings": settings.to_dict(),
         "fingerprint": fingerprint(x, y),
         "stage": SAMPLER_STAGE,
-        "done": state.done,
+        "done": state[0].done,
+        "halves": [_state_dict(half) for half in state],
+        "elapsed_seconds": elapsed,
+    }
+    doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
+    refuse_foreign_checkpoint(path)
+    write_output(path, json.dumps(doc))
+
+
+def _state_dict(state: SMCState) -> dict[str, Any]:
+    return {
         "particles": [_particle_dict(k) for k in state.kernels],
         "log_weights": state.log_w.tolist(),
         "log_evidence": state.log_evidence,
@@ -61,24 +74,20 @@ def save_sampler(
         "proposed": state.proposed,
         "accepted": state.accepted,
         "step_scales": state.scales().tolist(),
-        "elapsed_seconds": elapsed,
     }
-    doc = {"format": FORMAT, "checksum": content_checksum(content), **content}
-    refuse_foreign_checkpoint(path)
-    write_output(path, json.dumps(doc))
 
 
 def load_sampler(
     path: Path, settings: SearchSettings, steps: int, x: np.ndarray, y: np.ndarray
-) -> tuple[SMCState, float] | None:
-    """The sampler's state saved at ``path`` for these data and settings (``steps`` data
+) -> tuple[HalvesState, float] | None:
+    """Both halves' state saved at ``path`` for these data and settings (``steps`` data
     steps) and the seconds it had taken; None when there is no file; ``InputError`` when it
     cannot be used (as ``checkpoint.load_state``)."""
     content = _content(path, settings, x, y)
     if content is None:
         return None
     try:
-        return _state_of(content, settings.particles, steps)
+        return _halves_of(content, settings.particles, steps)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise _damaged(path, exc) from None
 
@@ -103,18 +112,33 @@ def _particle(d: dict[str, Any]) -> Kernel:
     return Sum((tree.with_values(values), WN(tuple(noise))))
 
 
-def _state_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[SMCState, float]:
-    """The state in a checkpoint's content, checked; ValueError or TypeError naming the first
-    bad field."""
+def _halves_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[HalvesState, float]:
+    """Both halves' states in a checkpoint's content (``particles`` in all), checked;
+    ValueError or TypeError naming the first bad field."""
     if doc.get("stage") != SAMPLER_STAGE:
         raise ValueError("it is not a sampler's")
     done = _whole(doc["done"], "done", 0, steps)
+    halves = _list(doc, "halves")
+    if len(halves) != 2:
+        raise ValueError("the sampler keeps two halves")
+    sizes = half_sizes(particles)
+    first, second = (
+        _state_of(d, n, done, h + 1) for h, (d, n) in enumerate(zip(halves, sizes, strict=True))
+    )
+    elapsed = float(doc["elapsed_seconds"])
+    if not math.isfinite(elapsed) or elapsed < 0:
+        raise ValueError("elapsed_seconds must be a number of at least 0")
+    return (first, second), elapsed
+
+
+def _state_of(doc: dict[str, Any], particles: int, done: int, half: int) -> SMCState:
+    """One half's state, checked; ValueError or TypeError naming the first bad field."""
     kernels = [_particle(d) for d in _list(doc, "particles")]
     arrays = {
         k: np.array(_list(doc, k), dtype=float) for k in ("log_weights", "following", "pending")
     }
     if len(kernels) != particles or any(a.size != particles for a in arrays.values()):
-        raise ValueError(f"the sampler keeps {particles} particles")
+        raise ValueError(f"half {half} of the sampler keeps {particles} particles")
     if np.any(np.isnan(np.concatenate(list(arrays.values())))):
         raise ValueError("a weight or likelihood is not a number")
     proposed = _whole(doc["proposed"], "proposed", 0, 2**62)
@@ -122,11 +146,10 @@ def _state_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[SMCState
     scales = np.array(_list(doc, "step_scales"), dtype=float)
     if scales.size != particles or not np.all(np.isfinite(scales) & (scales > 0)):
         raise ValueError("step_scales must hold a positive step for each particle")
-    elapsed = float(doc["elapsed_seconds"])
     log_evidence = float(doc["log_evidence"])
-    if not math.isfinite(elapsed) or elapsed < 0 or math.isnan(log_evidence):
-        raise ValueError("elapsed_seconds and log_evidence must be numbers")
-    state = SMCState(
+    if math.isnan(log_evidence):
+        raise ValueError("log_evidence must be a number")
+    return SMCState(
         done,
         kernels,
         arrays["log_weights"],
@@ -137,4 +160,3 @@ def _state_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[SMCState
         accepted,
         scales,
     )
-    return state, elapsed

@@ -4,19 +4,24 @@ and its particles given as the one result record every method gives.
 The sampler runs on the series in the search's internal units (``SearchData``), with the
 settings' ``particles``, ``data_steps``, ``first_points``, ``structure_moves`` and
 ``parameter_moves`` (``SMCSettings.of``), its random numbers from the settings' seed alone.
-Its weighted particles are grouped by their tree (the same structure written the same way,
+It runs as two independent halves (``smc_halves``), each of half the particles from its own
+seeds; the result is their union, each half weighed by its evidence estimate, and how far they
+disagree (``agreement``; its log evidence estimates in user units) is part of the record
+(``StructurePosterior.halves``), which the search notes state and the model file keeps. The
+union's weighted particles are grouped by their tree (the same structure written the same way,
 so that their parameter vectors line up): each group is one ``Weighed`` structure whose draws
-are its particles' parameters with their own weights (``Weighed.draw_weights``); its weight
-is the sum of theirs, and it has no BIC and no evidence of its own (the sampler estimates the
-evidence of the whole run only). The result's model is the particle of largest weight in the
-most probable structure, scored on all the data.
+are its particles' parameters with their own weights (``Weighed.draw_weights``); its weight is
+the sum of theirs, and it has no BIC and no evidence of its own (the sampler estimates the
+evidence of the whole run only). The result's model is
+the particle of largest weight in the most probable structure, scored on all the data.
 
 Each particle's moves in a data step are one task on the executor the search gets (``smc``).
 With a checkpoint, the sampler's state is saved after every data step (``smc_checkpoint``) and
 ``resume`` goes on from it to the uninterrupted run's result; each finished data step is a
 "data step" event (``events``): its points so far and its most probable structure.
 
-Not yet (issue 64, part 2): the exact engine only, one sampler whatever ``seeds`` says.
+Not yet (issue 64, part 2): the exact engine only, one sampler (two halves) whatever ``seeds``
+says.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,17 +37,19 @@ import numpy as np
 from abcd_cli.engines import get_engine
 from abcd_cli.engines.base import Engine
 from abcd_cli.errors import InputError, RunError
+from abcd_cli.kernel_search.agreement import agreement
 from abcd_cli.kernel_search.candidate import Candidate, FitTask
 from abcd_cli.kernel_search.checkpoint import checkpoint_paths
 from abcd_cli.kernel_search.events import Events, SearchEvent
-from abcd_cli.kernel_search.evidence import log_likelihood, normalised
+from abcd_cli.kernel_search.evidence import log_likelihood
 from abcd_cli.kernel_search.greedy import sink
 from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.smc import Particles, Sampler, SMCSettings, SMCState
+from abcd_cli.kernel_search.smc import Particles, SMCSettings, particles_of
 from abcd_cli.kernel_search.smc_checkpoint import load_sampler, save_sampler
+from abcd_cli.kernel_search.smc_halves import Halves, HalvesState, union
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import Kernel
 
@@ -72,7 +80,7 @@ def search(
     started = time.perf_counter()
     engine = engine or get_engine("exact")
     data = SearchData.prepare(x, y, settings, x_names)
-    sampler = Sampler(
+    sampler = Halves(
         data.X, data.Y, data.full_summary, engine, StructurePrior(), SMCSettings.of(settings),
         settings.seed,
     )  # fmt: skip
@@ -81,16 +89,20 @@ def search(
     saved = load_sampler(path, settings, len(sampler.steps), x, y) if path and resume else None
     state, before = saved if saved else (None, 0.0)
     if state is not None and emit:
-        emit(SearchEvent("resumed", level=state.done, stage="sampler"))
+        emit(SearchEvent("resumed", level=state[0].done, stage="sampler"))
 
-    def on_step(done: SMCState) -> None:
+    def on_step(done: HalvesState) -> None:
         elapsed = before + time.perf_counter() - started
         if path is not None:
             save_sampler(path, done, elapsed, settings, x, y)
-        if emit and done.done:
+        if emit and done[0].done:
             emit(step_event(done, sampler, elapsed))
 
-    record = particle_record(sampler.run(executor, state, on_step))
+    halves = sampler.run(executor, state, on_step)
+    found = agreement(*halves, names=data.x_names)
+    user = tuple(-data.scaling.nll_out(-v, data.n) for v in found.log_evidence)  # user units
+    found = replace(found, log_evidence=(user[0], user[1]))
+    record = replace(particle_record(union(*halves)), halves=found)
     best = record.best.kernel
     log_l = log_likelihood(engine, best, data.X, data.Y, data.constant_mean)
     if not np.isfinite(log_l):
@@ -101,11 +113,11 @@ def search(
     return SearchResult(model, [], settings, seconds, n, n, posterior=record)
 
 
-def step_event(state: SMCState, sampler: Sampler, seconds: float) -> SearchEvent:
-    """The "data step" event of a finished step: its points and most probable structure."""
-    k, n = state.done, sampler.problem.y.size
-    weights = normalised(state.log_w)
-    record = particle_record(Particles(state.kernels, weights, state.log_evidence, 0.0))
+def step_event(state: HalvesState, sampler: Halves, seconds: float) -> SearchEvent:
+    """The "data step" event of a finished step: its points and the halves' union's most
+    probable structure."""
+    k, n = state[0].done, sampler.samplers[0].problem.y.size
+    record = particle_record(union(*(particles_of(half) for half in state)))
     chosen = (record.structures[0].kernel.to_text(params=False), float(record.weights[0]))
     return SearchEvent(
         "data step", level=k, depth=len(sampler.steps), done=int(sampler.steps[k - 1].size),

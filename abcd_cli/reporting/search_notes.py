@@ -1,13 +1,14 @@
 """The notes on how a search went, in words: the subset its candidates were optimised on, what
 its scores are when the engine bounds them, of several seeds' searches whose model it kept, the
-posterior's most probable structure beside the lowest BIC, and why it stopped before its
-depth. They go into the model file (``notes``, ``stopped_early``),
-the command line's ``note:`` lines and the report's appendix. The search records the facts
-(``kernel_search.records.SearchResult``).
+posterior's most probable structure beside the lowest BIC, how far the sampler's two
+independent halves disagree, and why it stopped before its depth. They go into the model file
+(``notes``, ``stopped_early``), the command line's ``note:`` lines and the report's appendix.
+The search records the facts (``kernel_search.records.SearchResult``).
 """
 
 from __future__ import annotations
 
+from abcd_cli.kernel_search.agreement import AGREED_TV
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER
 from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
@@ -21,13 +22,14 @@ WIDE_BIC = 10.0
 
 def search_notes(result: SearchResult) -> list[str]:
     """Every note on ``result``, in this order: a table's screen, subset, interval scores,
-    seeds, posterior."""
+    seeds, posterior, the sampler's halves."""
     return [
         *_screen_notes(result),
         *_subset_notes(result),
         *_interval_notes(result),
         *_seeds_notes(result),
         *_posterior_notes(result),
+        *_halves_notes(result),
     ]
 
 
@@ -186,6 +188,43 @@ def _posterior_notes(result: SearchResult) -> list[str]:
     if failed:
         note += f"; {failed} could not be weighed (weight 0)"
     return [note]
+
+
+def _halves_notes(result: SearchResult) -> list[str]:
+    """With the sampler: whether its two independent halves agree on the most probable
+    structure, and the total variation between their posteriors by structure and by the
+    kinds of findings, and between their log evidence estimates."""
+    halves = result.particles.halves
+    if halves is None:
+        return []
+    first, second = halves.most_probable
+    on = (
+        f"agree on the most probable structure, {first}"
+        if first == second
+        else f"disagree on the most probable structure ({first} in one, {second} in the other)"
+    )
+    a, b = halves.log_evidence
+    gap = halves.evidence_gap
+    evidence = (
+        f"their log evidence estimates by {gap:.1f} nats ({a:.1f} and {b:.1f})"
+        if gap < float("inf")
+        else "one half has no evidence estimate (its particles all failed)"
+    )
+    settled = (
+        f"within {AGREED_TV:g}"
+        if halves.structures_tv <= AGREED_TV
+        else f"more than {AGREED_TV:g}: the sampler has not settled; more particles or"
+        " moves would bring the halves closer"
+    )
+    sizes = " and ".join(str(n) for n in halves.particles)
+    shares = halves.shares
+    return [
+        f"two independent halves of the sampler ({sizes} particles, each from its own seeds)"
+        f" {on}; their structure posteriors differ by a total variation of"
+        f" {halves.structures_tv:.2f} ({settled}), the kinds of findings they state by"
+        f" {halves.kinds_tv:.2f}, and {evidence}; the posterior is their union, each half"
+        f" weighed by its evidence estimate ({shares[0]:.2f} and {shares[1]:.2f})"
+    ]
 
 
 def stop_sentence(result: SearchResult) -> str:

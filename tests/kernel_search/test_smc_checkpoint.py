@@ -67,16 +67,34 @@ def test_a_checkpoint_with_a_value_the_sampler_cannot_write_is_refused(tmp_path)
     with pytest.raises(Stop):
         smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(1))
     doc = json.loads(path.read_text())
-    doc["log_weights"] = doc["log_weights"][:-1]  # one particle short, checksum made to fit
+    half = doc["halves"][1]
+    half["log_weights"] = half["log_weights"][:-1]  # one particle short, checksum made to fit
+    _rewrite(path, doc)
+    with pytest.raises(InputError, match="damaged.*half 2 of the sampler keeps 2 particles"):
+        load_sampler(path, SETTINGS, 3, X, Y)
+
+
+def test_a_checkpoint_without_both_halves_is_refused(tmp_path) -> None:
+    path = tmp_path / "state.json"
+    with pytest.raises(Stop):
+        smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(1))
+    doc = json.loads(path.read_text())
+    assert len(doc["halves"]) == 2 and doc["done"] == 1
+    doc["halves"] = doc["halves"][:1]
+    _rewrite(path, doc)
+    with pytest.raises(InputError, match="damaged.*two halves"):
+        load_sampler(path, SETTINGS, 3, X, Y)
+
+
+def _rewrite(path, doc) -> None:
+    """``doc`` written back with its checksum made to fit."""
     content = {k: v for k, v in doc.items() if k not in ("format", "checksum")}
     path.write_text(
         json.dumps({"format": doc["format"], "checksum": content_checksum(content), **content})
     )
-    with pytest.raises(InputError, match="damaged.*4 particles"):
-        load_sampler(path, SETTINGS, 3, X, Y)
 
 
-@pytest.mark.parametrize("scales", [[0.05, 0.05, 0.05], [0.05, 0.05, 0.05, 0.0]])
+@pytest.mark.parametrize("scales", [[0.05], [0.05, 0.0]])
 def test_a_checkpoint_without_a_positive_step_for_each_particle_is_refused(
     tmp_path, scales
 ) -> None:
@@ -85,11 +103,9 @@ def test_a_checkpoint_without_a_positive_step_for_each_particle_is_refused(
     with pytest.raises(Stop):
         smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(1))
     doc = json.loads(path.read_text())
-    assert len(doc["step_scales"]) == 4 and all(s > 0 for s in doc["step_scales"])
-    doc["step_scales"] = scales
-    content = {k: v for k, v in doc.items() if k not in ("format", "checksum")}
-    path.write_text(
-        json.dumps({"format": doc["format"], "checksum": content_checksum(content), **content})
-    )
+    half = doc["halves"][0]
+    assert len(half["step_scales"]) == 2 and all(s > 0 for s in half["step_scales"])
+    half["step_scales"] = scales
+    _rewrite(path, doc)
     with pytest.raises(InputError, match="damaged.*step_scales"):
         load_sampler(path, SETTINGS, 3, X, Y)

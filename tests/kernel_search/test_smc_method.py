@@ -94,6 +94,19 @@ def test_the_samplers_particles_go_through_report_predict_model_file_and_update(
     assert updated.n == X.size + 2 and not updated.posterior.is_single
 
 
+def test_the_halves_disagreement_is_in_the_notes_the_json_report_and_the_model(sampled):
+    halves = sampled.posterior.halves
+    assert halves is not None and halves.particles == (2, 2)
+    saved = sampled.to_dict()
+    assert saved["posterior"]["halves"] == halves.to_dict()
+    stated = [n for n in saved["notes"] if n.startswith("two independent halves of the sampler")]
+    assert len(stated) == 1
+    assert f"total variation of {halves.structures_tv:.2f}" in stated[0]
+    report = abcd_cli.report(sampled)  # the JSON report
+    assert report["model"]["posterior"]["halves"] == halves.to_dict()
+    assert stated[0] in report["model"]["notes"]
+
+
 def test_one_seed_gives_one_sample(sampled):
     again = abcd_cli.search(x=X, y=Y, method="smc", parameter_moves=2, **TINY)
     assert again.to_dict()["posterior"] == sampled.to_dict()["posterior"]

@@ -114,3 +114,29 @@ def test_an_interval_engine_without_inducing_inputs_is_named_not_given_a_count(
     (note,) = search_notes(replace(result, model=model))
     assert note.startswith("likelihoods were bounded by the bounded engine: each BIC is the upper")
     assert "None" not in note
+
+
+def test_the_samplers_halves_and_their_disagreement_are_stated(result: SearchResult) -> None:
+    from abcd_cli.kernel_search.agreement import HalvesAgreement
+    from abcd_cli.kernel_search.posterior import StructurePosterior
+
+    def noted(halves: HalvesAgreement) -> str:
+        posterior = replace(StructurePosterior.single(result.model.kernel, None), halves=halves)
+        return search_notes(replace(result, posterior=posterior))[-1]
+
+    agreeing = HalvesAgreement((8, 8), 0.12, 0.05, (-120.43, -121.71), ("SE + WN", "SE + WN"))
+    assert noted(agreeing) == (
+        "two independent halves of the sampler (8 and 8 particles, each from its own seeds)"
+        " agree on the most probable structure, SE + WN; their structure posteriors differ by a"
+        " total variation of 0.12 (within 0.2), the kinds of findings they state by 0.05, and"
+        " their log evidence estimates by 1.3 nats (-120.4 and -121.7); the posterior is their"
+        " union, each half weighed by its evidence estimate (0.78 and 0.22)"
+    )
+    apart = HalvesAgreement((8, 7), 0.64, 0.3, (-1.0, float("-inf")), ("SE + WN", "Per + WN"))
+    text = noted(apart)
+    assert "(8 and 7 particles" in text
+    assert "disagree on the most probable structure (SE + WN in one, Per + WN in the other)" in text
+    assert "total variation of 0.64 (more than 0.2: the sampler has not settled" in text
+    assert "one half has no evidence estimate (its particles all failed)" in text
+    assert text.endswith("weighed by its evidence estimate (1.00 and 0.00)")
+    assert not any("halves" in n for n in search_notes(result))  # greedy's notes as before
