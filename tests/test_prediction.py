@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 import abcd_cli.prediction as prediction
 from abcd_cli.cli.main import main
+from abcd_cli.found import read_model
 from tests.reporting.test_report import fixed_model, other_model
 
 #: A posterior (20 structures, 32 draws each) of the airline series, 129 points.
@@ -36,8 +37,11 @@ def test_blocks_of_rows_give_the_table_of_all_rows_at_once(
 def test_a_long_posterior_prediction_reports_its_rows_on_stderr(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("abcd_cli.cli.predict_cmd.PROGRESS_ELEMENTS", 640 * 20)
-    monkeypatch.setattr(prediction, "BLOCK_ELEMENTS", 640 * 10)
+    models, _, _ = read_model(POSTERIOR).predictive_models(False, "evidence", "")
+    n = len(models)  # the particles a prediction conditions (``StructurePosterior.held``)
+    assert 1 < n < 640  # fewer than the file's 640: the structures holding the weight, 8 draws
+    monkeypatch.setattr("abcd_cli.cli.predict_cmd.PROGRESS_ELEMENTS", n * 20)
+    monkeypatch.setattr(prediction, "BLOCK_ELEMENTS", n * 10)
     (tmp_path / "x.csv").write_text("x\n" + "".join(f"{1961 + i / 12}\n" for i in range(20)))
     out = tmp_path / "out.csv"
     result = CliRunner().invoke(
@@ -45,7 +49,7 @@ def test_a_long_posterior_prediction_reports_its_rows_on_stderr(
     )
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[:2] == [
-        "predict: 10 of 20 rows (640 models)",
-        "predict: 20 of 20 rows (640 models)",
+        f"predict: 10 of 20 rows ({n} models)",
+        f"predict: 20 of 20 rows ({n} models)",
     ]
     assert len(out.read_text().splitlines()) == 21
