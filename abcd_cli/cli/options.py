@@ -38,6 +38,7 @@ SETTING_NAMES = (
     "interpretable",
     "screen",
     "table_search",
+    "screen_fits",
     "subset_size",
     "refine_size",
     "patience",
@@ -266,6 +267,16 @@ def _strategy_options() -> list[Any]:
             " grammar's levels (restricted by --screen); 'coordinate', one fit of the additive"
             " GP chooses the inputs and interacting pairs, then each input's kernel and each"
             " pair's product are chosen by BIC one at a time (docs/usage.md).",
+        ),
+        click.option(
+            "--screen-fits",
+            type=click.IntRange(1, None),
+            default=DEFAULTS.screen_fits,
+            show_default=True,
+            metavar="N",
+            help="A table's screen (--screen or --table-search coordinate): with N > 1, N fits"
+            " of the additive GP, each on a random half of the rows, keep each input and pair"
+            " that at least half of them keep, and the notes state the probabilities.",
         ),
         click.option(
             "--subset-size",

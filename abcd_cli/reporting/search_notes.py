@@ -9,8 +9,8 @@ the command line's ``note:`` lines and the report's appendix. The search records
 from __future__ import annotations
 
 from abcd_cli.kernel_search.records import SearchResult
-from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER
-from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
+from abcd_cli.kernel_search.screening import INPUT_SHARE, KEEP_PROBABILITY, SCREEN_ORDER, Screen
+from abcd_cli.kernel_search.table_plan import NAMED_SHARE, SCREEN_FLOOR
 from abcd_cli.reporting.certainty import probability_text
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
@@ -41,10 +41,14 @@ def _screen_notes(result: SearchResult) -> list[str]:
     pairs = [f"{screen.name(i)} × {screen.name(j)}" for i, j in screen.pairs]
     coordinate = bool(result.stages)
     floor = SCREEN_FLOOR if coordinate else INPUT_SHARE
+    votes = screen.probabilities
+    why = (
+        f"kept by fewer than {KEEP_PROBABILITY:.0%} of the fits"
+        if votes
+        else f"under {floor * 100:g}% of the fitted variance each"
+    )
     kept = f"the search used {', '.join(names)}" + (
-        f" (not {', '.join(dropped)}: under {floor * 100:g}% of the fitted variance each)"
-        if dropped
-        else ""
+        f" (not {', '.join(dropped)}: {why})" if dropped else ""
     )
     if borderline := [f"{screen.name(d)} {screen.shares.inputs[d]:.1%}" for d in screen.borderline]:
         kept += f" (near the bar of {INPUT_SHARE:.0%}, kept: {', '.join(borderline)})"
@@ -60,12 +64,19 @@ def _screen_notes(result: SearchResult) -> list[str]:
     if coordinate:
         kept += ", each input's kernel chosen by BIC one input at a time"
     search_seconds = max(result.elapsed_seconds - screen.seconds, 0.0)
+    fits = (
+        f"{votes.fits} fits of the additive GP of orders up to {SCREEN_ORDER}, each on"
+        f" {screen.rows} rows drawn at random"
+        if votes
+        else f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows"
+    )
     notes = [
-        f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows"
-        f" ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
+        f"{fits} ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
         f" then took {search_seconds:.1f} s over {len(result.trace)}"
         f" level{'' if len(result.trace) == 1 else 's'}"
     ]
+    if votes:
+        notes.append(_vote_note(screen, coordinate))
     if coordinate:
         costs = [
             f"{c['stage']} {float(c['seconds']):.1f} s"  # type: ignore[arg-type]
@@ -74,6 +85,31 @@ def _screen_notes(result: SearchResult) -> list[str]:
         ]
         notes.append("cost per stage: " + ", ".join(costs))
     return notes
+
+
+def _vote_note(screen: Screen, coordinate: bool) -> str:
+    """The probabilities of a resampled screen (``resampled_screen``): per input, and per
+    pair that any fit named (with the coordinate-wise search's bar for a named product)."""
+    votes = screen.probabilities
+    assert votes is not None
+    inputs = ", ".join(f"{screen.name(d)} {p:.2f}" for d, p in enumerate(votes.inputs))
+    pairs = [
+        f"{screen.name(i)} × {screen.name(j)} {p:.2f} (with {NAMED_SHARE:.0%} of the variance:"
+        f" {votes.named.get((i, j), 0.0):.2f})"
+        for (i, j), p in sorted(votes.pairs.items(), key=lambda item: (-item[1], item[0]))
+        if p > 0
+    ]
+    named = (
+        f", a pair's product kept whatever BIC says from {KEEP_PROBABILITY:.2f} with"
+        f" {NAMED_SHARE:.0%}"
+        if coordinate
+        else ""
+    )
+    return (
+        f"the share of the {votes.fits} fits that kept each input: {inputs}; that named each pair"
+        f" an interaction: {', '.join(pairs) if pairs else 'none'}; an input or pair is kept"
+        f" from {KEEP_PROBABILITY:.2f}{named}"
+    )
 
 
 def _subset_notes(result: SearchResult) -> list[str]:

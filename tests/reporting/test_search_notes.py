@@ -114,3 +114,27 @@ def test_an_interval_engine_without_inducing_inputs_is_named_not_given_a_count(
     (note,) = search_notes(replace(result, model=model))
     assert note.startswith("likelihoods were bounded by the bounded engine: each BIC is the upper")
     assert "None" not in note
+
+
+def test_a_resampled_screen_states_each_inputs_and_pairs_probability(
+    result: SearchResult,
+) -> None:
+    from abcd_cli.kernel_search.screening import Probabilities, Screen, Shares
+
+    shares = Shares((0.5, 0.01, 0.3), {(0, 1): 0.0, (0, 2): 0.08, (1, 2): 0.0}, (0.9, 0.1))
+    votes = Probabilities(
+        (1.0, 0.4, 1.0), {(0, 1): 0.0, (0, 2): 0.6, (1, 2): 0.2}, {(0, 2): 0.4}, 5, 30
+    )
+    screen = Screen((0, 2), ((0, 2),), 2, (), shares, "", 30, 2.0, ("a", "b", "c"), votes)
+    stages = [{"stage": "screen", "fits": 5, "seconds": 2.0}]
+    first, second = search_notes(replace(result, screen=screen, stages=stages))[:2]
+    assert first.startswith(
+        "5 fits of the additive GP of orders up to 3, each on 30 rows drawn at random (2.0 s)"
+        " chose what to search: the search used a, c (not b: kept by fewer than 50% of the fits)"
+    )
+    assert second == (
+        "the share of the 5 fits that kept each input: a 1.00, b 0.40, c 1.00; that named each"
+        " pair an interaction: a × c 0.60 (with 10% of the variance: 0.40), b × c 0.20 (with"
+        " 10% of the variance: 0.00); an input or pair is kept from 0.50, a pair's product kept"
+        " whatever BIC says from 0.50 with 10%"
+    )
