@@ -60,9 +60,9 @@ ORDER_SHARE = 0.02
 SCREEN_ORDER = 3
 #: The screening fit uses at most this many rows (evenly spread), whatever the table's size.
 SCREEN_ROWS = 500
-#: A resampled screen (``resampled_screen``) keeps an input, or names a pair, when at least
-#: this share of its fits does.
-KEEP_PROBABILITY = 0.5
+#: A resampled screen (``resampled_screen``) keeps an input when at least this share of its
+#: fits on half the rows does (measured: docs/findings.md, "Screening by vote").
+KEEP_PROBABILITY = 0.3
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,11 @@ class Shares:
 @dataclass(frozen=True)
 class Probabilities:
     """Of a screen by several fits on subsamples (``resampled_screen``): the share of its
-    ``fits`` (``rows`` rows each) that kept each input, that named each pair an interaction
-    (``pairs``) and that named it with a share of at least ``table_plan.NAMED_SHARE``
-    (``named``)."""
+    ``fits`` (``rows`` rows each) that kept each input and that named each pair an
+    interaction (``pairs``)."""
 
     inputs: tuple[float, ...]
     pairs: dict[tuple[int, int], float]
-    named: dict[tuple[int, int], float]
     fits: int
     rows: int
 
@@ -117,8 +115,9 @@ class Screen:
 
     @property
     def fits(self) -> int:
-        """How many fits of the additive GP the screen took."""
-        return self.probabilities.fits if self.probabilities is not None else 1
+        """How many fits of the additive GP the screen took: on all the rows, and on each
+        subsample."""
+        return 1 + (self.probabilities.fits if self.probabilities is not None else 0)
 
     def name(self, d: int) -> str:
         return self.names[d] if d < len(self.names) else f"x{d + 1}"
@@ -146,9 +145,6 @@ class Screen:
                 "input_probabilities": {self.name(k): round(v, 3) for k, v in enumerate(p.inputs)},
                 "pair_probabilities": [
                     [self.name(i), self.name(j), round(v, 3)] for (i, j), v in p.pairs.items()
-                ],
-                "named_probabilities": [
-                    [self.name(i), self.name(j), round(v, 3)] for (i, j), v in p.named.items()
                 ],
             }
         return d
@@ -259,7 +255,7 @@ def screen_table(
     rows, evenly spread) from the seed and read its verdict (``decide``, inputs kept from
     ``floor``, INPUT_SHARE unless given)."""
     started = time.perf_counter()
-    rows = np.unique(np.round(np.linspace(0, len(y) - 1, min(len(y), SCREEN_ROWS))).astype(int))
+    rows = screen_rows(len(y))
     X, y = X[rows], y[rows]
     shares, kernel = fit_shares(
         X, y, entropy(seed, additive_start(X.shape[1])), restarts, max_iter, constant_mean, names
@@ -276,6 +272,11 @@ def screen_table(
         time.perf_counter() - started,
         names,
     )
+
+
+def screen_rows(n_rows: int) -> np.ndarray:
+    """The rows of the screen's fit on all the rows: at most ``SCREEN_ROWS``, evenly spread."""
+    return np.unique(np.round(np.linspace(0, n_rows - 1, min(n_rows, SCREEN_ROWS))).astype(int))
 
 
 def fit_shares(

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from abcd_cli.kernel_search.grammar import BASES
-from abcd_cli.kernel_search.screening import BORDER_SHARE, KEEP_PROBABILITY, Screen
+from abcd_cli.kernel_search.screening import BORDER_SHARE, Screen
 from abcd_cli.kernel_search.table_grammar import term_inputs
 from abcd_cli.kernels import CP, WN, C, Kernel, Sum, product, total
 from abcd_cli.kernels.algebra import simplify
@@ -123,8 +123,6 @@ class TablePlan:
         order = tuple(sorted(screen.inputs, key=lambda d: (-shares[d], d)))
         pair_shares = screen.shares.pairs
         named = tuple(p for p in screen.pairs if pair_shares.get(p, 0.0) >= NAMED_SHARE)
-        if (votes := screen.probabilities) is not None:  # several fits: named by their vote
-            named = tuple(p for p in screen.pairs if votes.named.get(p, 0.0) >= KEEP_PROBABILITY)
         return cls(order, tuple(screen.pairs), screen.change_inputs, periodic, named)
 
     @property

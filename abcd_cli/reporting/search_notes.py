@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, KEEP_PROBABILITY, SCREEN_ORDER, Screen
-from abcd_cli.kernel_search.table_plan import NAMED_SHARE, SCREEN_FLOOR
+from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
 from abcd_cli.reporting.certainty import probability_text
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
@@ -43,7 +43,7 @@ def _screen_notes(result: SearchResult) -> list[str]:
     floor = SCREEN_FLOOR if coordinate else INPUT_SHARE
     votes = screen.probabilities
     why = (
-        f"kept by fewer than {KEEP_PROBABILITY:.0%} of the fits"
+        f"kept by fewer than {KEEP_PROBABILITY:.0%} of the fits on half the rows"
         if votes
         else f"under {floor * 100:g}% of the fitted variance each"
     )
@@ -64,11 +64,8 @@ def _screen_notes(result: SearchResult) -> list[str]:
     if coordinate:
         kept += ", each input's kernel chosen by BIC one input at a time"
     search_seconds = max(result.elapsed_seconds - screen.seconds, 0.0)
-    fits = (
-        f"{votes.fits} fits of the additive GP of orders up to {SCREEN_ORDER}, each on"
-        f" {screen.rows} rows drawn at random"
-        if votes
-        else f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows"
+    fits = f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows" + (
+        f" and {votes.fits} on {votes.rows} rows drawn at random each" if votes else ""
     )
     notes = [
         f"{fits} ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
@@ -76,7 +73,7 @@ def _screen_notes(result: SearchResult) -> list[str]:
         f" level{'' if len(result.trace) == 1 else 's'}"
     ]
     if votes:
-        notes.append(_vote_note(screen, coordinate))
+        notes.append(_vote_note(screen))
     if coordinate:
         costs = [
             f"{c['stage']} {float(c['seconds']):.1f} s"  # type: ignore[arg-type]
@@ -87,28 +84,21 @@ def _screen_notes(result: SearchResult) -> list[str]:
     return notes
 
 
-def _vote_note(screen: Screen, coordinate: bool) -> str:
+def _vote_note(screen: Screen) -> str:
     """The probabilities of a resampled screen (``resampled_screen``): per input, and per
-    pair that any fit named (with the coordinate-wise search's bar for a named product)."""
+    pair that any fit on a subsample named."""
     votes = screen.probabilities
     assert votes is not None
     inputs = ", ".join(f"{screen.name(d)} {p:.2f}" for d, p in enumerate(votes.inputs))
     pairs = [
-        f"{screen.name(i)} × {screen.name(j)} {p:.2f} (with {NAMED_SHARE:.0%} of the variance:"
-        f" {votes.named.get((i, j), 0.0):.2f})"
+        f"{screen.name(i)} × {screen.name(j)} {p:.2f}"
         for (i, j), p in sorted(votes.pairs.items(), key=lambda item: (-item[1], item[0]))
         if p > 0
     ]
-    named = (
-        f", a pair's product kept whatever BIC says from {KEEP_PROBABILITY:.2f} with"
-        f" {NAMED_SHARE:.0%}"
-        if coordinate
-        else ""
-    )
     return (
-        f"the share of the {votes.fits} fits that kept each input: {inputs}; that named each pair"
-        f" an interaction: {', '.join(pairs) if pairs else 'none'}; an input or pair is kept"
-        f" from {KEEP_PROBABILITY:.2f}{named}"
+        f"the share of the {votes.fits} fits on half the rows that kept each input: {inputs}"
+        f" (an input is kept from {KEEP_PROBABILITY:.2f}); that named each pair an interaction:"
+        f" {', '.join(pairs) if pairs else 'none'} (pairs are judged by the fit on all the rows)"
     )
 
 

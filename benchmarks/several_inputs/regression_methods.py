@@ -40,7 +40,7 @@ import pandas as pd
 from benchmarks.several_inputs.regression_data import Split
 
 #: The fits of ``search-coordinate-voted``'s screen (chosen by measurement: docs/findings.md).
-VOTED_FITS = 5
+VOTED_FITS = 10
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.resampled_screen import (
     MIN_SUBSAMPLE,
     decide_by_vote,
-    mean_shares,
     resampled_screen,
     subsample_rows,
     vote,
@@ -29,14 +28,13 @@ from abcd_cli.kernel_search.screening import (
     screen_table,
 )
 from abcd_cli.kernel_search.settings import SearchSettings
-from abcd_cli.kernel_search.table_plan import NAMED_SHARE, TablePlan
 from abcd_cli.model_file import check_model_document
 from abcd_cli.reporting.search_notes import search_notes
 
 
 def _fits() -> list[Shares]:
     """Four fits' shares: x1 always kept, x2 by three of four, x3 by one (a fit that also
-    names x1 × x3, once strongly), x4 never; order 2 carries variance in each."""
+    names x1 × x3), x4 never; order 2 carries variance in each."""
     return [
         Shares((0.5, 0.1, 0.0, 0.0), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.0}, (0.9, 0.1)),
         Shares((0.4, 0.05, 0.0, 0.001), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.0}, (0.9, 0.1)),
@@ -60,28 +58,21 @@ def test_the_vote_counts_the_fits_that_keep_each_input_and_pair():
     votes = vote(_fits(), INPUT_SHARE, rows=80)
     assert votes.inputs == (1.0, 0.75, 0.25, 0.0)  # x3 only where x1 × x3 is named
     assert votes.pairs == {(0, 1): 0.25, (0, 2): 0.25, (1, 2): 0.0}
-    assert votes.named == {(0, 1): 0.0, (0, 2): 0.25, (1, 2): 0.0}
     assert (votes.fits, votes.rows) == (4, 80)
-    screen = decide_by_vote(_fits(), (2, 3), INPUT_SHARE, 80)
-    assert KEEP_PROBABILITY > 0.25
-    assert screen.inputs == (0, 1) and screen.pairs == () and screen.max_order == 1
-    assert screen.change_inputs == ()
-    assert screen.shares == mean_shares(_fits())
-    assert screen.shares.inputs[1] == pytest.approx(0.045)
+
+
+def test_inputs_are_kept_by_the_vote_and_pairs_by_the_fit_on_all_the_rows():
+    whole = Shares((0.5, 0.001, 0.0, 0.04), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.1}, (0.8, 0.2))
+    assert KEEP_PROBABILITY > 0.25  # x3, kept by one fit of four, is not kept for itself
+    screen = decide_by_vote(whole, _fits(), (2, 3), INPUT_SHARE, 80)
+    assert screen.pairs == ((1, 2),)  # the whole rows' pair, not the subsamples' x1 × x3
+    assert screen.inputs == (0, 1, 2)  # x4 (4% on all rows) by no fit; x3 for its pair
+    assert screen.max_order == 2 and screen.change_inputs == (2,)
+    assert screen.shares == whole and screen.fits == 5
     document = screen.to_dict()["resampled"]
     assert document["input_probabilities"] == {"x1": 1.0, "x2": 0.75, "x3": 0.25, "x4": 0.0}
-    assert ["x1", "x3", 0.25] in document["named_probabilities"]
-
-
-def test_a_pair_kept_by_the_vote_is_named_by_the_vote_not_by_its_mean_share():
-    strong = Shares((0.5, 0.3), {(0, 1): 0.12}, (0.8, 0.2))
-    weak = Shares((0.5, 0.3), {(0, 1): 0.04}, (0.8, 0.2))
-    voted = decide_by_vote([strong, weak, weak], (), INPUT_SHARE, 50)
-    assert voted.pairs == ((0, 1),) and voted.shares.pairs[(0, 1)] == pytest.approx(0.2 / 3)
-    assert TablePlan.of(voted).named_pairs == ()  # one fit of three at NAMED_SHARE
-    named = decide_by_vote([strong, strong, weak], (), INPUT_SHARE, 50)
-    assert named.shares.pairs[(0, 1)] < NAMED_SHARE  # its mean share would not name it
-    assert TablePlan.of(named).named_pairs == ((0, 1),)
+    assert ["x1", "x3", 0.25] in document["pair_probabilities"]
+    assert document["keep_probability"] == KEEP_PROBABILITY
 
 
 def _table(seed: int = 0, n: int = 90) -> tuple[np.ndarray, np.ndarray]:
@@ -100,7 +91,7 @@ def test_one_seed_gives_one_screen_serial_or_parallel():
     assert serial.shares == parallel.shares and serial.inputs == parallel.inputs
     other = resampled_screen(X, y, 4, 1, 60, 3)
     assert other.shares != serial.shares  # another seed draws other subsamples
-    assert serial.fits == 3 and serial.rows == 45
+    assert serial.fits == 4 and serial.rows == 90 and serial.probabilities.rows == 45
 
 
 def test_one_fit_is_the_screen_of_the_rows():
@@ -121,14 +112,41 @@ def test_the_setting_is_checked_saved_and_its_probabilities_noted():
     check_model_document(document, "model.json")
     assert document["settings"]["screen_fits"] == 3
     assert document["screen"]["resampled"]["fits"] == 3
-    assert result.stages[0] == {
-        "stage": "screen",
-        "fits": 3,
-        "seconds": result.stages[0]["seconds"],
-    }
+    assert (result.stages[0]["stage"], result.stages[0]["fits"]) == ("screen", 4)
     notes = search_notes(result)
-    assert notes[0].startswith("3 fits of the additive GP of orders up to 3, each on 40 rows")
-    assert notes[1].startswith("the share of the 3 fits that kept each input: a 1.00, b ")
+    assert notes[0].startswith(
+        "one fit of the additive GP of orders up to 3 on 60 rows and 3 on 40 rows drawn at"
+        " random each"
+    )
+    assert notes[1].startswith("the share of the 3 fits on half the rows that kept each input:")
     document["settings"]["screen_fits"] = 0
     with pytest.raises(InputError, match="screen_fits"):
         check_model_document(document, "model.json")
+
+
+def _correlated(resample: int) -> tuple[np.ndarray, np.ndarray]:
+    """120 rows of a table where x1 and x2 both measure z (correlation 0.9997), y = sin(1.5 z)
+    + x3 / 2 + noise, and x4 does nothing: either of x1, x2 explains y."""
+    rng = np.random.default_rng(0)
+    z = rng.uniform(-2, 2, 2000)
+    x1, x2 = z + 0.05 * rng.normal(size=2000), z + 0.05 * rng.normal(size=2000)
+    X = np.column_stack([x1, x2, rng.uniform(-2, 2, 2000), rng.uniform(-2, 2, 2000)])
+    y = np.sin(1.5 * z) + 0.5 * X[:, 2] + 0.2 * rng.normal(size=2000)
+    rows = np.random.default_rng((1, resample)).choice(2000, 120, replace=False)
+    return X[rows], (y[rows] - y[rows].mean()) / y[rows].std()
+
+
+def test_two_correlated_inputs_keep_one_verdict_where_one_fit_flips():
+    """On resamples 0, 1, 2, 4 one fit drops x1 (1, 2) or x2 (4); the vote of ten fits on
+    halves keeps x1, x2, x3 on each, with both correlated inputs' probabilities stated."""
+    single, voted = [], []
+    for resample in (0, 1, 2, 4):
+        X, y = _correlated(resample)
+        single.append(screen_table(X, y, seed=0, restarts=2, max_iter=150).inputs)
+        screen = resampled_screen(X, y, 0, 2, 150, fits=10)
+        voted.append(screen.inputs)
+        assert screen.probabilities is not None
+        assert min(screen.probabilities.inputs[:2]) >= KEEP_PROBABILITY
+        assert screen.probabilities.inputs[3] < KEEP_PROBABILITY
+    assert len(set(single)) > 1 and {(1, 2), (0, 2)} <= set(single)
+    assert set(voted) == {(0, 1, 2)}

@@ -122,19 +122,17 @@ def test_a_resampled_screen_states_each_inputs_and_pairs_probability(
     from abcd_cli.kernel_search.screening import Probabilities, Screen, Shares
 
     shares = Shares((0.5, 0.01, 0.3), {(0, 1): 0.0, (0, 2): 0.08, (1, 2): 0.0}, (0.9, 0.1))
-    votes = Probabilities(
-        (1.0, 0.4, 1.0), {(0, 1): 0.0, (0, 2): 0.6, (1, 2): 0.2}, {(0, 2): 0.4}, 5, 30
-    )
-    screen = Screen((0, 2), ((0, 2),), 2, (), shares, "", 30, 2.0, ("a", "b", "c"), votes)
-    stages = [{"stage": "screen", "fits": 5, "seconds": 2.0}]
+    votes = Probabilities((1.0, 0.2, 1.0), {(0, 1): 0.0, (0, 2): 0.6, (1, 2): 0.2}, 5, 30)
+    screen = Screen((0, 2), ((0, 2),), 2, (), shares, "", 60, 2.0, ("a", "b", "c"), votes)
+    stages = [{"stage": "screen", "fits": 6, "seconds": 2.0}]
     first, second = search_notes(replace(result, screen=screen, stages=stages))[:2]
     assert first.startswith(
-        "5 fits of the additive GP of orders up to 3, each on 30 rows drawn at random (2.0 s)"
-        " chose what to search: the search used a, c (not b: kept by fewer than 50% of the fits)"
+        "one fit of the additive GP of orders up to 3 on 60 rows and 5 on 30 rows drawn at random"
+        " each (2.0 s) chose what to search: the search used a, c (not b: kept by fewer than 30%"
+        " of the fits on half the rows)"
     )
     assert second == (
-        "the share of the 5 fits that kept each input: a 1.00, b 0.40, c 1.00; that named each"
-        " pair an interaction: a × c 0.60 (with 10% of the variance: 0.40), b × c 0.20 (with"
-        " 10% of the variance: 0.00); an input or pair is kept from 0.50, a pair's product kept"
-        " whatever BIC says from 0.50 with 10%"
+        "the share of the 5 fits on half the rows that kept each input: a 1.00, b 0.20, c 1.00"
+        " (an input is kept from 0.30); that named each pair an interaction: a × c 0.60,"
+        " b × c 0.20 (pairs are judged by the fit on all the rows)"
     )
