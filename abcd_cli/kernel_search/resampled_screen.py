@@ -85,13 +85,14 @@ def decide_by_vote(
     change_inputs: tuple[int, ...],
     floor: float,
     rows: int,
+    level: float = KEEP_PROBABILITY,
 ) -> Screen:
     """The verdict of the module docstring: the pairs and order of the ``whole`` rows' shares,
-    the inputs whose probability over ``fits`` is at least ``KEEP_PROBABILITY`` and those of
-    the pairs (the whole rows' largest share when none is)."""
+    the inputs whose probability over ``fits`` is at least ``level`` and those of the pairs
+    (the whole rows' largest share when none is)."""
     probabilities = vote(fits, floor, rows)
     on_all = decide(whole, (), floor)
-    kept = {d for d, p in enumerate(probabilities.inputs) if p >= KEEP_PROBABILITY}
+    kept = {d for d, p in enumerate(probabilities.inputs) if p >= level - 1e-12}
     kept.update(d for pair in on_all.pairs for d in pair)
     if not kept:
         kept = {int(np.argmax(whole.inputs))}
