@@ -13,6 +13,7 @@ from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import METHODS
+from abcd_cli.kernel_search.screening import KEEP_PROBABILITY
 from abcd_cli.kernel_search.settings import (
     MAX_DRAWS,
     MAX_SEED,
@@ -274,9 +275,11 @@ def _strategy_options() -> list[Any]:
             default=DEFAULTS.screen_fits,
             show_default=True,
             metavar="N",
-            help="A table's screen (--screen or --table-search coordinate): with N > 1, N fits"
-            " of the additive GP, each on a random half of the rows, keep each input and pair"
-            " that at least half of them keep, and the notes state the probabilities.",
+            help="A table's screen (--screen or --table-search coordinate): with N > 1, the"
+            " additive GP is also fitted on N random halves of the rows and an input is kept"
+            f" when at least {KEEP_PROBABILITY:.0%} of those fits keep it; the notes state each"
+            " input's and pair's"
+            " share of the fits (docs/usage.md).",
         ),
         click.option(
             "--subset-size",
