@@ -50,7 +50,8 @@ def _screen_notes(result: SearchResult) -> list[str]:
     kept = f"the search used {', '.join(names)}" + (
         f" (not {', '.join(dropped)}: {why})" if dropped else ""
     )
-    if borderline := [f"{screen.name(d)} {screen.shares.inputs[d]:.1%}" for d in screen.borderline]:
+    borderline = [f"{screen.name(d)} {screen.shares.inputs[d]:.1%}" for d in screen.borderline]
+    if borderline and not votes:  # a vote's inputs are stated with their probabilities
         kept += f" (near the bar of {INPUT_SHARE:.0%}, kept: {', '.join(borderline)})"
     products = (
         (

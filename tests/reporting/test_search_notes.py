@@ -136,3 +136,17 @@ def test_a_resampled_screen_states_each_inputs_and_pairs_probability(
         " (an input is kept from 0.30); that named each pair an interaction: a × c 0.60,"
         " b × c 0.20 (pairs are judged by the fit on all the rows)"
     )
+
+
+def test_a_resampled_screen_states_probabilities_not_borderline_shares(
+    result: SearchResult,
+) -> None:
+    from abcd_cli.kernel_search.screening import Probabilities, Screen, Shares
+
+    shares = Shares((0.5, 0.001, 0.3), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.0}, (1.0,))
+    votes = Probabilities((1.0, 0.4, 1.0), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.0}, 5, 30)
+    screen = Screen((0, 1, 2), (), 1, (), shares, "", 60, 2.0, ("a", "b", "c"), votes)
+    assert screen.borderline == (1,)  # b's share on all the rows is under the bar
+    stages = [{"stage": "screen", "fits": 6, "seconds": 2.0}]
+    first, second = search_notes(replace(result, screen=screen, stages=stages))[:2]
+    assert "near the bar" not in first and "b 0.40" in second
