@@ -141,6 +141,7 @@ SETTINGS = Obj(
         "draws": Whole(min=1, max=MAX_DRAWS),
         "screen": Bool(),
         "table_search": Choice(*TABLE_SEARCHES),
+        "screen_fits": Whole(min=1),
     },
 )
 #: One level of the search's trace (the report's appendix shows level, structure, BIC and

@@ -77,6 +77,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         interpretable: bool = DEFAULTS.interpretable,
         screen: bool = DEFAULTS.screen,
         table_search: str = DEFAULTS.table_search,
+        screen_fits: int = DEFAULTS.screen_fits,
         bases: tuple[str, ...] | str = DEFAULTS.bases,
         subset_size: int = DEFAULTS.subset_size,
         refine_size: int | None = DEFAULTS.refine_size,
@@ -113,6 +114,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         self.interpretable = interpretable
         self.screen = screen
         self.table_search = table_search
+        self.screen_fits = screen_fits
         self.bases = bases
         self.subset_size = subset_size
         self.refine_size = refine_size

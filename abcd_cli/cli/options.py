@@ -13,6 +13,7 @@ from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.engine_choice import AUTO_THRESHOLD
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import METHODS
+from abcd_cli.kernel_search.screening import KEEP_PROBABILITY
 from abcd_cli.kernel_search.settings import (
     MAX_DRAWS,
     MAX_SEED,
@@ -38,6 +39,7 @@ SETTING_NAMES = (
     "interpretable",
     "screen",
     "table_search",
+    "screen_fits",
     "subset_size",
     "refine_size",
     "patience",
@@ -266,6 +268,18 @@ def _strategy_options() -> list[Any]:
             " grammar's levels (restricted by --screen); 'coordinate', one fit of the additive"
             " GP chooses the inputs and interacting pairs, then each input's kernel and each"
             " pair's product are chosen by BIC one at a time (docs/usage.md).",
+        ),
+        click.option(
+            "--screen-fits",
+            type=click.IntRange(1, None),
+            default=DEFAULTS.screen_fits,
+            show_default=True,
+            metavar="N",
+            help="A table's screen (--screen or --table-search coordinate): with N > 1, the"
+            " additive GP is also fitted on N random halves of the rows and an input is kept"
+            f" when at least {KEEP_PROBABILITY:.0%} of those fits keep it; the notes state each"
+            " input's and pair's"
+            " share of the fits (docs/usage.md).",
         ),
         click.option(
             "--subset-size",

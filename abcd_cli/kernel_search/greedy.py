@@ -59,8 +59,9 @@ from abcd_cli.kernel_search.fitting import Fitter
 from abcd_cli.kernel_search.grammar import LANGUAGES, expand, start_kernels
 from abcd_cli.kernel_search.posterior import Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
+from abcd_cli.kernel_search.resampled_screen import resampled_screen
 from abcd_cli.kernel_search.scoring import Scored
-from abcd_cli.kernel_search.screening import Screen, screen_table, screens, time_inputs
+from abcd_cli.kernel_search.screening import Screen, screens, time_inputs
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
@@ -180,17 +181,11 @@ class Search:
         coordinate = settings.table_search == "coordinate"
         if not screens(settings.language, settings.screen or coordinate, data.n_dims):
             return None, None
-        screen = screen_table(
-            data.X,
-            data.Y,
-            settings.seed,
-            settings.restarts,
-            settings.max_iter,
-            time_inputs(data.x_names),
-            data.constant_mean,
-            data.x_names,
-            SCREEN_FLOOR if coordinate else None,
-        )
+        screen = resampled_screen(
+            data.X, data.Y, settings.seed, settings.restarts, settings.max_iter,
+            settings.screen_fits, time_inputs(data.x_names), data.constant_mean, data.x_names,
+            SCREEN_FLOOR if coordinate else None, self.fitter.executor,
+        )  # fmt: skip
         periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
         if coordinate:
             return screen, TablePlan.of(screen, periodic)
@@ -365,7 +360,7 @@ class Search:
             refine_points=data.Y_refine.size,
             stopped_early=self._stopped_early(),
             screen=self.screen,
-            stages=stage_costs(self.plan, self.trace, self.screen.seconds)
+            stages=stage_costs(self.plan, self.trace, self.screen.seconds, self.screen.fits)
             if self.plan and self.screen
             else [],
             **more,  # type: ignore[arg-type]

@@ -60,6 +60,9 @@ ORDER_SHARE = 0.02
 SCREEN_ORDER = 3
 #: The screening fit uses at most this many rows (evenly spread), whatever the table's size.
 SCREEN_ROWS = 500
+#: A resampled screen (``resampled_screen``) keeps an input when at least this share of its
+#: fits on half the rows does (measured: docs/findings.md, "Screening by vote").
+KEEP_PROBABILITY = 0.3
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,18 @@ class Shares:
     inputs: tuple[float, ...]
     pairs: dict[tuple[int, int], float]
     orders: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """Of a screen by several fits on subsamples (``resampled_screen``): the share of its
+    ``fits`` (``rows`` rows each) that kept each input and that named each pair an
+    interaction (``pairs``)."""
+
+    inputs: tuple[float, ...]
+    pairs: dict[tuple[int, int], float]
+    fits: int
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -87,6 +102,7 @@ class Screen:
     rows: int = 0
     seconds: float = 0.0
     names: tuple[str, ...] = field(default=())
+    probabilities: Probabilities | None = None
 
     @property
     def borderline(self) -> tuple[int, ...]:
@@ -97,12 +113,19 @@ class Screen:
             d for d in self.inputs if self.shares.inputs[d] < INPUT_SHARE and d not in paired
         )
 
+    @property
+    def fits(self) -> int:
+        """How many fits of the additive GP the screen took: on all the rows, and on each
+        subsample."""
+        return 1 + (self.probabilities.fits if self.probabilities is not None else 0)
+
     def name(self, d: int) -> str:
         return self.names[d] if d < len(self.names) else f"x{d + 1}"
 
     def to_dict(self) -> dict[str, object]:
-        """The model file's ``screen``: what was kept, named by column, with the shares."""
-        return {
+        """The model file's ``screen``: what was kept, named by column, with the shares (and,
+        of a resampled screen, the probabilities)."""
+        d: dict[str, object] = {
             "inputs": [self.name(d) for d in self.inputs],
             "interactions": [[self.name(i), self.name(j)] for i, j in self.pairs],
             "max_order": self.max_order,
@@ -114,6 +137,17 @@ class Screen:
             "rows": self.rows,
             "seconds": round(self.seconds, 3),
         }
+        if (p := self.probabilities) is not None:
+            d["resampled"] = {
+                "fits": p.fits,
+                "rows_per_fit": p.rows,
+                "keep_probability": KEEP_PROBABILITY,
+                "input_probabilities": {self.name(k): round(v, 3) for k, v in enumerate(p.inputs)},
+                "pair_probabilities": [
+                    [self.name(i), self.name(j), round(v, 3)] for (i, j), v in p.pairs.items()
+                ],
+            }
+        return d
 
 
 def order_coefficients(sds: tuple[float, ...], n_inputs: int) -> list[float]:
@@ -169,7 +203,6 @@ def decide(
     """The rule of the module docstring applied to ``shares``: inputs whose share is at least
     ``floor`` are kept (``BORDER_SHARE`` for the coordinate-wise search)."""
     orders = shares.orders
-    max_order = max((t for t, s in enumerate(orders, start=1) if s >= ORDER_SHARE), default=1)
     pairs = (
         tuple(sorted(p for p, s in shares.pairs.items() if s >= PAIR_SHARE))
         if len(orders) >= 2 and orders[1] >= ORDER_SHARE
@@ -179,20 +212,27 @@ def decide(
     kept.update(d for pair in pairs for d in pair)
     if not kept:
         kept = {int(np.argmax(shares.inputs))}
-    if not pairs:
-        max_order = 1
-    elif not any(
-        all(pair in pairs for pair in combinations(triple, 2))
-        for triple in combinations(sorted({d for pair in pairs for d in pair}), 3)
-    ):
-        max_order = min(max_order, 2)  # no three inputs interact pairwise: no product of three
     return Screen(
         tuple(sorted(kept)),
         pairs,
-        max_order,
+        highest_order(orders, pairs),
         tuple(d for d in change_inputs if d in kept),
         shares,
     )
+
+
+def highest_order(orders: tuple[float, ...], pairs: tuple[tuple[int, int], ...]) -> int:
+    """The highest order of products: the last t whose share is at least ORDER_SHARE, 1
+    without ``pairs``, at most 2 when no three inputs interact pairwise."""
+    max_order = max((t for t, s in enumerate(orders, start=1) if s >= ORDER_SHARE), default=1)
+    if not pairs:
+        return 1
+    if not any(
+        all(pair in pairs for pair in combinations(triple, 2))
+        for triple in combinations(sorted({d for pair in pairs for d in pair}), 3)
+    ):
+        return min(max_order, 2)  # no three inputs interact pairwise: no product of three
+    return max_order
 
 
 def additive_start(n_inputs: int) -> Kernel:
@@ -215,10 +255,43 @@ def screen_table(
     rows, evenly spread) from the seed and read its verdict (``decide``, inputs kept from
     ``floor``, INPUT_SHARE unless given)."""
     started = time.perf_counter()
-    rows = np.unique(np.round(np.linspace(0, len(y) - 1, min(len(y), SCREEN_ROWS))).astype(int))
+    rows = screen_rows(len(y))
     X, y = X[rows], y[rows]
+    shares, kernel = fit_shares(
+        X, y, entropy(seed, additive_start(X.shape[1])), restarts, max_iter, constant_mean, names
+    )
+    screen = decide(shares, change_inputs, INPUT_SHARE if floor is None else floor)
+    return Screen(
+        screen.inputs,
+        screen.pairs,
+        screen.max_order,
+        screen.change_inputs,
+        shares,
+        kernel,
+        len(y),
+        time.perf_counter() - started,
+        names,
+    )
+
+
+def screen_rows(n_rows: int) -> np.ndarray:
+    """The rows of the screen's fit on all the rows: at most ``SCREEN_ROWS``, evenly spread."""
+    return np.unique(np.round(np.linspace(0, n_rows - 1, min(n_rows, SCREEN_ROWS))).astype(int))
+
+
+def fit_shares(
+    X: np.ndarray,
+    y: np.ndarray,
+    stream: tuple[int, ...],
+    restarts: int,
+    max_iter: int,
+    constant_mean: bool = False,
+    names: tuple[str, ...] = (),
+) -> tuple[Shares, str]:
+    """One fit of the additive GP of every order on (X, y) from the random ``stream``: its
+    shares (``variance_shares``) and the fitted kernel as text."""
     start = additive_start(X.shape[1])
-    rng = np.random.default_rng(np.random.SeedSequence(list(entropy(seed, start))))
+    rng = np.random.default_rng(np.random.SeedSequence(list(stream)))
     with threadpool_limits(limits=1, user_api="blas"):  # more threads: ten times slower
         fitted = fit(
             start,
@@ -234,18 +307,7 @@ def screen_table(
     additive, noise = fitted.operands
     noise_sd = float(noise.params[noise.names.index("sd")])
     shares = variance_shares(additive, noise_sd, X, y - (np.mean(y) if constant_mean else 0.0))
-    screen = decide(shares, change_inputs, INPUT_SHARE if floor is None else floor)
-    return Screen(
-        screen.inputs,
-        screen.pairs,
-        screen.max_order,
-        screen.change_inputs,
-        shares,
-        fitted.to_text(digits=4, names=names),
-        len(y),
-        time.perf_counter() - started,
-        names,
-    )
+    return shares, fitted.to_text(digits=4, names=names)
 
 
 def screens(language: str, screen: bool, n_dims: int) -> bool:

@@ -51,7 +51,7 @@ _RANGES: dict[str, tuple[int, int | None]] = {
     "refine_iter": (1, None), "patience": (0, None), "polish": (1, None), "max_iter": (1, None),
     "buffer": (1, None), "pool": (1, None), "draws": (1, MAX_DRAWS), "max_order": (1, MAX_ORDER),
     "particles": (2, MAX_DRAWS), "data_steps": (1, None), "first_points": (1, None),
-    "structure_moves": (0, None), "parameter_moves": (0, None),
+    "structure_moves": (0, None), "parameter_moves": (0, None), "screen_fits": (1, None),
 }  # fmt: skip
 #: The sampler's settings (method "smc"), kept in a settings file only with that method.
 SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "parameter_moves")
@@ -122,6 +122,8 @@ class SearchSettings:
     structure_moves: int = 5
     parameter_moves: int = 10
     table_search: str = "grammar"  # one of TABLE_SEARCHES
+    screen_fits: int = 1  # a table's screen: fits of the additive GP, each on a subsample of
+    # the rows when more than one, whose vote keeps inputs and pairs (``resampled_screen``)
 
     def __post_init__(self) -> None:
         for name, (low, high) in _RANGES.items():
@@ -196,8 +198,9 @@ class SearchSettings:
 
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
-        ignore it), ``screen`` only when on, ``table_search`` only when not "grammar", the
-        posterior's ``pool`` and ``draws`` and the sampler's ``SMC_FIELDS`` only with their
+        ignore it), ``screen`` only when on, ``table_search`` only when not "grammar",
+        ``screen_fits`` only when not 1, the posterior's ``pool`` and ``draws`` and the
+        sampler's ``SMC_FIELDS`` only with their
         method (the files of earlier versions, checkpoints among them, lack these)."""
         d = asdict(self)
         d["bases"] = list(self.bases)
@@ -214,6 +217,8 @@ class SearchSettings:
             del d["screen"]
         if self.table_search == "grammar":  # the search of earlier versions: their files lack it
             del d["table_search"]
+        if self.screen_fits == 1:  # one fit on the rows, as earlier versions: their files lack it
+            del d["screen_fits"]
         return d
 
 

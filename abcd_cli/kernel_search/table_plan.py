@@ -191,12 +191,14 @@ class TablePlan:
 
 
 def stage_costs(
-    plan: TablePlan, trace: list[LevelRecord], screen_seconds: float
+    plan: TablePlan, trace: list[LevelRecord], screen_seconds: float, screen_fits: int = 1
 ) -> list[dict[str, object]]:
-    """The cost of each stage of a plan's search, in order: the screen (one fit), then each
+    """The cost of each stage of a plan's search, in order: the screen (its fits), then each
     stage's fits (its levels' candidates) and seconds (from the levels' running totals,
     ``LevelRecord.elapsed_seconds``, which start after the screen)."""
-    costs: dict[str, dict[str, object]] = {"screen": {"fits": 1, "seconds": screen_seconds}}
+    costs: dict[str, dict[str, object]] = {
+        "screen": {"fits": screen_fits, "seconds": screen_seconds}
+    }
     before = screen_seconds
     for record in trace:
         stage = plan.stage_of(record.level)

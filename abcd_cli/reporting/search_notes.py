@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abcd_cli.kernel_search.agreement import AGREED_TV
 from abcd_cli.kernel_search.records import SearchResult
-from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER
+from abcd_cli.kernel_search.screening import INPUT_SHARE, KEEP_PROBABILITY, SCREEN_ORDER, Screen
 from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
 from abcd_cli.reporting.certainty import probability_text
 
@@ -43,12 +43,17 @@ def _screen_notes(result: SearchResult) -> list[str]:
     pairs = [f"{screen.name(i)} × {screen.name(j)}" for i, j in screen.pairs]
     coordinate = bool(result.stages)
     floor = SCREEN_FLOOR if coordinate else INPUT_SHARE
-    kept = f"the search used {', '.join(names)}" + (
-        f" (not {', '.join(dropped)}: under {floor * 100:g}% of the fitted variance each)"
-        if dropped
-        else ""
+    votes = screen.probabilities
+    why = (
+        f"kept by fewer than {KEEP_PROBABILITY:.0%} of the fits on half the rows"
+        if votes
+        else f"under {floor * 100:g}% of the fitted variance each"
     )
-    if borderline := [f"{screen.name(d)} {screen.shares.inputs[d]:.1%}" for d in screen.borderline]:
+    kept = f"the search used {', '.join(names)}" + (
+        f" (not {', '.join(dropped)}: {why})" if dropped else ""
+    )
+    borderline = [f"{screen.name(d)} {screen.shares.inputs[d]:.1%}" for d in screen.borderline]
+    if borderline and not votes:  # a vote's inputs are stated with their probabilities
         kept += f" (near the bar of {INPUT_SHARE:.0%}, kept: {', '.join(borderline)})"
     products = (
         (
@@ -62,12 +67,16 @@ def _screen_notes(result: SearchResult) -> list[str]:
     if coordinate:
         kept += ", each input's kernel chosen by BIC one input at a time"
     search_seconds = max(result.elapsed_seconds - screen.seconds, 0.0)
+    fits = f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows" + (
+        f" and {votes.fits} on {votes.rows} rows drawn at random each" if votes else ""
+    )
     notes = [
-        f"one fit of the additive GP of orders up to {SCREEN_ORDER} on {screen.rows} rows"
-        f" ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
+        f"{fits} ({screen.seconds:.1f} s) chose what to search: {kept}; {products}; the search"
         f" then took {search_seconds:.1f} s over {len(result.trace)}"
         f" level{'' if len(result.trace) == 1 else 's'}"
     ]
+    if votes:
+        notes.append(_vote_note(screen))
     if coordinate:
         costs = [
             f"{c['stage']} {float(c['seconds']):.1f} s"  # type: ignore[arg-type]
@@ -76,6 +85,24 @@ def _screen_notes(result: SearchResult) -> list[str]:
         ]
         notes.append("cost per stage: " + ", ".join(costs))
     return notes
+
+
+def _vote_note(screen: Screen) -> str:
+    """The probabilities of a resampled screen (``resampled_screen``): per input, and per
+    pair that any fit on a subsample named."""
+    votes = screen.probabilities
+    assert votes is not None
+    inputs = ", ".join(f"{screen.name(d)} {p:.2f}" for d, p in enumerate(votes.inputs))
+    pairs = [
+        f"{screen.name(i)} × {screen.name(j)} {p:.2f}"
+        for (i, j), p in sorted(votes.pairs.items(), key=lambda item: (-item[1], item[0]))
+        if p > 0
+    ]
+    return (
+        f"the share of the {votes.fits} fits on half the rows that kept each input: {inputs}"
+        f" (an input is kept from {KEEP_PROBABILITY:.2f}); that named each pair an interaction:"
+        f" {', '.join(pairs) if pairs else 'none'} (pairs are judged by the fit on all the rows)"
+    )
 
 
 def _subset_notes(result: SearchResult) -> list[str]:

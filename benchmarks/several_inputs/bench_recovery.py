@@ -48,6 +48,14 @@ def reference() -> dict[tuple[str, float], str]:
         return {(r["true_kernel"], float(r["snr"])): r["thesis_chosen"] for r in csv.DictReader(f)}
 
 
+def method_label(method: str, table_search: str, screen_fits: int) -> str:
+    """A row's method: the method, the table search unless "grammar", the screen's fits on
+    half the rows when more than one."""
+    tables = "" if table_search == "grammar" else f" {table_search}"
+    fits = f" screen-fits {screen_fits}" if screen_fits > 1 else ""
+    return f"{method}{tables}{fits}"
+
+
 def search_one(
     true: truth.TrueKernel,
     snr: float,
@@ -56,6 +64,7 @@ def search_one(
     jobs: int,
     method: str,
     table_search: str = "grammar",
+    screen_fits: int = 1,
 ) -> dict:
     """Draw the data of (true, snr, seed) and search them; the row to keep."""
     x, y = truth.draw(true, snr, seed)
@@ -71,6 +80,7 @@ def search_one(
         jobs=jobs,
         method=method,
         table_search=table_search,
+        screen_fits=screen_fits,
     )
     seconds = time.perf_counter() - start
     terms = truth.signal_terms(parse_kernel(found.structure, names))
@@ -89,7 +99,7 @@ def search_one(
         "snr": f"{snr:g}",
         "seed": str(seed),
         "depth": str(depth),
-        "method": method if table_search == "grammar" else f"{method} {table_search}",
+        "method": method_label(method, table_search, screen_fits),
         "structure": found.structure,
         "terms": truth.describe_terms(terms),
         "p_true": p_true,
@@ -129,6 +139,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                     args.jobs,
                     args.method,
                     args.table_search,
+                    args.screen_fits,
                 )
                 print(f"{label} SNR {snr:g} seed {seed}: {row['terms']} ({row['seconds']} s)")
                 if args.csv is not None:
@@ -202,6 +213,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default="grammar",
         help="how a table of several inputs is searched (issue 66)",
     )
+    parser.add_argument(
+        "--screen-fits", type=int, default=1, help="the screen's fits on half the rows (issue 66)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown here")
     parser.add_argument("--csv", type=Path, default=None, help="keep one row per search here")
     args = parser.parse_args(argv)
@@ -210,8 +224,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if unknown or not args.cases:
         parser.error(f"unknown case {unknown[0] if unknown else '(none)'!r}")
     args.snrs = [float(v) for v in args.snrs.split(",") if v]
-    tables = "" if args.table_search == "grammar" else f" {args.table_search}"
-    args.method_label = f"{args.method}{tables}"
+    args.method_label = method_label(args.method, args.table_search, args.screen_fits)
     if args.seeds < 1 or not args.snrs or any(v <= 0 for v in args.snrs):
         parser.error("--seeds must be at least 1 and every SNR positive")
     return args
@@ -232,7 +245,8 @@ def main(argv: list[str] | None = None) -> None:
             f" {truth.N_POINTS} points uniform on [-{truth.X_MAX:g}, {truth.X_MAX:g}]^D, f drawn"
             " from the true kernel with the original generator's parameters and scaled to sd 1,"
             " noise of sd 1/SNR (`benchmarks/several_inputs/recovery_truth.py`). Search:"
-            f" `abcd_cli.search` with method {args.method}, table search {args.table_search}, at"
+            f" `abcd_cli.search` with method {args.method}, table search {args.table_search}"
+            f" (screen fits {args.screen_fits}), at"
             f" depth {args.depth}, {args.jobs} worker(s), every other setting its default.",
             "- Structures are compared as their sums of products over inputs, constants and"
             " noise terms left out. 'true structure': the seeds whose choice has exactly the"

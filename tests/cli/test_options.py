@@ -35,3 +35,27 @@ def test_jobs_default_is_in_help(name: str) -> None:
     start = result.output.index("\n  --jobs")  # the option's own entry, not a mention
     jobs = result.output[start : result.output.index("\n  --", start + 1)]
     assert "[default: 0;" in jobs
+
+
+def test_screen_fits_reach_the_model_file_and_a_bad_count_is_refused(tmp_path) -> None:
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-2, 2, (50, 3))
+    y = np.sin(x[:, 0]) + 0.5 * x[:, 1] + 0.1 * rng.normal(size=50)
+    data = tmp_path / "t.csv"
+    pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "y": y}).to_csv(data, index=False)
+    args = ["search", str(data), "--y", "y", "--table-search", "coordinate", "--quiet"]
+    bad = CliRunner().invoke(main, [*args, "--screen-fits", "0"])
+    assert bad.exit_code == 2 and "--screen-fits" in bad.output
+    out = tmp_path / "m.json"
+    ran = CliRunner().invoke(
+        main, [*args, "--screen-fits", "2", "--depth", "1", "--restarts", "1", "--json", str(out)]
+    )
+    assert ran.exit_code == 0, ran.output
+    document = json.loads(out.read_text())
+    assert document["settings"]["screen_fits"] == 2
+    assert set(document["screen"]["resampled"]["input_probabilities"]) == {"a", "b", "c"}

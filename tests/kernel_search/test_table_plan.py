@@ -11,7 +11,7 @@ import pytest
 
 from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import make_executor
-from abcd_cli.kernel_search import greedy
+from abcd_cli.kernel_search import resampled_screen
 from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.screening import Screen, Shares
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -132,14 +132,14 @@ def test_an_interaction_is_named_only_where_one_is_planted():
 def test_a_pair_the_screen_names_is_kept_even_where_bic_would_not_add_it(monkeypatch):
     X = _table(2)
     additive = np.sin(1.5 * X[:, 0]) + np.sin(1.5 * X[:, 2]) + X[:, 4] + _noise(2)
-    real = greedy.screen_table
+    real = resampled_screen.screen_table
 
     def naming_a_pair(*args, **kwargs):  # the real screen, then (0, 2) named as a pair
         screen = real(*args, **kwargs)
         shares = dataclasses.replace(screen.shares, pairs={(0, 2): NAMED_SHARE})
         return dataclasses.replace(screen, pairs=((0, 2),), max_order=2, shares=shares)
 
-    monkeypatch.setattr(greedy, "screen_table", naming_a_pair)
+    monkeypatch.setattr(resampled_screen, "screen_table", naming_a_pair)
     result = run_search(X, additive, COORDINATE)
     assert interactions(result.model.kernel) == [(0, 2)]
     assert result.screen is not None and result.screen.pairs == ((0, 2),)

@@ -140,3 +140,39 @@ def test_the_samplers_halves_and_their_disagreement_are_stated(result: SearchRes
     assert "one half has no evidence estimate (its particles all failed)" in text
     assert text.endswith("weighed by its evidence estimate (1.00 and 0.00)")
     assert not any("halves" in n for n in search_notes(result))  # greedy's notes as before
+
+
+def test_a_resampled_screen_states_each_inputs_and_pairs_probability(
+    result: SearchResult,
+) -> None:
+    from abcd_cli.kernel_search.screening import Probabilities, Screen, Shares
+
+    shares = Shares((0.5, 0.01, 0.3), {(0, 1): 0.0, (0, 2): 0.08, (1, 2): 0.0}, (0.9, 0.1))
+    votes = Probabilities((1.0, 0.2, 1.0), {(0, 1): 0.0, (0, 2): 0.6, (1, 2): 0.2}, 5, 30)
+    screen = Screen((0, 2), ((0, 2),), 2, (), shares, "", 60, 2.0, ("a", "b", "c"), votes)
+    stages = [{"stage": "screen", "fits": 6, "seconds": 2.0}]
+    first, second = search_notes(replace(result, screen=screen, stages=stages))[:2]
+    assert first.startswith(
+        "one fit of the additive GP of orders up to 3 on 60 rows and 5 on 30 rows drawn at random"
+        " each (2.0 s) chose what to search: the search used a, c (not b: kept by fewer than 30%"
+        " of the fits on half the rows)"
+    )
+    assert second == (
+        "the share of the 5 fits on half the rows that kept each input: a 1.00, b 0.20, c 1.00"
+        " (an input is kept from 0.30); that named each pair an interaction: a × c 0.60,"
+        " b × c 0.20 (pairs are judged by the fit on all the rows)"
+    )
+
+
+def test_a_resampled_screen_states_probabilities_not_borderline_shares(
+    result: SearchResult,
+) -> None:
+    from abcd_cli.kernel_search.screening import Probabilities, Screen, Shares
+
+    shares = Shares((0.5, 0.001, 0.3), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.0}, (1.0,))
+    votes = Probabilities((1.0, 0.4, 1.0), {(0, 1): 0.0, (0, 2): 0.0, (1, 2): 0.0}, 5, 30)
+    screen = Screen((0, 1, 2), (), 1, (), shares, "", 60, 2.0, ("a", "b", "c"), votes)
+    assert screen.borderline == (1,)  # b's share on all the rows is under the bar
+    stages = [{"stage": "screen", "fits": 6, "seconds": 2.0}]
+    first, second = search_notes(replace(result, screen=screen, stages=stages))[:2]
+    assert "near the bar" not in first and "b 0.40" in second

@@ -127,6 +127,15 @@ def test_the_recovery_benchmark_puts_the_thesis_choice_beside_ours(tmp_path) -> 
     assert len(reference) == 3 * len(CASES)
 
 
+def test_a_recovery_rows_method_names_its_table_search_and_screen_fits() -> None:
+    assert bench_recovery.method_label("greedy", "grammar", 1) == "greedy"
+    assert bench_recovery.method_label("greedy", "coordinate", 1) == "greedy coordinate"
+    label = bench_recovery.method_label("greedy", "coordinate", 10)
+    assert label == "greedy coordinate screen-fits 10"
+    args = bench_recovery.parse_args(["--table-search", "coordinate", "--screen-fits", "10"])
+    assert args.method_label == label
+
+
 def test_the_time_table_has_one_row_per_size_and_dimension(tmp_path) -> None:
     out = tmp_path / "scaling.md"
     bench_inputs_scaling.main(["--sizes", "30", "--dims", "1,2", "--depth", "1", "--out",
