@@ -40,12 +40,15 @@ FINAL_PRODUCTS = 2000
 
 @dataclass(frozen=True)
 class LikelihoodInterval:
-    """low ≤ -log p(y) ≤ high, with its parts: the log-determinant's Lanczos interval and the
-    products with K̂ made in all."""
+    """low ≤ -log p(y) ≤ high, with its parts: log|Q + D| (``logdet_p``), the Lanczos interval
+    on log|M| = log|K̂| - log|Q + D| (``logdet``), the quadratic's interval (``quadratic``:
+    yᵀK̂⁻¹y or its GLS form) and the products with K̂ made in all."""
 
     bounds: NLLBounds
     logdet: LogdetInterval
     products: int
+    logdet_p: float
+    quadratic: tuple[float, float]
 
 
 def likelihood_interval(
@@ -80,10 +83,13 @@ def likelihood_interval(
         a_high = min(ny.fit.a, a_low + float(r1 @ ny.precondition(r1[:, None])[:, 0]))
         log_a_low = math.log(a_low) if a_low > 0 else -math.inf  # then skc's own low end
         log_a_high = math.log(a_high)
-    common = ny.n_free * LOG_2PI + float(np.sum(np.log(ny.d))) + ny.w.logdet_B
+    logdet_p = float(np.sum(np.log(ny.d))) + ny.w.logdet_B
+    common = ny.n_free * LOG_2PI + logdet_p
     low = 0.5 * (common + logdet.low + log_a_low + quad_low)
     high = 0.5 * (common + logdet.high + log_a_high + quad_high)
     own_low = -upper_from_solve(sol, y).value
     own_high = value_from_solve(sol, y)
     low, high = max(low, own_low), min(high, own_high)
-    return LikelihoodInterval(NLLBounds(min(low, high), high, products), logdet, products)
+    return LikelihoodInterval(
+        NLLBounds(min(low, high), high, products), logdet, products, logdet_p, (quad_low, quad_high)
+    )
