@@ -61,7 +61,7 @@ from abcd_cli.kernel_search.posterior import Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.resampled_screen import resampled_screen
 from abcd_cli.kernel_search.scoring import Scored
-from abcd_cli.kernel_search.screening import Screen, screens, time_inputs
+from abcd_cli.kernel_search.screening import INPUT_SHARE, Screen, screens, time_inputs
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
@@ -184,7 +184,7 @@ class Search:
         screen = resampled_screen(
             data.X, data.Y, settings.seed, settings.restarts, settings.max_iter,
             settings.screen_fits, time_inputs(data.x_names), data.constant_mean, data.x_names,
-            SCREEN_FLOOR if coordinate else None, self.fitter.executor,
+            SCREEN_FLOOR if coordinate else INPUT_SHARE, self.fitter.executor,
         )  # fmt: skip
         periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
         if coordinate:

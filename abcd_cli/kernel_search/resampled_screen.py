@@ -116,13 +116,12 @@ def resampled_screen(
     change_inputs: tuple[int, ...] = (),
     constant_mean: bool = False,
     names: tuple[str, ...] = (),
-    floor: float | None = None,
+    floor: float = INPUT_SHARE,
     executor: Executor | None = None,
 ) -> Screen:
     """The screen of ``screening.screen_table`` on (X, y) (internal units) and, with ``fits``
     above 1, that many fits on random halves of the rows, all on ``executor``, whose vote
-    keeps the inputs (``decide_by_vote``; each fit's inputs kept from ``floor``, INPUT_SHARE
-    unless given)."""
+    keeps the inputs (``decide_by_vote``; each fit's inputs kept from ``floor``)."""
     if fits == 1:
         return screen_table(
             X, y, seed, restarts, max_iter, change_inputs, constant_mean, names, floor
@@ -136,7 +135,6 @@ def resampled_screen(
         sub = subsample_rows(n_rows, seed, f, n_inputs)
         tasks.append((X[sub], y[sub], (*stream, 2, f), restarts, max_iter, constant_mean, ()))
     (whole, kernel), *subsampled = list((executor or SerialExecutor()).map(_fit, tasks))
-    floor = INPUT_SHARE if floor is None else floor
     screen = decide_by_vote(
         whole, [s for s, _ in subsampled], change_inputs, floor, len(tasks[1][1])
     )

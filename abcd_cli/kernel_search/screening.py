@@ -249,18 +249,18 @@ def screen_table(
     change_inputs: tuple[int, ...] = (),
     constant_mean: bool = False,
     names: tuple[str, ...] = (),
-    floor: float | None = None,
+    floor: float = INPUT_SHARE,
 ) -> Screen:
     """Fit the additive GP of every order on (X, y) in internal units (at most ``SCREEN_ROWS``
     rows, evenly spread) from the seed and read its verdict (``decide``, inputs kept from
-    ``floor``, INPUT_SHARE unless given)."""
+    ``floor``)."""
     started = time.perf_counter()
     rows = screen_rows(len(y))
     X, y = X[rows], y[rows]
     shares, kernel = fit_shares(
         X, y, entropy(seed, additive_start(X.shape[1])), restarts, max_iter, constant_mean, names
     )
-    screen = decide(shares, change_inputs, INPUT_SHARE if floor is None else floor)
+    screen = decide(shares, change_inputs, floor)
     return Screen(
         screen.inputs,
         screen.pairs,

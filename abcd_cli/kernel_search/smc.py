@@ -37,7 +37,7 @@ given that state goes on from it to exactly the result of an uninterrupted run.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 
@@ -304,16 +304,9 @@ class Sampler:
     ) -> Particles:
         """The particles after every data step, each step's tasks on ``executor`` (serial by
         default); from ``state`` when given (a checkpoint's), telling ``on_step`` of each."""
-        executor = executor or SerialExecutor()
-        if state is None:
-            state = self._first_state(executor)
-            if on_step:
-                on_step(state)
-        while state.done < len(self.steps):
-            state = self.step(state, executor)
-            if on_step:
-                on_step(state)
-        return particles_of(state)
+        tell = (lambda states: on_step(states[0])) if on_step else None
+        (final,) = run_together((self,), executor, None if state is None else (state,), tell)
+        return particles_of(final)
 
     def _first_state(self, executor: Executor) -> SMCState:
         """The particles drawn from the prior (step 0), scored on the first step's rows."""
@@ -356,10 +349,8 @@ class Sampler:
         following = self.steps[k + 1] if k + 1 < len(self.steps) else np.arange(0)
         seen = self.rows_summary(rows)
         tasks = [
-            replace(
-                self._task(kernels[p], float(current[p]), rows, following, (k + 1, p)),
-                rows_summary=seen,
-                step_scale=float(scales[p]),
+            self._task(
+                kernels[p], float(current[p]), rows, following, (k + 1, p), seen, float(scales[p])
             )
             for p in range(n)
         ]
@@ -397,8 +388,56 @@ class Sampler:
         rows: np.ndarray,
         following: np.ndarray,
         where: tuple[int, int],
+        rows_summary: Summary | None = None,
+        step_scale: float = PARAMETER_STEP,
     ) -> ParticleTask:
-        return ParticleTask(self.problem, kernel, current, rows, following, (self.seed, *where))
+        return ParticleTask(
+            self.problem,
+            kernel,
+            current,
+            rows,
+            following,
+            (self.seed, *where),
+            rows_summary,
+            step_scale,
+        )
+
+
+def run_together(
+    samplers: Sequence[Sampler],
+    executor: Executor | None = None,
+    states: tuple[SMCState, ...] | None = None,
+    on_step: Callable[[tuple[SMCState, ...]], None] | None = None,
+) -> tuple[SMCState, ...]:
+    """Every data step of ``samplers`` (on the same steps), each step's tasks of all of them
+    in one map on ``executor`` (serial by default), so that a pool stays busy; from
+    ``states`` when given (a checkpoint's), telling ``on_step`` of each step; their final
+    states."""
+    executor = executor or SerialExecutor()
+    if states is None:
+        moved = _split(
+            run_tasks(executor, [t for s in samplers for t in s.first_tasks()]), samplers
+        )
+        states = tuple(s.first_state(m) for s, m in zip(samplers, moved, strict=True))
+        if on_step:
+            on_step(states)
+    while states[0].done < len(samplers[0].steps):
+        plans = [s.plan(state) for s, state in zip(samplers, states, strict=True)]
+        moved = _split(run_tasks(executor, [t for p in plans for t in p.tasks]), samplers)
+        states = tuple(s.finish(p, m) for s, p, m in zip(samplers, plans, moved, strict=True))
+        if on_step:
+            on_step(states)
+    return states
+
+
+def _split(moved: list[Moved], samplers: Sequence[Sampler]) -> list[list[Moved]]:
+    """``moved`` cut back into each sampler's tasks' results, in order."""
+    out, start = [], 0
+    for s in samplers:
+        n = s.problem.settings.particles
+        out.append(moved[start : start + n])
+        start += n
+    return out
 
 
 def run_tasks(executor: Executor, tasks: list[ParticleTask]) -> list[Moved]:

@@ -36,17 +36,14 @@ import numpy as np
 
 from abcd_cli.data.summary import Summary
 from abcd_cli.engines.base import Engine
-from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.evidence import normalised
 from abcd_cli.kernel_search.smc import (
-    Moved,
     Particles,
-    ParticleTask,
     Sampler,
     SMCSettings,
     SMCState,
     particles_of,
-    run_tasks,
+    run_together,
 )
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 
@@ -105,28 +102,8 @@ class Halves:
         """Each half's particles after every data step, both halves' tasks of a step on
         ``executor`` together; from ``state`` when given (a checkpoint's), telling
         ``on_step`` of each step."""
-        executor = executor or SerialExecutor()
-        first, second = self.samplers
-        if state is None:
-            moved = self._both(executor, first.first_tasks(), second.first_tasks())
-            state = (first.first_state(moved[0]), second.first_state(moved[1]))
-            if on_step:
-                on_step(state)
-        while state[0].done < len(self.steps):
-            plans = (first.plan(state[0]), second.plan(state[1]))
-            moved = self._both(executor, plans[0].tasks, plans[1].tasks)
-            state = (first.finish(plans[0], moved[0]), second.finish(plans[1], moved[1]))
-            if on_step:
-                on_step(state)
-        return particles_of(state[0]), particles_of(state[1])
-
-    @staticmethod
-    def _both(
-        executor: Executor, first: list[ParticleTask], second: list[ParticleTask]
-    ) -> tuple[list[Moved], list[Moved]]:
-        """Both halves' tasks in one map, their results split back."""
-        moved = run_tasks(executor, first + second)
-        return moved[: len(first)], moved[len(first) :]
+        first, second = run_together(self.samplers, executor, state, on_step)
+        return particles_of(first), particles_of(second)
 
 
 def union(first: Particles, second: Particles) -> Particles:
