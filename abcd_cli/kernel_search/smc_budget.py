@@ -10,10 +10,14 @@ seed and budget can give another plan, and so another result, on another machine
 
 The cost model. The work of a data step on n_k rows is the likelihoods its particles compute:
 one per structure or parameter move and one on the next step's rows, each costing about
-c(n) = n^``COST_POWER`` (the kernel matrix's n² entries; measured on this repository's machine
-for the exact engine: 0.1 ms at 40 points, 23 ms at 640, 133 ms at 1,280, so between n² and
-n³ at a thousand points, small steps dominated by fixed costs). Step 0 (drawing the particles
-and scoring them on the first rows) is one likelihood on n_0 rows. With the steps so far, whose
+c(n) = n^``COST_POWER`` + ``FIXED_ROWS``^``COST_POWER``: the kernel matrix's n² entries and a
+fixed part (building the kernel, the proposal, the task) that the rows do not change. Measured
+on this repository's loaded two-core machine: the exact engine's likelihood alone took 0.1 ms
+at 40 points, 23 ms at 640 and 133 ms at 1,280 (between n² and n³ at a thousand points); on
+airline (16 particles, 5 + 10 moves) every data step of 10 to 144 points took 0.2-0.5 s, about
+0.8 ms a likelihood whatever the rows, which is the n² part at 640 rows scaled by 0.8 / 23:
+(0.8 / 23)^½ × 640 ≈ 120 rows. Step 0 (drawing the particles and scoring them on the first
+rows) is one likelihood on n_0 rows. With the steps so far, whose
 (structure, parameter) moves were (s_j, p_j), the seconds per unit of cost are
 
     r = elapsed / (c(n_0) + Σ_{j<k} (s_j + p_j + 1) c(n_j)),
@@ -33,16 +37,19 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: The power of the rows in a likelihood's cost (see the module docstring).
+#: The power of the rows in a likelihood's cost, and the rows whose cost equals its fixed part
+#: (see the module docstring).
 COST_POWER = 2.0
+FIXED_ROWS = 120
 
 #: A data step's (structure moves, parameter moves) per particle.
 Moves = tuple[int, int]
 
 
 def cost(rows: int) -> float:
-    """c(n) = n^COST_POWER: the cost of one likelihood on ``rows`` rows, in the model's units."""
-    return float(rows) ** COST_POWER
+    """c(n) = n^COST_POWER + FIXED_ROWS^COST_POWER: the cost of one likelihood on ``rows`` rows,
+    in the model's units."""
+    return float(rows) ** COST_POWER + float(FIXED_ROWS) ** COST_POWER
 
 
 def scaled(asked: int, factor: float) -> int:

@@ -43,11 +43,13 @@ class Clock:
 def test_the_planner_keeps_the_asked_moves_when_they_fit_and_scales_them_when_not() -> None:
     planner = MovePlanner((5, 10), (10, 20, 40), budget=100.0)
     assert planner.moves((), elapsed=0.01) == (5, 10)  # fast: the settings' moves
-    # step 0 took 1 s on 10 rows: r = 1/100 s per unit; ahead Σ c(n) = 100 + 400 + 1600
-    # = 2100, so s + p + 1 = 16 would take 336 s; 99 s left allow 99/21 = 4.7 moves + 1
-    slow = planner.moves((), elapsed=1.0)
-    factor = (99.0 / (0.01 * 2100) - 1.0) / 15
-    assert slow == (scaled(5, factor), scaled(10, factor)) == (1, 2)
+    # step 0 took 1 s on 10 rows: r = 1 / c(10) s per unit; the rest at s + p + 1 = 16 would
+    # take 16 r Σ c(n) = 48 s, and fit
+    assert planner.moves((), elapsed=1.0) == (5, 10)
+    # step 0 took 4 s: 16 r Σ c(n) = 200 s would not fit in the 96 s left
+    ahead = 4.0 / cost(10) * (cost(10) + cost(20) + cost(40))
+    factor = (96.0 / ahead - 1.0) / 15
+    assert planner.moves((), elapsed=4.0) == (scaled(5, factor), scaled(10, factor)) == (2, 4)
     assert planner.moves((), elapsed=99.0) == (1, 1)  # never below one move each
     assert MovePlanner((0, 10), (10, 20), budget=1.0).moves((), elapsed=0.9) == (0, 1)
     assert MovePlanner((5, 10), (10, 20), given=((1, 2), (3, 4))).moves(((1, 2),), 1e9) == (3, 4)
@@ -68,15 +70,15 @@ def test_the_planner_counts_every_step_done_in_its_rate() -> None:
 
 
 def test_slow_steps_make_fewer_moves_and_the_run_records_its_plan() -> None:
-    slow = smc_method.search(X, Y, with_budget(200.0), clock=Clock(1.0))
-    # step 0 took 2 s: 2 + 4 moves would take 270 s, 1 + 2 fit; then the steps so far show
-    # the steps cheaper than projected, and the asked moves fit again
+    slow = smc_method.search(X, Y, with_budget(30.0), clock=Clock(1.0))
+    # step 0 took 2 s: 2 + 4 moves would take 44 s, 1 + 2 fit in the 28 s left; then the steps
+    # so far show them cheaper than projected, and the asked moves fit again
     assert slow.settings.moves_plan == ((1, 2), ASKED, ASKED)
     fast = smc_method.search(X, Y, with_budget(1e6), clock=Clock(1e-6))
     assert fast.settings.moves_plan == (ASKED,) * 3
     assert fast.to_dict()["posterior"] == smc_method.search(X, Y, SETTINGS).to_dict()["posterior"]
     (note,) = budget_notes(slow)
-    assert note.startswith("the time budget of 200 s allowed fewer moves than the settings ask")
+    assert note.startswith("the time budget of 30 s allowed fewer moves than the settings ask")
     assert "the data steps made 1:2, 2:4, 2:4 (structure:parameter)" in note
     assert budget_notes(fast) == []
 
@@ -92,7 +94,7 @@ def test_a_budget_too_small_for_one_move_each_is_passed_and_said_so() -> None:
 
 
 def test_the_recorded_plan_gives_the_result_again() -> None:
-    slow = smc_method.search(X, Y, with_budget(200.0), clock=Clock(1.0))
+    slow = smc_method.search(X, Y, with_budget(30.0), clock=Clock(1.0))
     again = smc_method.search(X, Y, slow.settings)  # the settings the model file keeps
     given = smc_method.search(
         X, Y, SearchSettings(**{**_fields(SETTINGS), "moves_plan": list(slow.settings.moves_plan)})
@@ -110,7 +112,7 @@ def test_a_resumed_run_keeps_the_plan_it_recorded(tmp_path) -> None:
         if event.kind == "data step" and event.level == 1:
             raise KeyboardInterrupt
 
-    settings = with_budget(200.0)
+    settings = with_budget(30.0)
     with pytest.raises(KeyboardInterrupt):
         smc_method.search(X, Y, settings, checkpoint=path, events=stop_after_one, clock=Clock(1.0))
     saved = json.loads(path.read_text())
