@@ -142,6 +142,8 @@ SETTINGS = Obj(
         "screen": Bool(),
         "table_search": Choice(*TABLE_SEARCHES),
         "screen_fits": Whole(min=1),
+        "budget": Number(above=0),
+        "moves_plan": List(List(COUNT, min_len=2, max_len=2), min_len=1),
     },
 )
 #: One level of the search's trace (the report's appendix shows level, structure, BIC and

@@ -12,6 +12,13 @@ internal units are those a search of all the points would use (``SearchData``). 
   most probable structure becomes the model, and the posterior's features are recomputed,
   and so is its band's calibration (``backtest.posterior_calibration``): it describes the
   posterior the file holds, and the new points give its backtest more origins.
+* a sampler's model (method "smc"): the sampler is not run again; each structure its particles
+  held (at its particle of largest weight) is refitted and weighed as a posterior's pool is, so
+  the posterior is no longer the sampler's particles. The agreement of its two halves
+  (``StructurePosterior.halves``) described the sampler's run on the search's points: it is not
+  kept with the reweighed posterior, the search's note stating it is marked as of the search's
+  points, before the update, and the update's note says why; the report then describes the
+  posterior as weighed by Laplace evidence, not as the sampler's particles.
 
 Before the refit the new points are checked against the old model, or the old posterior's
 mixture (:mod:`abcd_cli.misfit`). The document keeps the search's trace and settings; its
@@ -97,6 +104,10 @@ def update_document(
             f" all the points and weighed again; the most probable is {model.structure}, of"
             f" weight {posterior.weights[0]:.2f}"
         )
+        if settings.method == "smc":
+            searched = _searched(document, found)
+            done += sampler_update_sentence(searched)
+            document["notes"] = notes_before_update(document.get("notes", []), searched)
     else:
         model, seed_entries = _greedy(found, refitted, data, engine)
         if seed_entries:
@@ -268,6 +279,34 @@ def _kept_note(found: FittedSearch, kernel: Kernel, refitted: Refitted) -> str:
             " scored at its values"
         )
     return f"{structure} kept its values: its refit {refitted.kept_values}"
+
+
+#: How the search notes' statement of the sampler's halves begins (``search_notes``).
+HALVES_NOTE = "two independent halves of the sampler"
+
+
+def sampler_update_sentence(searched: int) -> str:
+    """What an update does to a sampler's posterior (method "smc"), for the update's note."""
+    return (
+        f" (the sampler was not run again: each structure its particles held, at its particle"
+        f" of largest weight, was refitted and weighed by its Laplace evidence as a weighed"
+        f" pool is, so the posterior is no longer the sampler's particles, and the agreement of"
+        f" its two halves, a fact of the sampler's run on the search's {searched}"
+        f" points, is no longer kept with it)"
+    )
+
+
+def notes_before_update(notes: list[str], searched: int) -> list[str]:
+    """The search ``notes`` with the sampler's halves' statement marked as describing the
+    search's ``searched`` points, before any update (once: a later update finds it marked)."""
+    before = f"before the update, on the search's {searched} points: "
+    return [before + note if note.startswith(HALVES_NOTE) else note for note in notes]
+
+
+def _searched(document: dict[str, Any], found: FittedSearch) -> int:
+    """The points the search ran on (before its first update)."""
+    updates = document.get("updates") or []
+    return int(updates[0]["n_before"]) if updates else found.n
 
 
 def _misfit_note(misfit: Misfit) -> str:

@@ -100,6 +100,8 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         first_points: int = DEFAULTS.first_points,
         structure_moves: int = DEFAULTS.structure_moves,
         parameter_moves: int = DEFAULTS.parameter_moves,
+        budget: float | None = DEFAULTS.budget,
+        moves_plan: tuple[tuple[int, int], ...] | None = DEFAULTS.moves_plan,
     ) -> None:
         self.depth = depth
         self.restarts = restarts
@@ -137,6 +139,8 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         self.first_points = first_points
         self.structure_moves = structure_moves
         self.parameter_moves = parameter_moves
+        self.budget = budget
+        self.moves_plan = moves_plan
 
     def fit(self, X: Any, y: Any) -> AbcdRegressor:
         """Search for the model of y given the columns of X, an (n, d) array or DataFrame;

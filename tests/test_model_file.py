@@ -266,6 +266,14 @@ CASES = {
         "settings.seed must be a whole number of at least 0",
     ),
     "an unknown base kernel": (put("settings", "bases", value=["SE", "Nope"]), "settings.bases"),
+    "a budget of no time": (
+        put("settings", "budget", value=0),
+        "settings.budget must be a finite number above 0",
+    ),
+    "a moves plan of triples": (
+        put("settings", "moves_plan", value=[[1, 2, 3]]),
+        "settings.moves_plan",
+    ),
     "an unknown prior mean": (put("settings", "prior_mean", value="mode"), "settings.prior_mean"),
     "stopped_early of a number": (
         put("stopped_early", value=3),

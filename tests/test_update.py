@@ -183,3 +183,32 @@ def test_a_series_sorted_again_keeps_repeated_x() -> None:
     new = read_observations(found, (np.array([2.0, 0.5]), np.array([21.0, 5.0])))
     x, y = combined(model, new)
     assert list(x) == [0.5, 1.0, 2.0, 2.0, 3.0] and list(y) == [5.0, 10.0, 20.0, 21.0, 30.0]
+
+
+def test_a_samplers_halves_are_stated_as_before_the_update_and_not_kept(
+    points: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Before: the updated file kept the search's note that the posterior 'is their union, each
+    half weighed by its evidence estimate' and the report said the sampler's particles were
+    weighted by their predictions, while the update had weighed the structures by their Laplace
+    evidence."""
+    x, y = points
+    sampled = abcd_cli.search(
+        x=x[:OLD], y=y[:OLD], method="smc", particles=4, data_steps=2, first_points=20,
+        structure_moves=1, parameter_moves=1,
+    )  # fmt: skip
+    assert sampled.posterior.halves is not None
+    updated = abcd_cli.update(sampled, (x[OLD:], y[OLD:]))
+    document = updated.to_dict()
+    assert updated.posterior.halves is None and "halves" not in document["posterior"]
+    halves = [n for n in document["notes"] if "two independent halves of the sampler" in n]
+    assert len(halves) == 1
+    assert halves[0].startswith(f"before the update, on the search's {OLD} points: two indep")
+    (done,) = [n for n in document["notes"] if n.startswith("updated with 12 new points")]
+    assert "the sampler was not run again" in done
+    assert f"a fact of the sampler's run on the search's {OLD} points" in done
+    page = " ".join(abcd_cli.report(updated)["posterior"]["text"])
+    assert "The sampler (sequential Monte Carlo)" not in page and "Laplace" in page
+    again = abcd_cli.update(updated, (x[OLD:] + 5.0, y[OLD:]))  # marked once, of the search
+    marked = [n for n in again.to_dict()["notes"] if n.startswith("before the update")]
+    assert marked == halves

@@ -15,6 +15,7 @@ from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import METHODS
 from abcd_cli.kernel_search.screening import KEEP_PROBABILITY
 from abcd_cli.kernel_search.settings import (
+    BUDGET_FIELDS,
     MAX_DRAWS,
     MAX_SEED,
     MAX_SEED_TEXT,
@@ -54,21 +55,48 @@ SETTING_NAMES = (
 
 
 #: The options of one method, each given only with it (None: the settings' own default).
-METHOD_OPTIONS = {"pool": "posterior", **dict.fromkeys(SMC_FIELDS, "smc")}
+METHOD_OPTIONS = {"pool": "posterior", **dict.fromkeys((*SMC_FIELDS, *BUDGET_FIELDS), "smc")}
 
 
 def settings_of(opts: dict[str, Any]) -> dict[str, Any]:
     """The search settings among a command's options, as keywords of ``abcd_cli.search``
     (a method's own option, ``METHOD_OPTIONS``, only with that method: refused rather than
     ignored otherwise)."""
-    settings = {name: opts[name] for name in (*SETTING_NAMES, *SMC_FIELDS)}
+    settings = {name: opts[name] for name in (*SETTING_NAMES, *SMC_FIELDS, *BUDGET_FIELDS)}
     for name, method in METHOD_OPTIONS.items():
         if settings[name] is not None and opts["method"] != method:
             flag = "--" + name.replace("_", "-")
             raise InputError(f"{flag} only applies with --method {method}")
         if settings[name] is None:
             del settings[name]  # the settings' own default
+    if "budget" in settings:
+        settings["budget"] = budget_seconds(settings["budget"])
+    if "moves_plan" in settings:
+        settings["moves_plan"] = moves_plan(settings["moves_plan"])
     return settings
+
+
+def budget_seconds(text: str) -> float:
+    """--budget's value as seconds (SearchSettings checks that it is above 0); InputError when
+    it is not a number."""
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(
+            f"--budget must be a number of seconds above 0, not {_shown(text)}"
+        ) from None
+
+
+def moves_plan(text: str) -> list[tuple[int, int]]:
+    """--moves-plan's value, "S:P,S:P,...", as (structure, parameter) moves per data step
+    (SearchSettings checks the counts); InputError when it is not written so."""
+    pairs = [part.strip() for part in text.split(",")]
+    if not all(re.fullmatch(r"[0-9]{1,9}:[0-9]{1,9}", part) for part in pairs):
+        raise InputError(
+            f"--moves-plan must be S:P pairs (structure and parameter moves of each data step)"
+            f" separated by commas, not {_shown(text)}"
+        )
+    return [(int(a), int(b)) for a, b in (part.split(":") for part in pairs)]
 
 
 def _setting_options() -> list[Any]:
@@ -94,14 +122,34 @@ def _sampler_options() -> list[Any]:
         "parameter_moves": ("N", 0, "parameter moves per particle and step"),
     }
     return [
+        *(
+            click.option(
+                "--" + name.replace("_", "-"),
+                type=click.IntRange(low, MAX_DRAWS if name == "particles" else None),
+                default=None,
+                metavar=metavar,
+                help=f"With --method smc: the sampler's {what}"
+                f" [default: {getattr(DEFAULTS, name)}].",
+            )
+            for name, (metavar, low, what) in helps.items()
+        ),
         click.option(
-            "--" + name.replace("_", "-"),
-            type=click.IntRange(low, MAX_DRAWS if name == "particles" else None),
+            "--budget",
+            metavar="SECONDS",
             default=None,
-            metavar=metavar,
-            help=f"With --method smc: the sampler's {what} [default: {getattr(DEFAULTS, name)}].",
-        )
-        for name, (metavar, low, what) in helps.items()
+            help="With --method smc: finish the sampler within this many seconds, making fewer"
+            " moves per data step when the steps so far project past it (never below one each)."
+            " The plan it used is saved in the model file's settings (moves_plan) and gives the"
+            " result again; it depends on the machine's speed.",
+        ),
+        click.option(
+            "--moves-plan",
+            metavar="S:P,...",
+            default=None,
+            help="With --method smc: the structure and parameter moves of each data step (as a"
+            " budgeted run's model file records them), instead of --structure-moves and"
+            " --parameter-moves.",
+        ),
     ]
 
 

@@ -117,9 +117,9 @@ def posterior_facts(
         for s, w in zip(posterior.structures, posterior.weights, strict=True)
     ]
     settings = search.get("settings", {})
-    sampler = (
+    sampler = (  # an update weighs the sampler's structures as a pool is (``model_update``)
         (int(settings["particles"]), int(settings["data_steps"]))
-        if settings.get("method") == "smc"
+        if settings.get("method") == "smc" and not search.get("updates")
         else None
     )
     return PosteriorFacts(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -55,6 +57,9 @@ _RANGES: dict[str, tuple[int, int | None]] = {
 }  # fmt: skip
 #: The sampler's settings (method "smc"), kept in a settings file only with that method.
 SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "parameter_moves")
+#: The sampler's time settings (``smc_budget``): given only with method "smc", kept in a
+#: settings file only when given.
+BUDGET_FIELDS = ("budget", "moves_plan")
 
 
 def is_whole(value: object) -> bool:
@@ -124,6 +129,11 @@ class SearchSettings:
     table_search: str = "grammar"  # one of TABLE_SEARCHES
     screen_fits: int = 1  # a table's screen: fits of the additive GP, each on a subsample of
     # the rows when more than one, whose vote keeps inputs and pairs (``resampled_screen``)
+    # method "smc" (``smc_budget``): seconds the sampler should finish within (None: no limit),
+    # and the (structure, parameter) moves of each data step (None: decided as the run goes;
+    # a finished run's settings hold the plan it used, so that they give its result again)
+    budget: float | None = None
+    moves_plan: tuple[tuple[int, int], ...] | None = None
 
     def __post_init__(self) -> None:
         for name, (low, high) in _RANGES.items():
@@ -162,6 +172,23 @@ class SearchSettings:
                 f"unknown language {self.language!r} (choose from {', '.join(LANGUAGES)})"
             )
         self._check_bases()
+        self._check_budget()
+
+    def _check_budget(self) -> None:
+        """``budget``: a finite number of seconds above 0; ``moves_plan``: pairs of whole
+        numbers from 0, at most ``data_steps`` of them; either only with method "smc"."""
+        for name in BUDGET_FIELDS:
+            if getattr(self, name) is not None and self.method != "smc":
+                raise InputError(f"--{name.replace('_', '-')} only applies with --method smc")
+        budget = self.budget
+        if budget is not None:
+            if isinstance(budget, bool) or not isinstance(budget, Real):
+                raise InputError(f"the budget must be a number of seconds above 0, not {budget!r}")
+            if not (math.isfinite(budget) and budget > 0):
+                raise InputError(f"the budget must be a number of seconds above 0, not {budget!r}")
+            object.__setattr__(self, "budget", float(budget))  # a plain float for JSON
+        if self.moves_plan is not None:
+            object.__setattr__(self, "moves_plan", checked_plan(self.moves_plan, self.data_steps))
 
     def _check_bases(self) -> None:
         """Base kernel names known to the search, each once, at least one."""
@@ -219,7 +246,33 @@ class SearchSettings:
             del d["table_search"]
         if self.screen_fits == 1:  # one fit on the rows, as earlier versions: their files lack it
             del d["screen_fits"]
+        for name in BUDGET_FIELDS:  # only when given: the files of earlier versions lack them
+            if d[name] is None:
+                del d[name]
+        if self.moves_plan is not None:
+            d["moves_plan"] = [list(moves) for moves in self.moves_plan]
         return d
+
+
+def checked_plan(plan: object, data_steps: int) -> tuple[tuple[int, int], ...]:
+    """``plan`` as (structure moves, parameter moves) per data step: at most ``data_steps``
+    pairs of whole numbers from 0, at least one pair; InputError otherwise."""
+    bad = InputError(
+        f"the moves plan must be 1 to {data_steps} pairs (structure moves, parameter moves) of"
+        " whole numbers from 0, one per data step"
+    )
+    if isinstance(plan, str | bytes) or not isinstance(plan, Sequence):
+        raise bad
+    pairs = []
+    for moves in plan:
+        if isinstance(moves, str | bytes) or not isinstance(moves, Sequence) or len(moves) != 2:
+            raise bad
+        if not all(is_whole(m) and int(m) >= 0 for m in moves):
+            raise bad
+        pairs.append((int(moves[0]), int(moves[1])))
+    if not 1 <= len(pairs) <= data_steps:
+        raise bad
+    return tuple(pairs)
 
 
 def prior_mean_units(x: np.ndarray, y: np.ndarray, prior_mean: str) -> tuple[Scaling, bool]:

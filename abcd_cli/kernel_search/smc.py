@@ -25,6 +25,10 @@ and each is rejuvenated on the data so far:
   a in the step just done: log s ← log s + ``ADAPT_GAIN`` (a − ``TARGET_ACCEPTANCE``), s kept
   in [``MIN_STEP``, ``MAX_STEP``] (a resampled particle takes its parent's s).
 
+How many structure and parameter moves each data step makes is decided before the step
+(``smc_budget``: the settings', a given plan, or what a time budget allows) and recorded in the
+state (``SMCState.moves``).
+
 Particles are tasks: each particle's moves in one data step are one task on the executor the
 search gets (``move_particle``), drawing from its own generator, seeded from (seed, step,
 particle) (``SeedSequence``; step 0 draws the particles, the resampling of step k is slot P of
@@ -55,6 +59,7 @@ from abcd_cli.kernel_search.evidence import (
 )
 from abcd_cli.kernel_search.parameter_chain import log_posterior, metropolis
 from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.smc_budget import MovePlanner, Moves
 from abcd_cli.kernel_search.smc_moves import StructureMover
 from abcd_cli.kernel_search.smc_proposal import ParameterProposal
 from abcd_cli.kernel_search.structure_prior import StructurePrior
@@ -123,6 +128,7 @@ class SMCState:
     proposed: int = 0
     accepted: int = 0
     step_scales: np.ndarray | None = None  # each particle's parameter step s (None: the first)
+    moves: tuple[Moves, ...] = ()  # each data step's (structure, parameter) moves so far
 
     def scales(self) -> np.ndarray:
         """Each particle's parameter step s."""
@@ -160,6 +166,7 @@ class ParticleTask:
     key: tuple[int, int, int]
     rows_summary: Summary | None = None
     step_scale: float = PARAMETER_STEP
+    moves: Moves | None = None  # (structure, parameter) moves (None: the settings')
 
 
 @dataclass(frozen=True)
@@ -178,7 +185,7 @@ class Moved:
 def move_particle(task: ParticleTask) -> Moved:
     """Run one ``ParticleTask`` (in a worker): see the module docstring."""
     rng = np.random.default_rng(np.random.SeedSequence(task.key))
-    mover = _Mover(task.problem, rng, task.rows_summary, task.step_scale)
+    mover = _Mover(task.problem, rng, task.rows_summary, task.step_scale, task.moves)
     kernel, current = task.kernel, task.current
     if kernel is None:
         kernel = mover.new_particle()
@@ -197,8 +204,11 @@ class _Mover:
         rng: np.random.Generator,
         rows_summary: Summary | None = None,
         step_scale: float = PARAMETER_STEP,
+        moves: Moves | None = None,
     ) -> None:
         self.problem, self.rng, self.step_scale = problem, rng, step_scale
+        asked = (problem.settings.structure_moves, problem.settings.parameter_moves)
+        self.structure_count, self.parameter_count = asked if moves is None else moves
         self.n_dims = problem.X.shape[1]
         self.proposed = self.accepted = 0
         proposal = ParameterProposal(problem.summary, rows_summary or problem.summary)
@@ -226,9 +236,9 @@ class _Mover:
         return self._likelihoods[key]
 
     def rejuvenate(self, kernel: Kernel, rows: np.ndarray, current: float) -> tuple[Kernel, float]:
-        """The settings' structure moves, then the parameter moves; the particle and its log
+        """The step's structure moves, then its parameter moves; the particle and its log
         likelihood on ``rows``."""
-        for _ in range(self.problem.settings.structure_moves):
+        for _ in range(self.structure_count):
             kernel, current = self.structure_move(kernel, rows, current)
         moved = self.parameter_moves(kernel, rows)
         return moved, current if moved is kernel else self.log_likelihood(moved, rows)
@@ -250,12 +260,12 @@ class _Mover:
         last state. s is then tuned from the chain's acceptance (for the next data step)."""
         p = self.problem
         theta = kernel.theta()
-        if theta.size == 0 or p.settings.parameter_moves < 1:
+        if theta.size == 0 or self.parameter_count < 1:
             return kernel
         prior = ParameterPrior.of(kernel, p.summary)
         target = log_posterior(kernel, prior, p.X[rows], p.y[rows], p.engine)
         covariance = np.diag((self.step_scale * prior.sd) ** 2)
-        chain = metropolis(target, theta, covariance, p.settings.parameter_moves, 0, self.rng)
+        chain = metropolis(target, theta, covariance, self.parameter_count, 0, self.rng)
         self.step_scale = tuned_step(self.step_scale, chain.acceptance)
         return kernel.with_theta(chain.states[-1])
 
@@ -270,12 +280,14 @@ def tuned_step(step: float, acceptance: float) -> float:
 @dataclass(frozen=True)
 class Planned:
     """A data step planned: the state it starts from, the particles' log weights after the
-    reweighting (and any resampling), the evidence estimate so far, and the moves' tasks."""
+    reweighting (and any resampling), the evidence estimate so far, the moves' tasks and how
+    many moves of each kind they make."""
 
     state: SMCState
     log_w: np.ndarray
     log_evidence: float
     tasks: list[ParticleTask]
+    moves: Moves
 
 
 class Sampler:
@@ -332,10 +344,13 @@ class Sampler:
         planned = self.plan(state)
         return self.finish(planned, run_tasks(executor, planned.tasks))
 
-    def plan(self, state: SMCState) -> Planned:
+    def plan(self, state: SMCState, moves: Moves | None = None) -> Planned:
         """The next data step up to its moves: the reweighted (and perhaps resampled)
-        particles as tasks."""
+        particles as tasks, each making ``moves`` (structure, parameter) moves (None: the
+        settings')."""
         n, k = self.problem.settings.particles, state.done
+        settings = self.problem.settings
+        moves = moves or (settings.structure_moves, settings.parameter_moves)
         log_evidence = state.log_evidence + _log_mean_weight(state.log_w, state.pending)
         log_w = state.log_w + state.pending
         kernels, current, scales = state.kernels, state.following, state.scales()
@@ -349,12 +364,14 @@ class Sampler:
         following = self.steps[k + 1] if k + 1 < len(self.steps) else np.arange(0)
         seen = self.rows_summary(rows)
         tasks = [
-            self._task(
-                kernels[p], float(current[p]), rows, following, (k + 1, p), seen, float(scales[p])
+            replace(
+                self._task(kernels[p], float(current[p]), rows, following, (k + 1, p), seen),
+                step_scale=float(scales[p]),
+                moves=moves,
             )
             for p in range(n)
         ]
-        return Planned(state, log_w, log_evidence, tasks)
+        return Planned(state, log_w, log_evidence, tasks, moves)
 
     @staticmethod
     def finish(planned: Planned, moved: list[Moved]) -> SMCState:
@@ -371,6 +388,7 @@ class Sampler:
             proposed=state.proposed + sum(m.proposed for m in moved),
             accepted=state.accepted + sum(m.accepted for m in moved),
             step_scales=np.array([m.step_scale for m in moved]),
+            moves=(*state.moves, planned.moves),
         )
 
     def rows_summary(self, rows: np.ndarray) -> Summary:
@@ -408,11 +426,14 @@ def run_together(
     executor: Executor | None = None,
     states: tuple[SMCState, ...] | None = None,
     on_step: Callable[[tuple[SMCState, ...]], None] | None = None,
+    planner: MovePlanner | None = None,
+    elapsed: Callable[[], float] | None = None,
 ) -> tuple[SMCState, ...]:
     """Every data step of ``samplers`` (on the same steps), each step's tasks of all of them
     in one map on ``executor`` (serial by default), so that a pool stays busy; from
     ``states`` when given (a checkpoint's), telling ``on_step`` of each step; their final
-    states."""
+    states. Each step's moves are the ``planner``'s (``smc_budget``; None: the settings'),
+    decided before the step from the moves so far and the seconds ``elapsed`` gives."""
     executor = executor or SerialExecutor()
     if states is None:
         moved = _split(
@@ -422,7 +443,8 @@ def run_together(
         if on_step:
             on_step(states)
     while states[0].done < len(samplers[0].steps):
-        plans = [s.plan(state) for s, state in zip(samplers, states, strict=True)]
+        moves = planner.moves(states[0].moves, elapsed() if elapsed else 0.0) if planner else None
+        plans = [s.plan(state, moves) for s, state in zip(samplers, states, strict=True)]
         moved = _split(run_tasks(executor, [t for p in plans for t in p.tasks]), samplers)
         states = tuple(s.finish(p, m) for s, p, m in zip(samplers, plans, moved, strict=True))
         if on_step:

@@ -74,6 +74,7 @@ def _state_dict(state: SMCState) -> dict[str, Any]:
         "proposed": state.proposed,
         "accepted": state.accepted,
         "step_scales": state.scales().tolist(),
+        "moves": [list(moves) for moves in state.moves],
     }
 
 
@@ -87,7 +88,7 @@ def load_sampler(
     if content is None:
         return None
     try:
-        return _halves_of(content, settings.particles, steps)
+        return _halves_of(content, settings, steps)
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise _damaged(path, exc) from None
 
@@ -112,8 +113,10 @@ def _particle(d: dict[str, Any]) -> Kernel:
     return Sum((tree.with_values(values), WN(tuple(noise))))
 
 
-def _halves_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[HalvesState, float]:
-    """Both halves' states in a checkpoint's content (``particles`` in all), checked;
+def _halves_of(
+    doc: dict[str, Any], settings: SearchSettings, steps: int
+) -> tuple[HalvesState, float]:
+    """Both halves' states in a checkpoint's content (the settings' particles in all), checked;
     ValueError or TypeError naming the first bad field."""
     if doc.get("stage") != SAMPLER_STAGE:
         raise ValueError("it is not a sampler's")
@@ -121,18 +124,26 @@ def _halves_of(doc: dict[str, Any], particles: int, steps: int) -> tuple[HalvesS
     halves = _list(doc, "halves")
     if len(halves) != 2:
         raise ValueError("the sampler keeps two halves")
-    sizes = half_sizes(particles)
+    sizes = half_sizes(settings.particles)
+    asked = (settings.structure_moves, settings.parameter_moves)
     first, second = (
-        _state_of(d, n, done, h + 1) for h, (d, n) in enumerate(zip(halves, sizes, strict=True))
+        _state_of(d, n, done, h + 1, asked)
+        for h, (d, n) in enumerate(zip(halves, sizes, strict=True))
     )
+    if first.moves != second.moves:
+        raise ValueError("the halves' moves differ")
     elapsed = float(doc["elapsed_seconds"])
     if not math.isfinite(elapsed) or elapsed < 0:
         raise ValueError("elapsed_seconds must be a number of at least 0")
     return (first, second), elapsed
 
 
-def _state_of(doc: dict[str, Any], particles: int, done: int, half: int) -> SMCState:
-    """One half's state, checked; ValueError or TypeError naming the first bad field."""
+def _state_of(
+    doc: dict[str, Any], particles: int, done: int, half: int, asked: tuple[int, int]
+) -> SMCState:
+    """One half's state, checked; ValueError or TypeError naming the first bad field. A
+    checkpoint of an earlier version has no ``moves``: its data steps made the ``asked``
+    moves (the settings', there being no budget then)."""
     kernels = [_particle(d) for d in _list(doc, "particles")]
     arrays = {
         k: np.array(_list(doc, k), dtype=float) for k in ("log_weights", "following", "pending")
@@ -146,6 +157,7 @@ def _state_of(doc: dict[str, Any], particles: int, done: int, half: int) -> SMCS
     scales = np.array(_list(doc, "step_scales"), dtype=float)
     if scales.size != particles or not np.all(np.isfinite(scales) & (scales > 0)):
         raise ValueError("step_scales must hold a positive step for each particle")
+    moves = _moves(doc["moves"], done) if "moves" in doc else (asked,) * done
     log_evidence = float(doc["log_evidence"])
     if math.isnan(log_evidence):
         raise ValueError("log_evidence must be a number")
@@ -159,4 +171,18 @@ def _state_of(doc: dict[str, Any], particles: int, done: int, half: int) -> SMCS
         proposed,
         accepted,
         scales,
+        moves,
     )
+
+
+def _moves(value: Any, done: int) -> tuple[tuple[int, int], ...]:
+    """Each done data step's (structure, parameter) moves, checked."""
+    if not isinstance(value, list) or len(value) != done:
+        raise ValueError(f"moves must hold a pair for each of the {done} data steps done")
+    pairs = []
+    for pair in value:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ValueError("moves must hold pairs of whole numbers from 0")
+        structure, parameter = (_whole(m, "moves", 0, 2**62) for m in pair)
+        pairs.append((structure, parameter))
+    return tuple(pairs)

@@ -45,6 +45,7 @@ from abcd_cli.kernel_search.smc import (
     particles_of,
     run_together,
 )
+from abcd_cli.kernel_search.smc_budget import MovePlanner
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 
 #: Both halves' states after the same data step.
@@ -98,11 +99,14 @@ class Halves:
         executor: Executor | None = None,
         state: HalvesState | None = None,
         on_step: Callable[[HalvesState], None] | None = None,
+        planner: MovePlanner | None = None,
+        elapsed: Callable[[], float] | None = None,
     ) -> tuple[Particles, Particles]:
         """Each half's particles after every data step, both halves' tasks of a step on
         ``executor`` together; from ``state`` when given (a checkpoint's), telling
-        ``on_step`` of each step."""
-        first, second = run_together(self.samplers, executor, state, on_step)
+        ``on_step`` of each step; both halves make the moves ``planner`` decides from the
+        seconds ``elapsed`` gives (``smc.run_together``)."""
+        first, second = run_together(self.samplers, executor, state, on_step, planner, elapsed)
         return particles_of(first), particles_of(second)
 
 

@@ -20,6 +20,11 @@ With a checkpoint, the sampler's state is saved after every data step (``smc_che
 ``resume`` goes on from it to the uninterrupted run's result; each finished data step is a
 "data step" event (``events``): its points so far and its most probable structure.
 
+The moves each data step makes are the settings', their ``moves_plan``, or, with a ``budget``
+of seconds, what the time left allows (``smc_budget``, timed by ``clock``); with a budget the
+result's settings hold the plan the run used (``moves_plan``), so that they give the result
+again, and the search notes say when the budget forced fewer moves or was passed anyway.
+
 Not yet (issue 64, part 2): the exact engine only, one sampler (two halves) whatever ``seeds``
 says.
 """
@@ -48,6 +53,7 @@ from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.smc import Particles, SMCSettings, particles_of
+from abcd_cli.kernel_search.smc_budget import MovePlanner
 from abcd_cli.kernel_search.smc_checkpoint import load_sampler, save_sampler
 from abcd_cli.kernel_search.smc_halves import Halves, HalvesState, union
 from abcd_cli.kernel_search.structure_prior import StructurePrior
@@ -72,12 +78,14 @@ def search(
     engine: Engine | None = None,
     events: Events | None = None,
     x_names: Sequence[str] = (),
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """The sampler's particles on y(x) as a ``SearchResult`` (see the module docstring); the
-    arguments as ``infer.Method`` takes them (the fit function is not used)."""
+    arguments as ``infer.Method`` takes them (the fit function is not used), and the
+    ``clock`` (seconds) that a time budget is measured by."""
     if settings.seeds > 1:
         raise InputError("--method smc runs one sampler; --seeds applies to the other methods")
-    started = time.perf_counter()
+    started = clock()
     engine = engine or get_engine("exact")
     data = SearchData.prepare(x, y, settings, x_names)
     sampler = Halves(
@@ -90,15 +98,21 @@ def search(
     state, before = saved if saved else (None, 0.0)
     if state is not None and emit:
         emit(SearchEvent("resumed", level=state[0].done, stage="sampler"))
+    planner = move_planner(settings, sampler)
+    latest = [state]
+
+    def elapsed() -> float:
+        return before + clock() - started
 
     def on_step(done: HalvesState) -> None:
-        elapsed = before + time.perf_counter() - started
+        latest[0] = done
+        elapsed = before + clock() - started
         if path is not None:
             save_sampler(path, done, elapsed, settings, x, y)
         if emit and done[0].done:
             emit(step_event(done, sampler, elapsed))
 
-    halves = sampler.run(executor, state, on_step)
+    halves = sampler.run(executor, state, on_step, planner, elapsed)
     found = agreement(*halves, names=data.x_names)
     user = tuple(-data.scaling.nll_out(-v, data.n) for v in found.log_evidence)  # user units
     found = replace(found, log_evidence=(user[0], user[1]))
@@ -109,8 +123,26 @@ def search(
         raise RunError("the sampler's most probable particle could not be scored on the data")
     model = data.model(data.scorer.scored(best, -log_l, data.n), engine)
     n = data.n
-    seconds = before + time.perf_counter() - started
+    seconds = before + clock() - started
+    final = latest[0]
+    if settings.budget is not None and final is not None:  # the plan decides the result
+        settings = replace(settings, moves_plan=final[0].moves)
     return SearchResult(model, [], settings, seconds, n, n, posterior=record)
+
+
+def move_planner(settings: SearchSettings, sampler: Halves) -> MovePlanner:
+    """What decides each data step's moves (``smc_budget``): the settings' moves, their
+    ``moves_plan``, or what their ``budget`` allows; InputError when the plan does not have
+    one entry per data step of this run."""
+    try:
+        return MovePlanner(
+            (settings.structure_moves, settings.parameter_moves),
+            tuple(int(rows.size) for rows in sampler.steps),
+            settings.budget,
+            settings.moves_plan,
+        )
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
 
 
 def step_event(state: HalvesState, sampler: Halves, seconds: float) -> SearchEvent:

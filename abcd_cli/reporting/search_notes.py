@@ -11,6 +11,7 @@ from __future__ import annotations
 from abcd_cli.kernel_search.agreement import AGREED_TV
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, KEEP_PROBABILITY, SCREEN_ORDER, Screen
+from abcd_cli.kernel_search.smc_budget import fewer, overrun
 from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
 from abcd_cli.reporting.certainty import probability_text
 
@@ -22,7 +23,7 @@ WIDE_BIC = 10.0
 
 def search_notes(result: SearchResult) -> list[str]:
     """Every note on ``result``, in this order: a table's screen, subset, interval scores,
-    seeds, posterior, the sampler's halves."""
+    seeds, posterior, the sampler's halves and its time budget."""
     return [
         *_screen_notes(result),
         *_subset_notes(result),
@@ -30,6 +31,7 @@ def search_notes(result: SearchResult) -> list[str]:
         *_seeds_notes(result),
         *_posterior_notes(result),
         *_halves_notes(result),
+        *budget_notes(result),
     ]
 
 
@@ -252,6 +254,34 @@ def _halves_notes(result: SearchResult) -> list[str]:
         f" {halves.kinds_tv:.2f}, and {evidence}; the posterior is their union, each half"
         f" weighed by its evidence estimate ({shares[0]:.2f} and {shares[1]:.2f})"
     ]
+
+
+def budget_notes(result: SearchResult) -> list[str]:
+    """With the sampler's time budget: whether it forced fewer moves than the settings ask
+    (and the plan it used), and whether the run passed it anyway (``smc_budget``)."""
+    settings = result.settings
+    plan = settings.moves_plan
+    if settings.budget is None or plan is None:
+        return []
+    budget, seconds = settings.budget, result.elapsed_seconds
+    asked = (settings.structure_moves, settings.parameter_moves)
+    steps = ", ".join(f"{s}:{p}" for s, p in plan)
+    notes = []
+    if fewer(asked, plan):
+        notes.append(
+            f"the time budget of {budget:g} s allowed fewer moves than the settings ask"
+            f" ({asked[0]} structure and {asked[1]} parameter moves per particle and data"
+            f" step): the data steps made {steps} (structure:parameter); the plan was decided"
+            " from how fast this machine ran the steps before, and the settings keep it"
+            " (moves_plan), so that they give this result again"
+        )
+    if overrun(budget, seconds):
+        least = ", even with one move of each kind at its last data step"
+        notes.append(
+            f"the sampler took {seconds:.1f} s, more than its budget of {budget:g} s"
+            + (least if max(plan[-1]) <= 1 else "")
+        )
+    return notes
 
 
 def stop_sentence(result: SearchResult) -> str:
