@@ -38,6 +38,10 @@ from abcd_cli.reporting.wording import (
 
 #: Heads of terms that can be gathered.
 GATHERED_HEADS = ("periodic", "smooth", "linear")
+#: A cycle's rough part whose fitted values at the data have an sd under this share of the
+#: component's own goes unsaid (``negligible_rough``): on a figure spanning the component's
+#: range it is about a line's width.
+NEGLIGIBLE_ROUGH = 0.05
 
 
 @dataclass(frozen=True)
@@ -253,16 +257,26 @@ def is_rough_term(term: Factors, g: Gathered) -> bool:
     return bool(term.smooth) and product_lengthscale(term.smooth) < period
 
 
+def negligible_rough(facts: ComponentFacts) -> bool:
+    """Whether a cycle's rough part moves its fitted values by under ``NEGLIGIBLE_ROUGH`` of
+    their own sd (sd of the rough part's mean at the data < share × sd of m(x_i)): less than a
+    reader can see in its figure, so not worth a sentence (Mauna Loa's yearly cycle: 0.00127
+    about an amplitude of 3.03)."""
+    spread = float(np.std(facts.data_mean))
+    return facts.rough_sd is not None and facts.rough_sd < NEGLIGIBLE_ROUGH * spread
+
+
 def rough_terms_sentences(g: Gathered, facts: ComponentFacts, axis: Axis) -> list[str]:
     """A gathered cycle whose other terms carry a smooth factor shorter than the period: short-
     term irregular variation about its smooth shape, of the size its fitted values at the data
     show (``ComponentFacts.rough_sd``), which its words on amplitude and its figure leave out
     (temperature's yearly cycle times a factor of 1.3 days: its wiggles were read as a
-    changing amplitude). Without that split, that its curve is rougher than its shape."""
+    changing amplitude); nothing when that size is negligible (``negligible_rough``). Without
+    that split, that its curve is rougher than its shape."""
     lengths = [
         product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and is_rough_term(t, g)
     ]
-    if not lengths:
+    if not lengths or negligible_rough(facts):
         return []
     span = format_span(min(lengths), axis)
     if facts.rough_sd is None:
