@@ -41,6 +41,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from threadpoolctl import threadpool_limits
 
+from abcd_cli.arrays import evenly_spread
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.kernel_search.candidate import entropy
@@ -310,7 +311,7 @@ def screen_table(
 
 def screen_rows(n_rows: int) -> np.ndarray:
     """The rows of the screen's fit on all the rows: at most ``SCREEN_ROWS``, evenly spread."""
-    return np.unique(np.round(np.linspace(0, n_rows - 1, min(n_rows, SCREEN_ROWS))).astype(int))
+    return evenly_spread(n_rows, SCREEN_ROWS)
 
 
 def fit_shares(
