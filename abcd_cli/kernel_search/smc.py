@@ -308,10 +308,6 @@ class Sampler:
         (final,) = run_together((self,), executor, None if state is None else (state,), tell)
         return particles_of(final)
 
-    def _first_state(self, executor: Executor) -> SMCState:
-        """The particles drawn from the prior (step 0), scored on the first step's rows."""
-        return self.first_state(run_tasks(executor, self.first_tasks()))
-
     def first_tasks(self) -> list[ParticleTask]:
         """Step 0's tasks: each particle drawn from the prior, scored on the first rows."""
         empty = np.arange(0)
@@ -325,16 +321,11 @@ class Sampler:
         kernels = [m.kernel for m in moved]
         return SMCState(0, kernels, np.zeros(len(moved)), 0.0, following, pending)
 
-    def step(self, state: SMCState, executor: Executor) -> SMCState:
-        """One data step: reweight by the new points' predictive density, resample when the
-        effective sample size falls below half the particles (never at the last step, whose
-        weights the result keeps), then move each particle."""
-        planned = self.plan(state)
-        return self.finish(planned, run_tasks(executor, planned.tasks))
-
     def plan(self, state: SMCState) -> Planned:
-        """The next data step up to its moves: the reweighted (and perhaps resampled)
-        particles as tasks."""
+        """The next data step up to its moves (``finish`` takes their results): reweight by the
+        new points' predictive density, resample when the effective sample size falls below
+        half the particles (never at the last step, whose weights the result keeps), and make
+        each particle's moves a task."""
         n, k = self.problem.settings.particles, state.done
         log_evidence = state.log_evidence + _log_mean_weight(state.log_w, state.pending)
         log_w = state.log_w + state.pending
