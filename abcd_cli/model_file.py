@@ -25,6 +25,7 @@ from abcd_cli.errors import InputError
 from abcd_cli.kernel_search.agreement import HALVES_SCHEMA
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import REGISTRY
+from abcd_cli.kernel_search.screening import SCREEN_SCHEMA
 from abcd_cli.kernel_search.settings import MAX_DRAWS, PRIOR_MEANS, TABLE_SEARCHES
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.additive import MAX_ORDER
@@ -229,6 +230,7 @@ MODEL_SCHEMA = Obj(
         "seed_models": List(Obj(noun="a model", nouns="models")),  # each: SEED_MODEL
         "posterior": POSTERIOR,
         "calibration": Obj(noun="a calibration"),  # its fields: calibration_problem
+        "screen": SCREEN_SCHEMA,  # a table's screen (``screening.Screen.to_dict``)
     },
     noun="a model saved by 'abcd search --json'",
 )

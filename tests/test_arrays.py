@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abcd_cli.arrays import as_2d, columns
+from abcd_cli.arrays import as_2d, columns, evenly_spread
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.data.series import Series
 from abcd_cli.kernels.text import parse_kernel
@@ -47,3 +47,9 @@ def test_a_model_has_its_inputs_as_n_by_d() -> None:
     for bad in (x[:4], np.column_stack([x, x]), x[:, None, None]):
         with pytest.raises(ValueError, match="x must be"):
             Model(kernel, Scaling.from_data(x, y), bad, y, 1.0)
+
+
+def test_evenly_spread_runs_from_the_first_position_to_the_last() -> None:
+    assert evenly_spread(32, 8).tolist() == [0, 4, 9, 13, 18, 22, 27, 31]
+    assert evenly_spread(5, 8).tolist() == [0, 1, 2, 3, 4]  # all of them when fewer
+    assert evenly_spread(0, 8).tolist() == [] and evenly_spread(9, 1).tolist() == [0]

@@ -326,6 +326,11 @@ CASES = {
         put("seed_models", value=[1, 2]),
         "seed_models must be a list of models; seed_models[0] is 1",
     ),
+    "a screen's floor above one": (put("screen", value={"floor": 1.5}), "screen.floor must be"),
+    "a screen's vote level below zero": (
+        put("screen", value={"resampled": {"keep_probability": -0.1}}),
+        "screen.resampled.keep_probability must be",
+    ),
 }
 
 
@@ -514,6 +519,23 @@ def test_a_file_without_the_optional_fields_loads(folder: Path, document: dict) 
     doc["trace"].append({"level": 2, "structure": None, "bic": None, "candidates": 3})
     doc["settings"].update({"refine_size": None, "inducing": None, "max_order": None})
     doc["stopped_early"] = None
+    check_model_document(doc, "model document")
+
+
+def test_a_tables_screen_is_checked_with_or_without_its_floor(document: dict) -> None:
+    """A screen as the search writes it passes; one of a file before the floor was recorded
+    (its floor that of ``settings.table_search``) too."""
+    from abcd_cli.kernel_search.resampled_screen import decide_by_vote
+    from abcd_cli.kernel_search.screening import Shares
+    from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
+
+    shares = Shares((0.5, 0.004, 0.2), {(0, 1): 0.0, (0, 2): 0.05, (1, 2): 0.0}, (0.9, 0.1))
+    screen = decide_by_vote(shares, [shares, shares], (), SCREEN_FLOOR, 30).to_dict()
+    assert screen["floor"] == SCREEN_FLOOR and screen["resampled"]["keep_probability"] == 0.3
+    doc = copy.deepcopy(document)
+    doc["screen"] = screen
+    check_model_document(doc, "model document")
+    del doc["screen"]["floor"]
     check_model_document(doc, "model document")
 
 

@@ -28,7 +28,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -115,6 +115,16 @@ class EngineState(ABC):
         """Its entries in the model file's engine record (JSON values)."""
 
 
+class LevelFit(Protocol):
+    """A constant mean's generalised least-squares fit: its estimate β̂ and a = 1ᵀM⁻¹1."""
+
+    @property
+    def beta(self) -> float: ...
+
+    @property
+    def a(self) -> float: ...
+
+
 class Posterior(ABC):
     """A kernel conditioned on data (X, y): posteriors of the whole model and of additive parts.
 
@@ -128,14 +138,19 @@ class Posterior(ABC):
     kernel: Kernel
     X: np.ndarray
     residual: np.ndarray
+    #: The constant mean's estimate (None without one): β̂ (``beta``) and a = 1ᵀM⁻¹1 (``a``),
+    #: M the data's covariance or its engine's approximation; β ~ N(β̂, 1/a) (R&W eq. 2.42).
+    _level: LevelFit | None
 
     @property
-    @abstractmethod
-    def level(self) -> float: ...
+    def level(self) -> float:
+        """β̂, 0 without a constant mean."""
+        return 0.0 if self._level is None else self._level.beta
 
     @property
-    @abstractmethod
-    def level_sd(self) -> float: ...
+    def level_sd(self) -> float:
+        """β's posterior sd 1/√a, 0 without a constant mean."""
+        return 0.0 if self._level is None else 1.0 / math.sqrt(self._level.a)
 
     @abstractmethod
     def mean(self, part: Kernel, Xs: np.ndarray | None = None) -> np.ndarray:

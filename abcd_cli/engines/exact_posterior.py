@@ -12,19 +12,19 @@ error (R&W eq. 2.42 for the sum; the same algebra for each part).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from abcd_cli.arrays import as_2d
 from abcd_cli.engines.base import Posterior, PosteriorError
-from abcd_cli.engines.cholesky import cholesky_factor, forward, weights
+from abcd_cli.engines.cholesky import Level, cholesky_factor, forward, weights
 from abcd_cli.kernels import Kernel, total
 from abcd_cli.kernels.algebra import sum_of_products
 
 
 class ExactPosterior(Posterior):
     """A kernel conditioned on data through the Cholesky factor of K = k(X, X)."""
+
+    _level: Level | None  # its v = K⁻¹1 gives the level's coupling
 
     def __init__(self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False):
         self.X = as_2d(X)
@@ -36,14 +36,6 @@ class ExactPosterior(Posterior):
         self.L = L
         # residual: the data the components explain, y minus the level
         self.residual, self.alpha, self._level = weights(L, self.y, constant_mean)
-
-    @property
-    def level(self) -> float:
-        return 0.0 if self._level is None else self._level.beta
-
-    @property
-    def level_sd(self) -> float:
-        return 0.0 if self._level is None else 1.0 / math.sqrt(self._level.a)
 
     def _level_coupling(self, Ks: np.ndarray) -> np.ndarray | None:
         """c = K_i(X*, X) v / √a, whose outer products are the level's share of the covariance."""

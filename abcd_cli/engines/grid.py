@@ -143,11 +143,9 @@ class GridPlan:
         return out.reshape(V.shape)
 
 
-def grid_plan(kernel: Kernel, X: np.ndarray, merge: bool = True) -> GridPlan | None:
+def grid_plan(kernel: Kernel, X: np.ndarray) -> GridPlan | None:
     """The FFT plan of K on X (module docstring), or None when X is not one input on a regular
-    grid or the kernel has a factor this form cannot take. With ``merge`` False only the
-    products without a modulator share a term (one term per modulated product, as before
-    issue 65's merging; kept to check and measure the merged plan against)."""
+    grid or the kernel has a factor this form cannot take."""
     if X.ndim != 2 or X.shape[1] != 1:
         return None
     grid = grid_positions(X[:, 0])
@@ -157,26 +155,25 @@ def grid_plan(kernel: Kernel, X: np.ndarray, merge: bool = True) -> GridPlan | N
     size = int(k.max()) + 1
     lags = np.arange(size) * h
     x = x0 + k * h  # the data's grid points
-    lag_sums: dict[ModulatorKey | int, tuple[np.ndarray | None, np.ndarray]] = {}
-    for index, factors in enumerate(factor_lists(kernel)):
+    lag_sums: dict[ModulatorKey, tuple[np.ndarray | None, np.ndarray]] = {}
+    for factors in factor_lists(kernel):
         if any(factor.is_noise for factor in factors):
             continue
         term = _product_on_grid(factors, x, lags)
         if term is None:
             return None
         key, f, c = term
-        group = key if merge or f is None else index
-        if group in lag_sums:
-            lag_sums[group][1][:] += c
+        if key in lag_sums:
+            lag_sums[key][1][:] += c
         else:
-            lag_sums[group] = (f, c)
+            lag_sums[key] = (f, c)
     length = fft.next_fast_len(2 * size - 1, real=True)
     terms = [(f, _circulant_spectrum(c, length)) for f, c in lag_sums.values() if np.any(c)]
     return GridPlan(k, size, length, terms, np.unique(k).size < k.size)
 
 
-def grid_matvec(kernel: Kernel, X: np.ndarray, merge: bool = True) -> Operator | None:
+def grid_matvec(kernel: Kernel, X: np.ndarray) -> Operator | None:
     """V ↦ K V (K the noise-free Gram of ``kernel`` on X, V of N rows) by FFT, or None when X
     is not one input on a regular grid or the kernel has a factor this form cannot take."""
-    plan = grid_plan(kernel, X, merge)
+    plan = grid_plan(kernel, X)
     return None if plan is None else plan.matvec

@@ -18,7 +18,6 @@ functional applied to 1, times 1/√a (R&W eq. 2.42, as in the exact engine).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import cached_property
 
@@ -82,15 +81,6 @@ class SparsePosterior(Posterior):
             raise PosteriorError("the inducing covariance of this model cannot be factorised")
         columns = data_columns(y, constant_mean)
         return factor, whitened_pass(self.kernel, self.X, self.Z, factor, self.d, columns)
-
-    # --- the level ----------------------------------------------------------------------
-    @property
-    def level(self) -> float:
-        return 0.0 if self._level is None else self._level.beta
-
-    @property
-    def level_sd(self) -> float:
-        return 0.0 if self._level is None else 1.0 / math.sqrt(self._level.a)
 
     # --- helpers --------------------------------------------------------------------------
     def _whiten(self, Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -34,13 +34,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from abcd_cli.arrays import as_2d
+from abcd_cli.arrays import as_2d, evenly_spread
 from abcd_cli.calibration import Calibration, calibrate
 from abcd_cli.data.scaling import Scaling
 from abcd_cli.engines.base import Engine, PosteriorError
 from abcd_cli.kernel_search.candidate import FitTask, fit_candidate
 from abcd_cli.kernel_search.engine_choice import resolve
-from abcd_cli.kernel_search.posterior import StructurePosterior, holding
+from abcd_cli.kernel_search.posterior import StructurePosterior, holding, spaced_rows
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -96,10 +96,7 @@ def origins(x: np.ndarray, horizon: float) -> list[int]:
     n = x.size
     first = max(math.ceil(n * MIN_TRAIN_SHARE), 2)
     allowed = [t for t in range(first, n) if x[t - 1] + horizon <= x[-1] + 1e-12 * abs(x[-1])]
-    if len(allowed) <= MAX_ORIGINS:
-        return allowed
-    picks = np.round(np.linspace(0, len(allowed) - 1, MAX_ORIGINS)).astype(int)
-    return [allowed[i] for i in np.unique(picks)]
+    return [allowed[i] for i in evenly_spread(len(allowed), MAX_ORIGINS)]
 
 
 def absent_reason(x: np.ndarray, n_dims: int) -> str:
@@ -130,11 +127,9 @@ def held_structures(posterior: StructurePosterior) -> tuple[list[int], np.ndarra
 
 
 def draw_rows(count: int) -> np.ndarray:
-    """``DRAWS_PER_STRUCTURE`` rows evenly spread over a chain of ``count`` draws (all of
-    them when fewer)."""
-    if count <= DRAWS_PER_STRUCTURE:
-        return np.arange(count)
-    return np.unique(np.round(np.linspace(0, count - 1, DRAWS_PER_STRUCTURE)).astype(int))
+    """``DRAWS_PER_STRUCTURE`` rows evenly spread over a chain of ``count`` draws, the first and
+    the last among them (all of them when fewer; ``posterior.spaced_rows``)."""
+    return spaced_rows(count, DRAWS_PER_STRUCTURE, ends=True)[0]
 
 
 @dataclass(frozen=True)

@@ -61,12 +61,12 @@ from abcd_cli.kernel_search.posterior import Weighed
 from abcd_cli.kernel_search.records import EarlyStop, LevelRecord, SearchResult
 from abcd_cli.kernel_search.resampled_screen import resampled_screen
 from abcd_cli.kernel_search.scoring import Scored
-from abcd_cli.kernel_search.screening import INPUT_SHARE, Screen, screens, time_inputs
+from abcd_cli.kernel_search.screening import Screen, screens, time_inputs
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.stages import LevelStages
 from abcd_cli.kernel_search.table_grammar import TableGrammar
-from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR, TablePlan, stage_costs
+from abcd_cli.kernel_search.table_plan import TablePlan, screen_floor, stage_costs
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import structure_key
 
@@ -184,7 +184,7 @@ class Search:
         screen = resampled_screen(
             data.X, data.Y, settings.seed, settings.restarts, settings.max_iter,
             settings.screen_fits, time_inputs(data.x_names), data.constant_mean, data.x_names,
-            SCREEN_FLOOR if coordinate else INPUT_SHARE, self.fitter.executor,
+            screen_floor(settings.table_search), self.fitter.executor,
         )  # fmt: skip
         periodic = tuple(d for d in data.periodic if d in screen.change_inputs)
         if coordinate:

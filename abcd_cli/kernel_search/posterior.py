@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from abcd_cli.arrays import evenly_spread
 from abcd_cli.kernel_search.agreement import HalvesAgreement
 from abcd_cli.kernel_search.evidence import normalised
 from abcd_cli.kernels import Kernel
@@ -79,6 +80,26 @@ def holding(weights: np.ndarray, mass: float) -> int:
         return 1
     shares = np.cumsum(w) / w.sum()
     return int(min(np.searchsorted(shares, mass - 1e-12) + 1, w.size))
+
+
+def spaced_rows(
+    n: int, count: int, shares: np.ndarray | None = None, ends: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``count`` of a chain's n draws and how many times each is taken (all of them,
+    once each, when count ≥ n): the draws at the cumulative shares u_i = (i + ½)/count of their
+    ``shares`` (None: equal; ``Weighed.spaced_draws``), or with ``ends`` (the backtest's
+    ``draw_rows``, which weighs its draws equally: ``shares`` not read) the rows
+    round(i (n − 1)/(count − 1)), from the first draw to the last (``arrays.evenly_spread``)."""
+    if count >= n:
+        return np.arange(n), np.ones(n, dtype=int)
+    if ends:
+        rows = evenly_spread(n, count)
+        return rows, np.ones(rows.size, dtype=int)
+    shares = np.full(n, 1.0 / n) if shares is None else shares
+    cumulative = np.cumsum(shares) / np.sum(shares)
+    targets = (np.arange(count) + 0.5) / count
+    taken = np.minimum(np.searchsorted(cumulative, targets - 1e-12), n - 1)
+    return np.unique(taken, return_counts=True)
 
 
 @dataclass(frozen=True)
@@ -138,12 +159,7 @@ class Weighed:
         kernels = self.kernels
         if count is None or count >= len(kernels):
             return [(j, k, part) for j, (k, part) in enumerate(self.weighted_kernels(weight))]
-        n = len(kernels)
-        shares = np.full(n, 1.0 / n) if self.draw_weights is None else self.draw_weights
-        cumulative = np.cumsum(shares) / np.sum(shares)
-        targets = (np.arange(count) + 0.5) / count
-        taken = np.minimum(np.searchsorted(cumulative, targets - 1e-12), n - 1)
-        positions, times = np.unique(taken, return_counts=True)
+        positions, times = spaced_rows(len(kernels), count, self.draw_weights)
         return [
             (int(j), kernels[j], weight * int(r) / count)
             for j, r in zip(positions, times, strict=True)

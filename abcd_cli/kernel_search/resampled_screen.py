@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import Executor
+from dataclasses import replace
 
 import numpy as np
 
@@ -90,7 +91,7 @@ def decide_by_vote(
     """The verdict of the module docstring: the pairs and order of the ``whole`` rows' shares,
     the inputs whose probability over ``fits`` is at least ``level`` and those of the pairs
     (the whole rows' largest share when none is)."""
-    probabilities = vote(fits, floor, rows)
+    probabilities = replace(vote(fits, floor, rows), level=level)
     on_all = decide(whole, (), floor)
     kept = {d for d, p in enumerate(probabilities.inputs) if p >= level - 1e-12}
     kept.update(d for pair in on_all.pairs for d in pair)
@@ -103,6 +104,7 @@ def decide_by_vote(
         tuple(d for d in change_inputs if d in kept),
         whole,
         probabilities=probabilities,
+        floor=floor,
     )
 
 
@@ -138,15 +140,5 @@ def resampled_screen(
     screen = decide_by_vote(
         whole, [s for s, _ in subsampled], change_inputs, floor, len(tasks[1][1])
     )
-    return Screen(
-        screen.inputs,
-        screen.pairs,
-        screen.max_order,
-        screen.change_inputs,
-        whole,
-        kernel,
-        len(rows),
-        time.perf_counter() - started,
-        names,
-        screen.probabilities,
-    )
+    seconds = time.perf_counter() - started
+    return replace(screen, kernel=kernel, rows=len(rows), seconds=seconds, names=names)

@@ -34,19 +34,21 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from threadpoolctl import threadpool_limits
 
+from abcd_cli.arrays import evenly_spread
 from abcd_cli.data.summary import InputSummaries
 from abcd_cli.data.time_units import unit_of_name
 from abcd_cli.kernel_search.candidate import entropy
 from abcd_cli.kernel_search.fit import fit
 from abcd_cli.kernels import WN, Additive, Kernel, Sum
 from abcd_cli.kernels.additive import elementary_symmetric
+from abcd_cli.schema import Either, List, Number, Numbers, Obj, Text, Whole
 
 #: An input's share of the fitted mean's variance (its own order-1 part) needed to search it.
 INPUT_SHARE = 0.02
@@ -79,19 +81,21 @@ class Shares:
 class Probabilities:
     """Of a screen by several fits on subsamples (``resampled_screen``): the share of its
     ``fits`` (``rows`` rows each) that kept each input and that named each pair an
-    interaction (``pairs``)."""
+    interaction (``pairs``), and the share from which the vote kept an input (``level``)."""
 
     inputs: tuple[float, ...]
     pairs: dict[tuple[int, int], float]
     fits: int
     rows: int
+    level: float = KEEP_PROBABILITY
 
 
 @dataclass(frozen=True)
 class Screen:
     """The screen's verdict: the inputs searched over, the pairs that interact, the highest
     order of products, the inputs changes may act along, the shares it read, the fitted
-    additive kernel (as text), the rows and seconds it took."""
+    additive kernel (as text), the rows and seconds it took, the column names, a resampled
+    screen's vote, and the share from which each fit kept an input (``floor``: ``decide``)."""
 
     inputs: tuple[int, ...]
     pairs: tuple[tuple[int, int], ...]
@@ -103,6 +107,7 @@ class Screen:
     seconds: float = 0.0
     names: tuple[str, ...] = field(default=())
     probabilities: Probabilities | None = None
+    floor: float = INPUT_SHARE
 
     @property
     def borderline(self) -> tuple[int, ...]:
@@ -136,18 +141,51 @@ class Screen:
             "additive_kernel": self.kernel,
             "rows": self.rows,
             "seconds": round(self.seconds, 3),
+            "floor": self.floor,
         }
         if (p := self.probabilities) is not None:
             d["resampled"] = {
                 "fits": p.fits,
                 "rows_per_fit": p.rows,
-                "keep_probability": KEEP_PROBABILITY,
+                "keep_probability": p.level,
                 "input_probabilities": {self.name(k): round(v, 3) for k, v in enumerate(p.inputs)},
                 "pair_probabilities": [
                     [self.name(i), self.name(j), round(v, 3)] for (i, j), v in p.pairs.items()
                 ],
             }
         return d
+
+
+SHARE = Number(min=0)
+PROBABILITY = Number(min=0, max=1)
+#: The model file's ``screen`` (``Screen.to_dict``), nothing of which is read back (the notes
+#: are stored as text). Every field is optional: a file before ``floor`` was recorded screened
+#: from that of its ``settings.table_search`` (``table_plan.screen_floor``).
+SCREEN_SCHEMA = Obj(
+    optional={
+        "inputs": List(Text()),
+        "interactions": List(List(Text(), 2, 2)),
+        "max_order": Whole(min=1),
+        "change_inputs": List(Text()),
+        "input_shares": Obj(extra=SHARE, noun="an object of shares by input"),
+        "borderline_inputs": List(Text()),
+        "order_shares": Numbers(SHARE),
+        "additive_kernel": Text(),
+        "rows": Whole(min=0),
+        "seconds": Number(min=0),
+        "floor": PROBABILITY,
+        "resampled": Obj(
+            optional={
+                "fits": Whole(min=1),
+                "rows_per_fit": Whole(min=1),
+                "keep_probability": PROBABILITY,
+                "input_probabilities": Obj(extra=PROBABILITY, noun="an object of probabilities"),
+                "pair_probabilities": List(List(Either(Text(), PROBABILITY), 3, 3)),
+            }
+        ),
+    },
+    noun="a table's screen",
+)
 
 
 def order_coefficients(sds: tuple[float, ...], n_inputs: int) -> list[float]:
@@ -218,6 +256,7 @@ def decide(
         highest_order(orders, pairs),
         tuple(d for d in change_inputs if d in kept),
         shares,
+        floor=floor,
     )
 
 
@@ -260,23 +299,19 @@ def screen_table(
     shares, kernel = fit_shares(
         X, y, entropy(seed, additive_start(X.shape[1])), restarts, max_iter, constant_mean, names
     )
-    screen = decide(shares, change_inputs, floor)
-    return Screen(
-        screen.inputs,
-        screen.pairs,
-        screen.max_order,
-        screen.change_inputs,
-        shares,
-        kernel,
-        len(y),
-        time.perf_counter() - started,
-        names,
+    seconds = time.perf_counter() - started
+    return replace(
+        decide(shares, change_inputs, floor),
+        kernel=kernel,
+        rows=len(y),
+        seconds=seconds,
+        names=names,
     )
 
 
 def screen_rows(n_rows: int) -> np.ndarray:
     """The rows of the screen's fit on all the rows: at most ``SCREEN_ROWS``, evenly spread."""
-    return np.unique(np.round(np.linspace(0, n_rows - 1, min(n_rows, SCREEN_ROWS))).astype(int))
+    return evenly_spread(n_rows, SCREEN_ROWS)
 
 
 def fit_shares(

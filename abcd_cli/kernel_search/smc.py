@@ -320,10 +320,6 @@ class Sampler:
         (final,) = run_together((self,), executor, None if state is None else (state,), tell)
         return particles_of(final)
 
-    def _first_state(self, executor: Executor) -> SMCState:
-        """The particles drawn from the prior (step 0), scored on the first step's rows."""
-        return self.first_state(run_tasks(executor, self.first_tasks()))
-
     def first_tasks(self) -> list[ParticleTask]:
         """Step 0's tasks: each particle drawn from the prior, scored on the first rows."""
         empty = np.arange(0)
@@ -337,17 +333,11 @@ class Sampler:
         kernels = [m.kernel for m in moved]
         return SMCState(0, kernels, np.zeros(len(moved)), 0.0, following, pending)
 
-    def step(self, state: SMCState, executor: Executor) -> SMCState:
-        """One data step: reweight by the new points' predictive density, resample when the
-        effective sample size falls below half the particles (never at the last step, whose
-        weights the result keeps), then move each particle."""
-        planned = self.plan(state)
-        return self.finish(planned, run_tasks(executor, planned.tasks))
-
     def plan(self, state: SMCState, moves: Moves | None = None) -> Planned:
-        """The next data step up to its moves: the reweighted (and perhaps resampled)
-        particles as tasks, each making ``moves`` (structure, parameter) moves (None: the
-        settings')."""
+        """The next data step up to its moves (``finish`` takes their results): reweight by the
+        new points' predictive density, resample when the effective sample size falls below
+        half the particles (never at the last step, whose weights the result keeps), and make
+        each particle's ``moves`` (structure, parameter; None: the settings') a task."""
         n, k = self.problem.settings.particles, state.done
         settings = self.problem.settings
         moves = moves or (settings.structure_moves, settings.parameter_moves)

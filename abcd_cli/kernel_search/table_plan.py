@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from abcd_cli.kernel_search.grammar import BASES
-from abcd_cli.kernel_search.screening import BORDER_SHARE, Screen
+from abcd_cli.kernel_search.screening import BORDER_SHARE, INPUT_SHARE, Screen
 from abcd_cli.kernel_search.table_grammar import term_inputs
 from abcd_cli.kernels import CP, WN, C, Kernel, Sum, product, total
 from abcd_cli.kernels.algebra import simplify
@@ -50,6 +50,14 @@ KINDS: tuple[tuple[str, ...], ...] = (("Lin",), ("SE",), ("Lin", "SE"), ("Per",)
 START_KINDS = KINDS[:3]
 #: The share from which the plan's screen keeps an input: borderline ones too (``screening``).
 SCREEN_FLOOR = BORDER_SHARE
+
+
+def screen_floor(table_search: str) -> float:
+    """The share from which a table's screen keeps an input: ``SCREEN_FLOOR`` for the
+    coordinate-wise plan, ``INPUT_SHARE`` for the restricted grammar (``screening``)."""
+    return SCREEN_FLOOR if table_search == "coordinate" else INPUT_SHARE
+
+
 #: A pair's share from which its product is kept whatever BIC says (the screen names it).
 NAMED_SHARE = 0.10
 #: The forms a named pair's product takes: each input linear or smooth.

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from abcd_cli.kernel_search.agreement import AGREED_TV
 from abcd_cli.kernel_search.records import SearchResult
-from abcd_cli.kernel_search.screening import INPUT_SHARE, KEEP_PROBABILITY, SCREEN_ORDER, Screen
+from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER, Screen
 from abcd_cli.kernel_search.smc_budget import fewer, overrun
-from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
 from abcd_cli.reporting.certainty import probability_text
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
@@ -43,13 +42,12 @@ def _screen_notes(result: SearchResult) -> list[str]:
     names = [screen.name(d) for d in screen.inputs]
     dropped = [screen.name(d) for d in range(len(screen.shares.inputs)) if d not in screen.inputs]
     pairs = [f"{screen.name(i)} × {screen.name(j)}" for i, j in screen.pairs]
-    coordinate = bool(result.stages)
-    floor = SCREEN_FLOOR if coordinate else INPUT_SHARE
+    coordinate = bool(result.stages)  # the plan's stages: one input at a time
     votes = screen.probabilities
     why = (
-        f"kept by fewer than {KEEP_PROBABILITY:.0%} of the fits on half the rows"
+        f"kept by fewer than {votes.level:.0%} of the fits on half the rows"
         if votes
-        else f"under {floor * 100:g}% of the fitted variance each"
+        else f"under {screen.floor * 100:g}% of the fitted variance each"
     )
     kept = f"the search used {', '.join(names)}" + (
         f" (not {', '.join(dropped)}: {why})" if dropped else ""
@@ -102,7 +100,7 @@ def _vote_note(screen: Screen) -> str:
     ]
     return (
         f"the share of the {votes.fits} fits on half the rows that kept each input: {inputs}"
-        f" (an input is kept from {KEEP_PROBABILITY:.2f}); that named each pair an interaction:"
+        f" (an input is kept from {votes.level:.2f}); that named each pair an interaction:"
         f" {', '.join(pairs) if pairs else 'none'} (pairs are judged by the fit on all the rows)"
     )
 

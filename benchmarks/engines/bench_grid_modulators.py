@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,9 +24,11 @@ from pathlib import Path
 import numpy as np
 
 import abcd_cli.engines.sparse_upper as sparse_upper
-from abcd_cli.engines.grid import grid_matvec, grid_plan
+from abcd_cli.engines.grid import GridPlan, Operator, grid_plan
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.files import write_output
+from abcd_cli.kernels import Kernel, product
+from abcd_cli.kernels.algebra import factor_lists
 from abcd_cli.kernels.text import parse_kernel
 from benchmarks.common import best_time, load_average, machine_line, python_command
 from benchmarks.long_series.synthetic import hourly_series
@@ -44,11 +45,30 @@ KERNEL = (
 )
 
 
+def unmerged_plan(kernel: Kernel, X: np.ndarray) -> GridPlan | None:
+    """The FFT plan with one term per noise-free product (before merging): each product's own
+    plan, their terms together. Before merging, the products without a modulator shared one
+    term; every product of ``KERNEL`` has its gate's modulator, so the two agree here."""
+    products = [f for f in factor_lists(kernel) if not any(factor.is_noise for factor in f)]
+    plans = [grid_plan(product(factors), X) for factors in products]
+    if not plans or any(plan is None for plan in plans):
+        return None
+    first = plans[0]
+    terms = [term for plan in plans for term in plan.terms]  # type: ignore[union-attr]
+    return GridPlan(first.k, first.size, first.length, terms, first.repeated)  # type: ignore[union-attr]
+
+
+def unmerged_matvec(kernel: Kernel, X: np.ndarray) -> Operator | None:
+    """V ↦ K V by ``unmerged_plan``."""
+    plan = unmerged_plan(kernel, X)
+    return None if plan is None else plan.matvec
+
+
 @contextlib.contextmanager
 def products_unmerged() -> Iterator[None]:
     """The upper bound's FFT products with one term per modulated product (before merging)."""
     saved = sparse_upper.grid_matvec
-    sparse_upper.grid_matvec = functools.partial(grid_matvec, merge=False)
+    sparse_upper.grid_matvec = unmerged_matvec
     try:
         yield
     finally:
@@ -68,7 +88,7 @@ def measure(n: int, m: int, repeats: int, score_repeats: int) -> list[dict[str, 
     rows: list[dict[str, float | str]] = []
     reference = None
     for route, merge in (("by product (before)", False), ("by modulator (after)", True)):
-        plan = grid_plan(kernel, X, merge=merge)
+        plan = grid_plan(kernel, X) if merge else unmerged_plan(kernel, X)
         assert plan is not None
         product = plan.matvec(v)
         reference = product if reference is None else reference

@@ -16,6 +16,7 @@ from abcd_cli.kernel_search.backtest import (
     OriginTask,
     _mixed,
     absent_reason,
+    draw_rows,
     forecast_horizon,
     origin_moments,
     origins,
@@ -190,3 +191,14 @@ def test_the_origins_particles_are_conditioned_on_the_executor() -> None:
 
     b = run_backtest(x, y, data.scaling, posterior, settings, engine, Recording())
     assert seen.count("origin_moments") == len(b.origins)
+
+
+def test_a_chain_is_thinned_from_its_first_draw_to_its_last() -> None:
+    """The backtest's rows of a chain (``draw_rows``, through ``posterior.spaced_rows``): the
+    rows round(i (n − 1)/7), unlike the report's draws at the cumulative shares (i + ½)/8."""
+    from abcd_cli.kernel_search.posterior import spaced_rows
+
+    assert draw_rows(32).tolist() == [0, 4, 9, 13, 18, 22, 27, 31]
+    assert draw_rows(20).tolist() == [0, 3, 5, 8, 11, 14, 16, 19]
+    assert draw_rows(6).tolist() == list(range(6)) and draw_rows(0).size == 0
+    assert spaced_rows(32, 8)[0].tolist() == list(range(1, 32, 4))

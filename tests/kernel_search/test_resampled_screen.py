@@ -72,7 +72,10 @@ def test_inputs_are_kept_by_the_vote_and_pairs_by_the_fit_on_all_the_rows():
     document = screen.to_dict()["resampled"]
     assert document["input_probabilities"] == {"x1": 1.0, "x2": 0.75, "x3": 0.25, "x4": 0.0}
     assert ["x1", "x3", 0.25] in document["pair_probabilities"]
-    assert document["keep_probability"] == KEEP_PROBABILITY
+    assert document["keep_probability"] == KEEP_PROBABILITY and screen.floor == INPUT_SHARE
+    stricter = decide_by_vote(whole, _fits(), (2, 3), INPUT_SHARE, 80, level=0.8)
+    assert stricter.probabilities.level == stricter.to_dict()["resampled"]["keep_probability"]
+    assert stricter.probabilities.level == 0.8
 
 
 def _table(seed: int = 0, n: int = 90) -> tuple[np.ndarray, np.ndarray]:

@@ -116,4 +116,6 @@ def test_a_borderline_input_is_kept_from_the_floor_with_its_share_stated():
     assert screen.borderline == (1,)
     document = screen.to_dict()
     assert document["borderline_inputs"] == ["x2"]
+    assert screen.floor == document["floor"] == BORDER_SHARE
+    assert decide(shares).floor == INPUT_SHARE
     assert document["input_shares"]["x2"] == 0.015

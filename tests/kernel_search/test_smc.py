@@ -29,6 +29,7 @@ from abcd_cli.kernel_search.smc import (
     TARGET_ACCEPTANCE,
     Sampler,
     SMCSettings,
+    SMCState,
     _systematic,
     move_particle,
     tuned_step,
@@ -155,14 +156,21 @@ def test_resampling_below_half_the_particles_but_never_at_the_last_step() -> Non
     still = SMCSettings(particles=4, steps=2, first=10, structure_moves=0, parameter_moves=0)
     sampler = Sampler(X, y, InputSummaries.from_data(X, y), EXACT, StructurePrior(max_depth=2),
                       still, 0)  # fmt: skip
-    first = sampler._first_state(SerialExecutor())
+
+    def states_from(state: SMCState | None) -> list[SMCState]:
+        """The state after each data step of a run from ``state`` (from the prior: None)."""
+        states: list[SMCState] = []
+        sampler.run(SerialExecutor(), state, states.append)
+        return states
+
+    first = states_from(None)[0]  # step 0: the particles drawn from the prior
     peaked = np.array([0.0, -50.0, -50.0, -50.0])  # an effective size of about 1
-    early = sampler.step(replace(first, pending=peaked), SerialExecutor())
+    early = states_from(replace(first, pending=peaked))[0]
     assert np.all(early.log_w == 0.0)  # resampled: every particle the first one
     assert {k.to_text() for k in early.kernels} == {first.kernels[0].to_text()}
-    last = sampler.step(replace(early, pending=peaked), SerialExecutor())
+    (last,) = states_from(replace(early, pending=peaked))
     assert last.done == 2 and not np.all(last.log_w == last.log_w[0])  # kept its weights
-    even = sampler.step(replace(first, pending=np.zeros(4)), SerialExecutor())
+    even = states_from(replace(first, pending=np.zeros(4)))[0]
     assert [k.to_text() for k in even.kernels] == [k.to_text() for k in first.kernels]
 
 

@@ -90,15 +90,33 @@ def test_a_tables_screen_and_its_cost_are_noted(result: SearchResult) -> None:
 
 def test_a_coordinate_search_states_its_borderline_inputs_shares(result: SearchResult) -> None:
     from abcd_cli.kernel_search.screening import Screen, Shares
+    from abcd_cli.kernel_search.table_plan import SCREEN_FLOOR
 
     shares = Shares((0.5, 0.012, 0.3, 0.001), {}, (1.0,))
-    screen = Screen((0, 1, 2), (), 1, (), shares, rows=60, seconds=1.5, names=tuple("abcd"))
+    screen = Screen(
+        (0, 1, 2), (), 1, (), shares, rows=60, seconds=1.5, names=tuple("abcd"), floor=SCREEN_FLOOR
+    )
     stages = [{"stage": "screen", "fits": 1, "seconds": 1.5}]
     (note, _) = search_notes(replace(result, screen=screen, stages=stages))[:2]
     assert note.split("; ")[0].endswith(
         "the search used a, b, c (not d: under 0.5% of the fitted variance each)"
         " (near the bar of 2%, kept: b 1.2%), each input's kernel chosen by BIC one input at a time"
     )
+
+
+def test_the_screens_own_floor_and_vote_level_are_stated(result: SearchResult) -> None:
+    """The notes read the rule the screen used from its record, not from the search's stages."""
+    from abcd_cli.kernel_search.screening import Probabilities, Screen, Shares
+
+    shares = Shares((0.5, 0.001, 0.3), {}, (1.0,))
+    screen = Screen((0, 2), (), 1, (), shares, rows=60, names=("a", "b", "c"), floor=0.005)
+    (note,) = search_notes(replace(result, screen=screen, elapsed_seconds=4.0))
+    assert "(not b: under 0.5% of the fitted variance each)" in note
+    votes = Probabilities((1.0, 0.4, 1.0), {}, 5, 30, level=0.5)
+    voted = replace(screen, probabilities=votes)
+    first, second = search_notes(replace(result, screen=voted, elapsed_seconds=4.0))
+    assert "(not b: kept by fewer than 50% of the fits on half the rows)" in first
+    assert "(an input is kept from 0.50)" in second
 
 
 def test_an_interval_engine_without_inducing_inputs_is_named_not_given_a_count(
