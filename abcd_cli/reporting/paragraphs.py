@@ -95,6 +95,30 @@ def _shape_sentences(parts: Factors, axis: Axis) -> list[str]:
     return [sentence] if sentence else []
 
 
+def finer_than_data_sentences(
+    parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """A smooth component whose lengthscale ℓ (of its smooth factors' product) is shorter than
+    the data's spacing s: what its fitted curve shows at the data, the correlation r of its
+    fitted values at neighbouring observations (x sorted), so that "varies smoothly" is not
+    read as a smooth course the data show (wheat: ℓ = 10.9 months on yearly prices)."""
+    spacing = data_spacing(x_data)
+    if not parts.smooth or spacing is None or x_data is None:
+        return []
+    if product_lengthscale(parts.smooth) >= spacing:
+        return []
+    values = np.asarray(facts.data_mean, dtype=float)[np.argsort(x_data)]
+    if values.size < 3 or np.std(values[:-1]) <= 0 or np.std(values[1:]) <= 0:
+        return []
+    r = float(np.corrcoef(values[:-1], values[1:])[0, 1])
+    return [
+        f"That is shorter than the spacing of the data ({format_span(spacing, axis)}): its fitted"
+        f" values at neighbouring observations correlate at {format_number(r, decimals=2)}, so at"
+        " the data it moves much as noise would, and its smooth course between observations is"
+        " the model's interpolation, not a shape the data show."
+    ]
+
+
 def amplitude_sentence(
     amplitudes: Amplitudes, axis: Axis, x_data: np.ndarray | None, modulators: Sequence[str] = ()
 ) -> str:
@@ -323,7 +347,7 @@ def _detail_sentences(
     elif head == "periodic":
         out += _periodic_sentences(parts, axis, facts, x_data)
     elif head == "smooth":
-        out += _shape_sentences(parts, axis)
+        out += _shape_sentences(parts, axis) + finer_than_data_sentences(parts, facts, axis, x_data)
     if parts.lin and head not in ("linear", "noise"):
         out += _lin_sentences(parts, axis, x_data, facts)
     if head in ("smooth", "linear"):
@@ -406,6 +430,7 @@ def _gathered_sentences(
         out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis)
     elif g.head == "smooth":
         out += _shape_sentences(g.lead, axis)
+        out += finer_than_data_sentences(g.lead, facts, axis, x_data)
     if g.head in ("smooth", "linear"):
         out += _trend_sentences(g.lead, facts, axis, x_data)
     if not g.always_on:

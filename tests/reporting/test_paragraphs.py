@@ -5,8 +5,10 @@ multiplies it; a trend's shape where it applies."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from abcd_cli.kernels import SE, After, Before, C, Lin, Per, Sum
 from abcd_cli.reporting.curves import amplitude_trend
@@ -208,3 +210,20 @@ def test_a_switched_level_with_no_plateau_is_not_said_as_a_level_with_steps() ->
     paragraph = component_paragraph(make_facts(kernel, plateau), YEAR, x_data=X_DATA)
     assert "Where it applies, its level is about −27,000" in paragraph
     assert "a fall of about 27,000 around 1953" in paragraph
+
+
+def test_a_smooth_part_shorter_than_the_spacing_is_said_to_move_as_noise_at_the_data() -> None:
+    """Wheat's yearly prices: 'It varies smoothly over about 10.9 months' for a part whose
+    values at the yearly data jump from one year to the next. The paragraph says the length is
+    below the spacing and gives the fitted values' neighbour correlation; a part longer than
+    the spacing gets no such sentence."""
+    x = np.arange(1800.0, 1870.0)
+    values = np.random.default_rng(0).standard_normal(x.size)
+    grid = np.linspace(1800.0, 1880.0, 401)
+    short = replace(make_facts(SE((0.9, 1.0)), grid=grid), data_mean=values)
+    text = component_paragraph(short, YEAR, x_data=x)
+    assert "shorter than the spacing of the data (1.0 year)" in text
+    (r,) = re.findall(r"neighbouring observations correlate at (-?[\d.]+)", text)
+    assert float(r) == pytest.approx(np.corrcoef(values[:-1], values[1:])[0, 1], abs=0.006)
+    long = replace(make_facts(SE((5.0, 1.0)), grid=grid), data_mean=values)
+    assert "spacing of the data" not in component_paragraph(long, YEAR, x_data=x)
