@@ -26,9 +26,14 @@ from abcd_cli.kernel_search.agreement import HALVES_SCHEMA
 from abcd_cli.kernel_search.grammar import BASES, LANGUAGES
 from abcd_cli.kernel_search.methods import REGISTRY
 from abcd_cli.kernel_search.screening import SCREEN_SCHEMA
-from abcd_cli.kernel_search.settings import MAX_DRAWS, PRIOR_MEANS, TABLE_SEARCHES
+from abcd_cli.kernel_search.settings import (
+    MAX_DRAWS,
+    MAY_BE_NONE,
+    PRIOR_MEANS,
+    TABLE_SEARCHES,
+    WHOLE_RANGES,
+)
 from abcd_cli.kernels import Kernel
-from abcd_cli.kernels.additive import MAX_ORDER
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import bic
@@ -114,35 +119,22 @@ DATA = Obj(
 #: some), others allowed (the report shows each as text).
 SETTINGS = Obj(
     optional={
-        "depth": COUNT,
-        "restarts": Whole(min=1),
+        **{
+            name: Nullable(Whole(min=low, max=high))
+            if name in MAY_BE_NONE
+            else Whole(min=low, max=high)
+            for name, (low, high) in WHOLE_RANGES.items()
+        },
         "seed": COUNT,
-        "seeds": Whole(min=1),
-        "beam": Whole(min=1),
-        "beam_levels": COUNT,
         "language": Choice(*LANGUAGES),
         "interpretable": Bool(),
         "bases": List(Choice(*BASES), min_len=1),
-        "subset_size": Whole(min=20),
-        "refine_size": Nullable(Whole(min=20)),
-        "finalists": Whole(min=1),
-        "refine": Whole(min=1),
-        "patience": COUNT,
         "prior_mean": Choice(*PRIOR_MEANS),
-        "polish": Whole(min=1),
-        "screen_iter": Whole(min=1),
-        "max_iter": Whole(min=1),
-        "refine_iter": Whole(min=1),
-        "max_order": Nullable(Whole(min=1, max=MAX_ORDER)),
         "engine": Choice(live=engine_choices),
         "inducing": Nullable(Whole(min=1)),
-        "buffer": Whole(min=1),
         "method": Choice(live=REGISTRY.keys),
-        "pool": Whole(min=1),
-        "draws": Whole(min=1, max=MAX_DRAWS),
         "screen": Bool(),
         "table_search": Choice(*TABLE_SEARCHES),
-        "screen_fits": Whole(min=1),
         "budget": Number(above=0),
         "moves_plan": List(List(COUNT, min_len=2, max_len=2), min_len=1),
     },

@@ -274,6 +274,14 @@ CASES = {
         put("settings", "moves_plan", value=[[1, 2, 3]]),
         "settings.moves_plan",
     ),
+    "a sampler of one particle": (
+        put("settings", "particles", value=1),
+        "settings.particles must be a whole number from 2",
+    ),
+    "negative structure moves": (
+        put("settings", "structure_moves", value=-1),
+        "settings.structure_moves must be a whole number of at least 0",
+    ),
     "an unknown prior mean": (put("settings", "prior_mean", value="mode"), "settings.prior_mean"),
     "stopped_early of a number": (
         put("stopped_early", value=3),

@@ -44,9 +44,9 @@ REFINE_SHARE = 10
 MAX_SEED = 2**128 - 1
 MAX_SEED_TEXT = "2**128 - 1"
 #: The settings that must be whole numbers and their valid ranges, lowest and highest (None: no
-#: upper bound); ``refine_size`` and ``max_order`` may also be None (``seed`` and ``inducing``
-#: are checked on their own).
-_RANGES: dict[str, tuple[int, int | None]] = {
+#: upper bound); those in ``MAY_BE_NONE`` may also be None (``seed`` and ``inducing`` are
+#: checked on their own). The model file checks its settings by these too.
+WHOLE_RANGES: dict[str, tuple[int, int | None]] = {
     "depth": (0, None), "restarts": (1, None), "seeds": (1, None), "beam": (1, None),
     "beam_levels": (0, None), "subset_size": (20, None), "refine_size": (20, None),
     "refine": (1, None), "finalists": (1, None), "screen_iter": (1, None),
@@ -55,6 +55,8 @@ _RANGES: dict[str, tuple[int, int | None]] = {
     "particles": (2, MAX_DRAWS), "data_steps": (1, None), "first_points": (1, None),
     "structure_moves": (0, None), "parameter_moves": (0, None), "screen_fits": (1, None),
 }  # fmt: skip
+#: The whole-number settings a settings file may hold as null.
+MAY_BE_NONE = ("refine_size", "max_order")
 #: The sampler's settings (method "smc"), kept in a settings file only with that method.
 SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "parameter_moves")
 #: The sampler's time settings (``smc_budget``): given only with method "smc", kept in a
@@ -136,7 +138,7 @@ class SearchSettings:
     moves_plan: tuple[tuple[int, int], ...] | None = None
 
     def __post_init__(self) -> None:
-        for name, (low, high) in _RANGES.items():
+        for name, (low, high) in WHOLE_RANGES.items():
             value = getattr(self, name)
             if value is None:
                 continue
