@@ -55,6 +55,9 @@ _RANGES: dict[str, tuple[int, int | None]] = {
 }  # fmt: skip
 #: The sampler's settings (method "smc"), kept in a settings file only with that method.
 SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "parameter_moves")
+#: Every setting the sampler reads (``smc_method``): a settings file of method "smc" holds these
+#: alone, since the greedy search's (depth, restarts, beam, ...) decide nothing it does.
+SAMPLER_SETTINGS = ("seed", "method", "prior_mean", "engine", *SMC_FIELDS)
 
 
 def is_whole(value: object) -> bool:
@@ -201,8 +204,11 @@ class SearchSettings:
         ignore it), ``screen`` only when on, ``table_search`` only when not "grammar",
         ``screen_fits`` only when not 1, the posterior's ``pool`` and ``draws`` and the
         sampler's ``SMC_FIELDS`` only with their
-        method (the files of earlier versions, checkpoints among them, lack these)."""
+        method (the files of earlier versions, checkpoints among them, lack these); with the
+        sampler, only ``SAMPLER_SETTINGS``."""
         d = asdict(self)
+        if self.method == "smc":
+            return {name: d[name] for name in SAMPLER_SETTINGS}
         d["bases"] = list(self.bases)
         if self.max_order is None:
             del d["max_order"]

@@ -13,7 +13,7 @@ import numpy as np
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.rough import all_rough
 from abcd_cli.kernels import Kernel
-from abcd_cli.reporting.curves import fades_beyond
+from abcd_cli.reporting.curves import fades_beyond, flat_in_band
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_range, data_spacing
 from abcd_cli.reporting.wording import format_amount, format_span
@@ -77,10 +77,18 @@ def period_correlation(facts: ComponentFacts, period: float, x_data: np.ndarray)
 
 
 def rough_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray) -> list[str]:
-    """The sentences after the opening of a cycle made only of rough terms."""
+    """The sentences after the opening of a cycle made only of rough terms; of one whose
+    curve is flat inside its band (``curves.flat_in_band``), that and its sizes alone."""
     spacing = data_spacing(x_data)
     period, reason = _period_and_reason(facts.kernel, axis, spacing)
     size = format_amount(float(np.std(facts.data_mean)), axis)
+    if flat_in_band(facts):
+        band = format_amount(float(np.mean(facts.sd)), axis)
+        return [
+            f"Its covariance holds a period of {format_span(period, axis)}, but its fitted curve"
+            f" is flat at zero: its fitted values at the data have a standard deviation of about"
+            f" {size}, against {band} for its own uncertainty, so the data give it no shape."
+        ]
     out = [
         f"Its covariance holds a period of {format_span(period, axis)}, but {reason}. Its"
         f" fitted values at the data have a standard deviation of about {size}."
