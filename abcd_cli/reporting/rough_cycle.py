@@ -112,7 +112,13 @@ def rough_cycle_continuation(
 ) -> tuple[bool, str]:
     """What the component does past the data, read from its curve there: (whether it fades,
     its sentence). Fading, short-term variation is not forecast; else the model carries its
-    irregular values on period by period, which is its assumption, not a shape the data show."""
+    irregular values on period by period, which is its assumption, not a shape the data show;
+    a curve flat inside its band stays flat."""
+    if flat_in_band(facts):  # a line at zero in its figure, past the data as over it
+        return False, (
+            "Beyond the data its fitted curve stays flat at zero: it adds only its uncertainty"
+            " to the forecast's band."
+        )
     period, _ = _period_and_reason(facts.kernel, axis, data_spacing(x_data))
     span = data_range(x_data)
     if span is None or fades_beyond(facts, period, x_data):
