@@ -238,7 +238,7 @@ def posterior_forecast(
     if calibration is not None:
         table = calibration.widen(table, x, data_end)
     return PosteriorForecast(
-        sampled=search.get("settings", {}).get("method") == "smc",
+        sampled=posterior.halves is not None,  # the sampler's, not weighed again by an update
         structure_count=posterior.structure_count,
         top_weight=float(posterior.weights[0]),
         draws=int(np.bincount(groups).max()),

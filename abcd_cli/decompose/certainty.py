@@ -122,7 +122,7 @@ def posterior_facts(
     settings = search.get("settings", {})
     sampler = (
         (int(settings["particles"]), int(settings["data_steps"]))
-        if settings.get("method") == "smc"
+        if settings.get("method") == "smc" and posterior.halves is not None  # not re-weighed
         else None
     )
     return PosteriorFacts(

@@ -64,3 +64,16 @@ def test_the_rendered_appendix_has_the_sampler_trace_and_not_the_search_trace(sa
     assert appendix.count("<tr>") == 2 * (TINY["data_steps"] + 1) + appendix.count('scope="row"')
     for name in ("depth", "restarts", "beam_levels", "finalists", "patience"):
         assert f'<th scope="row">{name}</th>' not in appendix
+
+
+def test_an_updated_samplers_report_says_why_it_has_no_trace(sampled, tmp_path):
+    path = tmp_path / "smc.json"
+    sampled.save(path)
+    updated = abcd_cli.update(path, (np.array([2010.2, 2010.4]), np.array([1.0, 1.2])))
+    assert not updated.posterior.steps  # weighed again, without the sampler
+    html = abcd_cli.report(updated, tmp_path / "u.html").read_text()
+    appendix = html[html.index('<section id="appendix"') :]
+    assert "or updated with new points since" in appendix and "Search trace" not in appendix
+    context = report_context(updated, figures=False)  # its structures were weighed again
+    assert "sampler's particles" not in context["forecast"]["text"]
+    assert "sampler" not in context["posterior"]
