@@ -33,6 +33,7 @@ from abcd_cli.kernel_search.settings import (
     TABLE_SEARCHES,
     WHOLE_RANGES,
 )
+from abcd_cli.kernel_search.smc_trace import STEP_SCHEMA, check_steps
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.text import parse_kernel
@@ -202,6 +203,7 @@ POSTERIOR = Obj(
             Obj(required={"kind": Text(), "probability": Number(min=0, max=1 + 1e-9)})
         ),
         "halves": HALVES_SCHEMA,  # the sampler's two halves' disagreement (--method smc)
+        "steps": List(STEP_SCHEMA),  # the sampler's trace by data step (--method smc)
     },
 )
 #: How far, relative to its size, a model's BIC may lie from the one its likelihood gives.
@@ -366,6 +368,7 @@ def _check_posterior(posterior: dict[str, Any], chosen: str, width: int, where: 
     halves = posterior.get("halves")  # kinds group structures: their TV cannot be larger
     if halves and halves["kinds_tv"] > halves["structures_tv"] + WEIGHT_SUM_TOLERANCE:
         refuse(where, "posterior.halves.kinds_tv", "must be at most structures_tv")
+    check_steps(posterior.get("steps", []), where)
 
 
 def _width(model: dict[str, Any], where: str) -> int:

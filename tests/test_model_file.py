@@ -455,6 +455,39 @@ def test_a_malformed_halves_record_is_refused(folder: Path, sampled_document, ca
     assert_refused(tampered(folder, sampled_document, change), message)
 
 
+STEPS_CASES = {
+    "a step out of order": (
+        put("posterior", "steps", 1, "step", value=5),
+        "posterior.steps[1].step must be 2, not 5",
+    ),
+    "no more points than the step before": (
+        put("posterior", "steps", 1, "points", value=20),
+        "posterior.steps[1].points must be more than the step before's",
+    ),
+    "an effective sample size above its half's particles": (
+        put("posterior", "steps", 0, "ess", value=[3.0, 1.0]),
+        "posterior.steps[0].ess must be at most each half's particles",
+    ),
+    "a weight above 1": (
+        put("posterior", "steps", 0, "weight", value=1.5),
+        "posterior.steps[0].weight must be a finite number from 0 to 1",
+    ),
+}
+
+
+def test_the_samplers_trace_is_kept_and_read_back(folder: Path, sampled_document) -> None:
+    steps = sampled_document["posterior"]["steps"]
+    assert [(s["step"], s["points"]) for s in steps] == [(1, 20), (2, 40)]
+    path = tampered(folder, sampled_document, lambda doc: None)
+    assert [s.to_dict() for s in read_model(path).posterior.steps] == steps
+
+
+@pytest.mark.parametrize("case", list(STEPS_CASES))
+def test_a_malformed_sampler_trace_is_refused(folder: Path, sampled_document, case: str) -> None:
+    change, message = STEPS_CASES[case]
+    assert_refused(tampered(folder, sampled_document, change), message)
+
+
 def test_the_rows_of_several_inputs_have_the_scalings_width(folder: Path) -> None:
     doc = json.loads(SEVERAL_INPUTS.read_text())
     assert len(doc["data"]["x"][0]) == 10

@@ -138,6 +138,7 @@ class PosteriorForecast:
     peak_index: int | None
     parting: float | None
     searches: int = 1  # the searches (seeds) whose structures the posterior weighed together
+    sampled: bool = False  # the sampler's particles (--method smc), not a weighed pool
     #: the band's calibration on the series' own past (None: a file written before it); when
     #: present, ``sd``, ``low`` and ``high`` past the data are widened by it
     calibration: Calibration | None = None
@@ -237,6 +238,7 @@ def posterior_forecast(
     if calibration is not None:
         table = calibration.widen(table, x, data_end)
     return PosteriorForecast(
+        sampled=posterior.halves is not None,  # the sampler's, not weighed again by an update
         structure_count=posterior.structure_count,
         top_weight=float(posterior.weights[0]),
         draws=int(np.bincount(groups).max()),

@@ -5,7 +5,7 @@
   probability would take if each structure's log evidence were off by up to
   ``EVIDENCE_ERROR`` nats (the Laplace evidence differs from importance sampling by 0.3-1.2 nats
   on the benchmark: ``docs/findings.md``). With w_i the structures' weights and h_i the share of
-  structure i's draws that hold the feature, p = Σ w_i h_i; moving log w_i by s_i·δ, s_i ∈
+  structure i's draws' weight that hold the feature, p = Σ w_i h_i; moving log w_i by s_i·δ, s_i ∈
   [−1, 1], the extremes are at s_i = ±1 by the sign of h_i − p (a linear-fractional program's
   vertex), found by iterating that rule.
 - The structures of the pool with their weights, BIC and log evidence (user units).
@@ -106,11 +106,14 @@ def posterior_facts(
     ranges = [(float(X[:, d].min()), float(X[:, d].max())) for d in range(X.shape[1])]
     live = sorted(set(structure_of.tolist()))
     structure_weights = np.array([float(posterior.weights[i]) for i in live])
-    draws_of = np.array([np.sum(structure_of == i) for i in live])
+    weight_of = np.array([np.sum(weights[structure_of == i]) for i in live])
     findings = []
     for feature, held in held_features(kernels, weights, ranges):
-        counts = np.array([np.sum(structure_of[list(held)] == i) for i in live])
-        low, high = probability_range(structure_weights, counts / draws_of, EVIDENCE_ERROR)
+        # each structure's share of its draws' weight that holds the feature (the sampler's
+        # draws have weights of their own; the pool's are equal, where this is their count)
+        rows = list(held)
+        kept = np.array([np.sum(weights[rows][structure_of[rows] == i]) for i in live])
+        low, high = probability_range(structure_weights, kept / weight_of, EVIDENCE_ERROR)
         findings.append(Finding(feature, low, high))
     rows = [
         StructureRow(sc.kernel_out(s.kernel), float(w), s.bic, s.log_evidence, s.failure)
@@ -119,7 +122,7 @@ def posterior_facts(
     settings = search.get("settings", {})
     sampler = (  # an update weighs the sampler's structures as a pool is (``model_update``)
         (int(settings["particles"]), int(settings["data_steps"]))
-        if settings.get("method") == "smc" and not search.get("updates")
+        if settings.get("method") == "smc" and posterior.halves is not None  # not re-weighed
         else None
     )
     return PosteriorFacts(

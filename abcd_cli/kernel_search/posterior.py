@@ -46,6 +46,7 @@ import numpy as np
 from abcd_cli.arrays import evenly_spread
 from abcd_cli.kernel_search.agreement import HalvesAgreement
 from abcd_cli.kernel_search.evidence import normalised
+from abcd_cli.kernel_search.smc_trace import SamplerStep
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
 
@@ -214,7 +215,8 @@ def _float_or_none(value: object) -> float | None:
 class StructurePosterior:
     """The weighed structures, most probable first, and their weights (summing to one): the
     result record of every method (see the module docstring). The sampler's also says how far
-    its two independent halves disagree (``halves``; None for the other methods)."""
+    its two independent halves disagree (``halves``; None for the other methods) and what
+    each of its data steps did (``steps``, ``smc_trace``; empty for the other methods)."""
 
     structures: list[Weighed]
     weights: np.ndarray
@@ -223,6 +225,7 @@ class StructurePosterior:
     #: how many of each structure's draws :meth:`particles` gives (None: all; ``HELD_DRAWS``)
     kept_draws: int | None = field(default=None, repr=False)
     halves: HalvesAgreement | None = field(default=None, repr=False)
+    steps: tuple[SamplerStep, ...] = field(default=(), repr=False)
 
     @classmethod
     def single(cls, kernel: Kernel, bic: float | None) -> StructurePosterior:
@@ -283,7 +286,11 @@ class StructurePosterior:
                     yield (i, j), k, part
 
     def to_dict(self) -> dict[str, object]:
-        halves = {} if self.halves is None else {"halves": self.halves.to_dict()}
+        sampler: dict[str, object] = {}
+        if self.halves is not None:
+            sampler["halves"] = self.halves.to_dict()
+        if self.steps:
+            sampler["steps"] = [step.to_dict() for step in self.steps]
         return {
             "prior": {
                 "structures": self.prior,
@@ -295,7 +302,7 @@ class StructurePosterior:
                 {"weight": float(w), **s.to_dict()}
                 for s, w in zip(self.structures, self.weights, strict=True)
             ],
-            **halves,
+            **sampler,
         }
 
     @classmethod
@@ -310,6 +317,7 @@ class StructurePosterior:
             int(d.get("draws", 0)),
             str(d.get("prior", {}).get("structures", "uniform over the pool")),
             halves=None if halves is None else HalvesAgreement.from_dict(halves),
+            steps=tuple(SamplerStep.from_dict(s) for s in d.get("steps", [])),
         )
 
 

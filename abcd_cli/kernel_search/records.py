@@ -129,9 +129,10 @@ class SearchResult:
                 {"seed": self.settings.seed + i, **m.to_dict(with_data=False)}
                 for i, m in enumerate(self.seed_models)
             ]
+        if self.settings.method != "smc":  # the sampler has no levels: its trace is by data step
+            d["trace"] = [record.to_dict() for record in self.trace]  # (``posterior.steps``)
         d.update(
             {
-                "trace": [record.to_dict() for record in self.trace],
                 "settings": self.settings.to_dict(),
                 "notes": list(notes),
                 "stopped_early": stopped_early,

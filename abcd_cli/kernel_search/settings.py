@@ -62,6 +62,9 @@ SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "par
 #: The sampler's time settings (``smc_budget``): given only with method "smc", kept in a
 #: settings file only when given.
 BUDGET_FIELDS = ("budget", "moves_plan")
+#: Every setting the sampler reads (``smc_method``): a settings file of method "smc" holds these
+#: alone, since the greedy search's (depth, restarts, beam, ...) decide nothing it does.
+SAMPLER_SETTINGS = ("seed", "method", "prior_mean", "engine", *SMC_FIELDS)
 
 
 def is_whole(value: object) -> bool:
@@ -228,18 +231,25 @@ class SearchSettings:
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
         ignore it), ``screen`` only when on, ``table_search`` only when not "grammar",
-        ``screen_fits`` only when not 1, the posterior's ``pool`` and ``draws`` and the
-        sampler's ``SMC_FIELDS`` only with their
-        method (the files of earlier versions, checkpoints among them, lack these)."""
+        ``screen_fits`` only when not 1, the posterior's ``pool`` and ``draws`` only with their
+        method (the files of earlier versions, checkpoints among them, lack these); with the
+        sampler, only ``SAMPLER_SETTINGS`` and the ``BUDGET_FIELDS`` that were given."""
         d = asdict(self)
+        for name in BUDGET_FIELDS:  # given only with the sampler
+            del d[name]
+        if self.method == "smc":
+            given = {name: getattr(self, name) for name in BUDGET_FIELDS}
+            if self.moves_plan is not None:
+                given["moves_plan"] = [list(moves) for moves in self.moves_plan]
+            sampler = {name: d[name] for name in SAMPLER_SETTINGS}
+            return sampler | {name: v for name, v in given.items() if v is not None}
         d["bases"] = list(self.bases)
         if self.max_order is None:
             del d["max_order"]
         if self.method != "posterior":
             del d["pool"], d["draws"]
-        if self.method != "smc":
-            for name in SMC_FIELDS:
-                del d[name]
+        for name in SMC_FIELDS:
+            del d[name]
         if self.method == "greedy":
             del d["method"]
         if not self.screen:  # the default: files of earlier versions lack it
@@ -248,11 +258,6 @@ class SearchSettings:
             del d["table_search"]
         if self.screen_fits == 1:  # one fit on the rows, as earlier versions: their files lack it
             del d["screen_fits"]
-        for name in BUDGET_FIELDS:  # only when given: the files of earlier versions lack them
-            if d[name] is None:
-                del d[name]
-        if self.moves_plan is not None:
-            d["moves_plan"] = [list(moves) for moves in self.moves_plan]
         return d
 
 

@@ -62,6 +62,7 @@ from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.smc_budget import MovePlanner, Moves
 from abcd_cli.kernel_search.smc_moves import StructureMover
 from abcd_cli.kernel_search.smc_proposal import ParameterProposal
+from abcd_cli.kernel_search.smc_trace import StepFacts
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import WN, Kernel, Sum
 
@@ -104,12 +105,14 @@ class SMCSettings:
 class Particles:
     """Kernels (internal units, fitted values) with normalised ``weights``, the log of the
     evidence estimate the run gives (Σ over steps of log mean of the incremental weights) and
-    the acceptance rate of the structure moves."""
+    the acceptance rate of the structure moves; ``history``: each data step's facts
+    (``smc_trace``)."""
 
     kernels: list[Kernel]
     weights: np.ndarray
     log_evidence: float
     structure_acceptance: float
+    history: tuple[StepFacts, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,8 @@ class SMCState:
     """The sampler after ``done`` of its data steps (0: the particles drawn, no data yet):
     the particles' kernels and log weights, the evidence estimate so far, each particle's log
     likelihood on the next step's rows (``following``) and the log weight that step adds to it
-    (``pending``), and the structure moves proposed and accepted so far."""
+    (``pending``), the structure moves proposed and accepted so far, and each data step's facts
+    (``history``, ``smc_trace``)."""
 
     done: int
     kernels: list[Kernel]
@@ -129,6 +133,7 @@ class SMCState:
     accepted: int = 0
     step_scales: np.ndarray | None = None  # each particle's parameter step s (None: the first)
     moves: tuple[Moves, ...] = ()  # each data step's (structure, parameter) moves so far
+    history: tuple[StepFacts, ...] = ()
 
     def scales(self) -> np.ndarray:
         """Each particle's parameter step s."""
@@ -172,7 +177,8 @@ class ParticleTask:
 @dataclass(frozen=True)
 class Moved:
     """A task's particle, its log likelihood on its rows and on the next step's, its
-    structure moves proposed and accepted, and its parameter step for the next data step."""
+    structure moves proposed and accepted, its parameter step for the next data step and its
+    parameter chain's acceptance rate (NaN: no chain)."""
 
     kernel: Kernel
     current: float
@@ -180,6 +186,7 @@ class Moved:
     proposed: int
     accepted: int
     step_scale: float = PARAMETER_STEP
+    parameter_acceptance: float = math.nan
 
 
 def move_particle(task: ParticleTask) -> Moved:
@@ -192,7 +199,10 @@ def move_particle(task: ParticleTask) -> Moved:
     elif task.rows.size:
         kernel, current = mover.rejuvenate(kernel, task.rows, current)
     following = mover.log_likelihood(kernel, task.following) if task.following.size else 0.0
-    return Moved(kernel, current, following, mover.proposed, mover.accepted, mover.step_scale)
+    return Moved(
+        kernel, current, following, mover.proposed, mover.accepted, mover.step_scale,
+        mover.parameter_acceptance,
+    )  # fmt: skip
 
 
 class _Mover:
@@ -211,6 +221,7 @@ class _Mover:
         self.structure_count, self.parameter_count = asked if moves is None else moves
         self.n_dims = problem.X.shape[1]
         self.proposed = self.accepted = 0
+        self.parameter_acceptance = math.nan
         proposal = ParameterProposal(problem.summary, rows_summary or problem.summary)
         self.structure = StructureMover(problem.prior, proposal, self.n_dims, rng)
         self._likelihoods: dict[tuple[Kernel, int], float] = {}  # by kernel and row count
@@ -267,6 +278,7 @@ class _Mover:
         covariance = np.diag((self.step_scale * prior.sd) ** 2)
         chain = metropolis(target, theta, covariance, self.parameter_count, 0, self.rng)
         self.step_scale = tuned_step(self.step_scale, chain.acceptance)
+        self.parameter_acceptance = float(chain.acceptance)
         return kernel.with_theta(chain.states[-1])
 
 
@@ -281,13 +293,16 @@ def tuned_step(step: float, acceptance: float) -> float:
 class Planned:
     """A data step planned: the state it starts from, the particles' log weights after the
     reweighting (and any resampling), the evidence estimate so far, the moves' tasks and how
-    many moves of each kind they make."""
+    many moves of each kind they make, and the effective sample size after the reweighting and
+    whether the particles were resampled."""
 
     state: SMCState
     log_w: np.ndarray
     log_evidence: float
     tasks: list[ParticleTask]
     moves: Moves
+    ess: float = math.nan
+    resampled: bool = False
 
 
 class Sampler:
@@ -345,7 +360,9 @@ class Sampler:
         log_w = state.log_w + state.pending
         kernels, current, scales = state.kernels, state.following, state.scales()
         last = k + 1 == len(self.steps)  # its weights are the result: never resampled
-        if not last and effective_size(normalised(log_w)) < n / 2:
+        ess = effective_size(normalised(log_w))
+        resampled = not last and ess < n / 2
+        if resampled:
             rng = np.random.default_rng(np.random.SeedSequence((self.seed, k + 1, n)))
             picks = _systematic(normalised(log_w), rng)
             kernels, current, log_w = [kernels[i] for i in picks], current[picks], np.zeros(n)
@@ -361,16 +378,22 @@ class Sampler:
             )
             for p in range(n)
         ]
-        return Planned(state, log_w, log_evidence, tasks, moves)
+        return Planned(state, log_w, log_evidence, tasks, moves, float(ess), resampled)
 
     @staticmethod
     def finish(planned: Planned, moved: list[Moved]) -> SMCState:
         """The state after a planned data step, from its tasks' results."""
         state = planned.state
+        kernels = [m.kernel for m in moved]
+        facts = StepFacts.of(
+            planned.tasks[0].rows.size, planned.ess, planned.resampled,
+            [(m.proposed, m.accepted, m.parameter_acceptance) for m in moved],
+            planned.log_evidence, kernels, planned.log_w,
+        )  # fmt: skip
         return replace(
             state,
             done=state.done + 1,
-            kernels=[m.kernel for m in moved],
+            kernels=kernels,
             log_w=planned.log_w,
             log_evidence=planned.log_evidence,
             following=np.array([m.following for m in moved]),
@@ -379,6 +402,7 @@ class Sampler:
             accepted=state.accepted + sum(m.accepted for m in moved),
             step_scales=np.array([m.step_scale for m in moved]),
             moves=(*state.moves, planned.moves),
+            history=(*state.history, facts),
         )
 
     def rows_summary(self, rows: np.ndarray) -> Summary:
@@ -400,15 +424,9 @@ class Sampler:
         step_scale: float = PARAMETER_STEP,
     ) -> ParticleTask:
         return ParticleTask(
-            self.problem,
-            kernel,
-            current,
-            rows,
-            following,
-            (self.seed, *where),
-            rows_summary,
+            self.problem, kernel, current, rows, following, (self.seed, *where), rows_summary,
             step_scale,
-        )
+        )  # fmt: skip
 
 
 def run_together(
@@ -465,7 +483,9 @@ def particles_of(state: SMCState) -> Particles:
     """The particles of a finished run's ``state``: kernels, normalised weights, the evidence
     estimate and the structure moves' acceptance rate."""
     acceptance = state.accepted / max(state.proposed, 1)
-    return Particles(state.kernels, normalised(state.log_w), state.log_evidence, acceptance)
+    return Particles(
+        state.kernels, normalised(state.log_w), state.log_evidence, acceptance, state.history
+    )
 
 
 def _log_mean_weight(previous: np.ndarray, increments: np.ndarray) -> float:

@@ -5,7 +5,8 @@ The file is a search checkpoint as ``checkpoint`` writes them: its header, the c
 rest, the series' fingerprint and the settings, written atomically; a file made for other data or
 settings, changed since, or holding values the sampler cannot have written is refused with the
 same messages. It holds both halves' states (``smc_halves``), each as ``smc.SMCState`` has it,
-after the same data step. Each particle is kept as its structure's text and its parameters'
+after the same data step, with each data step's facts (``smc_trace.StepFacts``, for the
+report's trace). Each particle is kept as its structure's text and its parameters'
 values (JSON numbers read back exactly), so a resumed run goes on from exactly the state it
 left.
 """
@@ -34,6 +35,7 @@ from abcd_cli.kernel_search.checkpoint import (
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.smc import SMCState
 from abcd_cli.kernel_search.smc_halves import HalvesState, half_sizes
+from abcd_cli.kernel_search.smc_trace import StepFacts
 from abcd_cli.kernels import WN, Kernel, Sum
 from abcd_cli.kernels.text import parse_kernel
 
@@ -75,6 +77,7 @@ def _state_dict(state: SMCState) -> dict[str, Any]:
         "accepted": state.accepted,
         "step_scales": state.scales().tolist(),
         "moves": [list(moves) for moves in state.moves],
+        "history": [facts.to_dict() for facts in state.history],
     }
 
 
@@ -161,6 +164,9 @@ def _state_of(
     log_evidence = float(doc["log_evidence"])
     if math.isnan(log_evidence):
         raise ValueError("log_evidence must be a number")
+    history = tuple(StepFacts.from_dict(d) for d in _list(doc, "history"))
+    if len(history) != done:
+        raise ValueError(f"history must hold one entry per data step done ({done})")
     return SMCState(
         done,
         kernels,
@@ -172,6 +178,7 @@ def _state_of(
         accepted,
         scales,
         moves,
+        history,
     )
 
 

@@ -7,7 +7,8 @@ settings' ``particles``, ``data_steps``, ``first_points``, ``structure_moves`` a
 It runs as two independent halves (``smc_halves``), each of half the particles from its own
 seeds; the result is their union, each half weighed by its evidence estimate, and how far they
 disagree (``agreement``; its log evidence estimates in user units) is part of the record
-(``StructurePosterior.halves``), which the search notes state and the model file keeps. The
+(``StructurePosterior.halves``), which the search notes state and the model file keeps, as
+it keeps the run's trace by data step (``StructurePosterior.steps``, ``smc_trace``). The
 union's weighted particles are grouped by their tree (the same structure written the same way,
 so that their parameter vectors line up): each group is one ``Weighed`` structure whose draws
 are its particles' parameters with their own weights (``Weighed.draw_weights``); its weight is
@@ -56,6 +57,7 @@ from abcd_cli.kernel_search.smc import Particles, SMCSettings, particles_of
 from abcd_cli.kernel_search.smc_budget import MovePlanner
 from abcd_cli.kernel_search.smc_checkpoint import load_sampler, save_sampler
 from abcd_cli.kernel_search.smc_halves import Halves, HalvesState, union
+from abcd_cli.kernel_search.smc_trace import union_steps
 from abcd_cli.kernel_search.structure_prior import StructurePrior
 from abcd_cli.kernels import Kernel
 
@@ -116,7 +118,11 @@ def search(
     found = agreement(*halves, names=data.x_names)
     user = tuple(-data.scaling.nll_out(-v, data.n) for v in found.log_evidence)  # user units
     found = replace(found, log_evidence=(user[0], user[1]))
-    record = replace(particle_record(union(*halves)), halves=found)
+    steps = union_steps(
+        halves[0].history, halves[1].history, sampler.sizes,
+        lambda log_z, points: -data.scaling.nll_out(-log_z, points),
+    )  # fmt: skip
+    record = replace(particle_record(union(*halves)), halves=found, steps=tuple(steps))
     best = record.best.kernel
     log_l = log_likelihood(engine, best, data.X, data.Y, data.constant_mean)
     if not np.isfinite(log_l):

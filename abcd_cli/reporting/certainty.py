@@ -318,7 +318,7 @@ def certainty_summary(
     intro = (
         f"{found} by how well each explains the data (the posterior over structures), so every"
         " finding below comes with its probability among the structures weighed; a structure"
-        " the search did not keep carries none. "
+        f" {'no particle holds' if facts.sampler else 'the search did not keep'} carries none. "
     )
     bar = format_number(FACT, decimals=1)
     if tiers["fact"]:
@@ -479,4 +479,7 @@ def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, An
         }
         for f in facts.findings
     ]
-    return {"text": text, "structures": structures, "findings": findings}
+    section = {"text": text, "structures": structures, "findings": findings}
+    if facts.sampler is not None:  # no BIC and no evidence per structure: the template says so
+        section["sampler"] = True
+    return section

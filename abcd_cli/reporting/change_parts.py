@@ -10,7 +10,7 @@ alone: its mean size over the data before the interval (s₀) against after it (
 own value m (it rises when s₁ > s₀, else falls), a cycle's amplitude period by period or any
 other curve's largest |m| per window (``curves.size_profile``), noise's prior standard
 deviation √k(x, x) (it grows when s₁ > s₀, else shrinks); a component whose curve holds no
-data on one side is not named.
+data on one side, or is flat inside its band (``curves.flat_in_band``), is not named.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from abcd_cli.decompose.certainty import Finding
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.features import CHANGE_TOLERANCE
-from abcd_cli.reporting.curves import size_profile
+from abcd_cli.reporting.curves import flat_in_band, size_profile
 from abcd_cli.reporting.factors import factors_of
 from abcd_cli.reporting.gathered import gathered
 from abcd_cli.reporting.trends import in_data_range, noise_profile
@@ -105,8 +105,8 @@ def change_clause(f: Finding, dec: Decomposition) -> str:
     axis = dec.axes[d]
     for c in dec.components:
         head = _head(c, x)
-        if head is None or not _switches_within(c, d, low, high):
-            continue
+        if head is None or flat_in_band(c) or not _switches_within(c, d, low, high):
+            continue  # a curve flat inside its band changes nothing a reader can see
         sizes = _before_after(c, x, head, feature.interval)
         if sizes is None or sizes[0] == sizes[1]:
             continue

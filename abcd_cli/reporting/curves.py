@@ -52,6 +52,9 @@ MIN_POINTS = 4
 #: Equal windows across the data in which the size of a component that is not a cycle is
 #: measured (``size_profile``).
 SIZE_WINDOWS = 12
+#: A fitted curve whose largest |m| at the data is below this share of its own mean posterior
+#: sd is flat inside its band: its figure is a line at zero, with no shape to describe.
+FLAT_IN_BAND = 1e-3
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,15 @@ def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None
     if not before or after is None:
         return False
     return after < FADE_SHARE * before
+
+
+def flat_in_band(facts: ComponentFacts) -> bool:
+    """Whether the component's fitted curve is flat at zero inside its own band: max |m(x_i)|
+    < ``FLAT_IN_BAND`` × the mean of its posterior sd (noise, whose mean is zero, is never)."""
+    if facts.is_noise or not facts.data_mean.size or not facts.sd.size:
+        return False
+    band = float(np.mean(facts.sd))
+    return band > 0 and float(np.max(np.abs(facts.data_mean))) < FLAT_IN_BAND * band
 
 
 def size_profile(

@@ -152,10 +152,17 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
         if posterior.searches == 1
         else f"{number_word(posterior.searches)} searches with different seeds"
     )
+    mixed = (
+        f"the {posterior.structure_count} structures the sampler's particles hold, each"
+        " weighted by its particles' weights, and within each structure those of its particles"
+        " at their own parameters"
+        if posterior.sampled
+        else f"the {posterior.structure_count} best-scoring structures {fitted} fitted, each"
+        f" weighted by its evidence, {parameters_clause(posterior.draws)}"
+    )
     return (
         f"The forecast {reach}. It averages over structures and their parameters: it mixes the"
-        f" forecasts of the {posterior.structure_count} best-scoring structures {fitted}"
-        f" fitted, each weighted by its evidence, {parameters_clause(posterior.draws)}; the"
+        f" forecasts of {mixed}; the"
         " band holds the central 95% of a new observation, noise included. The components"
         " above describe the most probable structure, of weight"
         f" {probability_text(posterior.top_weight)}." + agreement_text(dec, posterior)

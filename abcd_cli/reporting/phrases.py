@@ -230,6 +230,7 @@ def gradual_clause(
     side: int = 0,
     reference: str = "zero",
     cycle: bool = False,
+    from_curve: bool = False,
 ) -> str:
     """The relative clause of change factors that scale a component gradually, said from
     ``profile`` (x, size): the component's own curve (``curves.size_profile``), or with no
@@ -238,7 +239,8 @@ def gradual_clause(
     grows' or 'shrinks'; a level on one ``side`` of the ``reference`` (``curves.level_side``)
     'rises towards the series' mean' or 'falls further below' it; one crossing it, or with no
     curve, 'whose size grows'. Else where it is strongest ('which is strongest around
-    August 2010') or weakest."""
+    August 2010') or weakest; '' for a curve (``from_curve``) that is no cycle and crosses the
+    reference (``side`` 0), whose |m| is least where it crosses, no weakening."""
     xs, amplitude = profile
     trend = classify_trend(amplitude, DIP_TOLERANCE)
     if trend in ("increasing", "decreasing"):
@@ -256,6 +258,8 @@ def gradual_clause(
     if 0 < peak < amplitude.size - 1:
         where = format_position(xs[peak], axis, coarse_precision(x_data))
         return f"which is strongest around {where}"
+    if from_curve and side == 0 and not cycle:  # the dip is where it crosses the reference
+        return ""
     low = xs[int(np.argmin(amplitude))]  # the largest at an end: the dip is inside
     return f"which is weakest around {format_position(low, axis, coarse_precision(x_data))}"
 
@@ -383,8 +387,10 @@ def noun_phrase(
                 phrase = phrase.replace("a constant", "a level", 1)
             profile = strength or gate_profile(parts.gates, x_data)
             cycle = parts.head == "periodic"
-            clause = gradual_clause(profile, axis, x_data, side, reference, cycle)
-            phrase += f"{_clause_joint(post)}{clause}"
+            clause = gradual_clause(
+                profile, axis, x_data, side, reference, cycle, from_curve=strength is not None
+            )
+            phrase += f"{_clause_joint(post)}{clause}" if clause else ""
         else:
             clause = _applies_clause(parts.gates, axis, x_data)
             if clause:

@@ -13,7 +13,7 @@ import numpy as np
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.rough import all_rough
 from abcd_cli.kernels import Kernel
-from abcd_cli.reporting.curves import fades_beyond
+from abcd_cli.reporting.curves import fades_beyond, flat_in_band
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_range, data_spacing
 from abcd_cli.reporting.wording import format_amount, format_span
@@ -77,10 +77,18 @@ def period_correlation(facts: ComponentFacts, period: float, x_data: np.ndarray)
 
 
 def rough_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray) -> list[str]:
-    """The sentences after the opening of a cycle made only of rough terms."""
+    """The sentences after the opening of a cycle made only of rough terms; of one whose
+    curve is flat inside its band (``curves.flat_in_band``), that and its sizes alone."""
     spacing = data_spacing(x_data)
     period, reason = _period_and_reason(facts.kernel, axis, spacing)
     size = format_amount(float(np.std(facts.data_mean)), axis)
+    if flat_in_band(facts):
+        band = format_amount(float(np.mean(facts.sd)), axis)
+        return [
+            f"Its covariance holds a period of {format_span(period, axis)}, but its fitted curve"
+            f" is flat at zero: its fitted values at the data have a standard deviation of about"
+            f" {size}, against {band} for its own uncertainty, so the data give it no shape."
+        ]
     out = [
         f"Its covariance holds a period of {format_span(period, axis)}, but {reason}. Its"
         f" fitted values at the data have a standard deviation of about {size}."
@@ -104,7 +112,13 @@ def rough_cycle_continuation(
 ) -> tuple[bool, str]:
     """What the component does past the data, read from its curve there: (whether it fades,
     its sentence). Fading, short-term variation is not forecast; else the model carries its
-    irregular values on period by period, which is its assumption, not a shape the data show."""
+    irregular values on period by period, which is its assumption, not a shape the data show;
+    a curve flat inside its band stays flat."""
+    if flat_in_band(facts):  # a line at zero in its figure, past the data as over it
+        return False, (
+            "Beyond the data its fitted curve stays flat at zero: it adds only its uncertainty"
+            " to the forecast's band."
+        )
     period, _ = _period_and_reason(facts.kernel, axis, data_spacing(x_data))
     span = data_range(x_data)
     if span is None or fades_beyond(facts, period, x_data):

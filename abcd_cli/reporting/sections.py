@@ -36,6 +36,7 @@ from abcd_cli.reporting.component_text import column, component_phrases
 from abcd_cli.reporting.date_ticks import figure_dates
 from abcd_cli.reporting.effects import summary_bullets
 from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.sampler_appendix import is_sampler, sampler_settings, sampler_trace
 from abcd_cli.reporting.trends import data_spacing, ends_precision
 from abcd_cli.reporting.weak import weak_reasons
 from abcd_cli.reporting.wording import (
@@ -341,9 +342,21 @@ def checks_section(dec: Decomposition, frame: Frame) -> dict[str, Any]:
 
 def appendix_section(dec: Decomposition, search: dict[str, Any]) -> dict[str, Any]:
     """What reproduces the run: the kernel (its inputs named by their columns when there are
-    several), the search's trace, its settings and notes."""
+    several), the search's trace, its settings and notes; the sampler's (``--method smc``) are
+    its own settings and its trace by data step (``sampler_trace``, ``sampler``), as it has no
+    levels."""
     settings = search.get("settings", {})
     elapsed = float(search.get("elapsed_seconds", 0.0))
+    if is_sampler(search):
+        return {
+            "kernel": dec.model.user_kernel.to_text(digits=6, names=dec.names),
+            "sampler_trace": sampler_trace(search),
+            "settings": sampler_settings(settings, dec.model.engine.name),
+            "seed": settings.get("seed", 0),
+            "version": __version__,
+            "elapsed": f"{format_number(elapsed, decimals=1)} s of sampling",
+            "notes": list(search.get("notes", [])),
+        }
     return {
         "kernel": dec.model.user_kernel.to_text(digits=6, names=dec.names),
         "trace": [

@@ -78,3 +78,33 @@ def test_trends_smooth_terms_and_changing_noise_are_matched_by_kind() -> None:
     assert p(f"{LIN} * WN(sd=1)", noise=True) == pytest.approx(0.7)
     assert p("WN(sd=1)", noise=True) is None  # noise of constant size: no finding
     assert p("C(sd=1)") is None
+
+
+def test_a_findings_range_holds_its_probability_when_draws_have_their_own_weights() -> None:
+    """The sampler's draws carry weights of their own (``Weighed.draw_weights``): a structure's
+    share holding a finding is its draws' weight, not their count. On airline (16 particles)
+    the count gave a cycle of probability 0.48 the range 0.08 to 0.31."""
+    from abcd_cli.data.scaling import Scaling
+    from abcd_cli.decompose.certainty import posterior_facts
+    from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
+    from abcd_cli.model import Model
+
+    x = np.linspace(2000.0, 2010.0, 60)
+    y = np.sin(2 * np.pi * x) + 0.1 * np.cos(7 * x)
+    sc = Scaling.from_data(x, y)
+    cycles = [
+        sc.kernel_in(parse_kernel(f"Per(lengthscale=1.0, period={p}, sd=1.0) + WN(sd=0.1)"))
+        for p in (1.0, 3.0)
+    ]
+    smooth = sc.kernel_in(parse_kernel("SE(lengthscale=2.0, sd=1.0) + WN(sd=0.1)"))
+    theta = np.array([k.theta() for k in cycles])
+    per = Weighed(cycles[0], None, -np.inf, theta, None, draw_weights=np.array([0.9, 0.1]))
+    se = Weighed(smooth, None, -np.inf, smooth.theta()[None, :], None, draw_weights=np.ones(1))
+    posterior = StructurePosterior([per, se], np.array([0.5, 0.5]), 2, "a grammar")
+    model = Model(cycles[0], sc, x, y, 0.0)
+    search = {"settings": {"method": "smc", "particles": 3, "data_steps": 2}}
+    facts = posterior_facts(model, posterior, search)
+    assert facts is not None
+    (yearly,) = [f for f in facts.findings if f.feature.value == pytest.approx(1.0)]
+    assert yearly.feature.probability == pytest.approx(0.45)
+    assert yearly.low <= 0.45 <= yearly.high

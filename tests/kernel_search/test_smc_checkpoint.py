@@ -34,6 +34,7 @@ def _stop_after(step: int):
 
 def test_a_run_resumed_after_step_k_gives_the_uninterrupted_result(tmp_path) -> None:
     whole = smc_method.search(X, Y, SETTINGS)
+    assert len(whole.to_dict()["posterior"]["steps"]) == 3  # the trace, resumed as it is
     for k in (1, 2):
         path = tmp_path / f"after{k}.json"
         with pytest.raises(Stop):
@@ -108,4 +109,18 @@ def test_a_checkpoint_without_a_positive_step_for_each_particle_is_refused(
     half["step_scales"] = scales
     _rewrite(path, doc)
     with pytest.raises(InputError, match="damaged.*step_scales"):
+        load_sampler(path, SETTINGS, 3, X, Y)
+
+
+def test_a_checkpoint_whose_trace_misses_a_data_step_is_refused(tmp_path) -> None:
+    """Each data step's facts are part of the state: the report's trace is made of them."""
+    path = tmp_path / "state.json"
+    with pytest.raises(Stop):
+        smc_method.search(X, Y, SETTINGS, checkpoint=path, events=_stop_after(2))
+    doc = json.loads(path.read_text())
+    half = doc["halves"][0]
+    assert [facts["points"] for facts in half["history"]] == [10, 23]
+    half["history"] = half["history"][:1]
+    _rewrite(path, doc)
+    with pytest.raises(InputError, match="damaged.*history must hold one entry per data step"):
         load_sampler(path, SETTINGS, 3, X, Y)

@@ -181,3 +181,25 @@ def test_a_weight_just_under_one_is_not_printed_as_one() -> None:
     text = forecast_text(dec, forecast)
     assert "the most probable structure, of weight > 0.99." in text
     assert "weight 1.00" not in text
+
+
+def test_the_samplers_forecast_mixes_its_particles_not_a_searchs_structures() -> None:
+    """A report made by the sampler (--method smc) names no search it did not run: its
+    structures are those its particles hold, weighted by their particles' weights."""
+    import abcd_cli
+    from abcd_cli.reports import report_context
+
+    x = np.linspace(2000.0, 2010.0, 40)
+    y = np.sin(2.0 * x) + 0.1 * (x - 2000.0)
+    sampled = abcd_cli.search(
+        x=x, y=y, method="smc", particles=4, data_steps=2, first_points=20,
+        structure_moves=1, parameter_moves=1,
+    )  # fmt: skip
+    context = report_context(sampled, figures=False)
+    text = context["forecast"]["text"]
+    assert "structures the sampler's particles hold" in text
+    for greedy in ("best-scoring", "the search fitted", "weighted by its evidence"):
+        assert greedy not in text
+    certainty = context["summary"]["certainty"]
+    assert "no particle holds" in certainty and "the search did not keep" not in certainty
+    assert context["posterior"]["sampler"] is True  # its page prints no empty BIC column

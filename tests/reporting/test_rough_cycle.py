@@ -72,3 +72,19 @@ def test_a_cycle_with_a_smooth_shape_is_not_rough() -> None:
     smooth = parse_kernel("SE(lengthscale=5.0, sd=1.0) * Per(lengthscale=1.0, period=1.0, sd=1.0)")
     assert not is_rough_cycle(smooth, x)
     assert not is_rough_cycle(smooth, None)
+
+
+def test_a_rough_cycle_flat_inside_its_band_is_said_flat_and_not_given_a_shape() -> None:
+    """Airline by the sampler: a cycle of fitted sd 4e-10 inside a band of ±0.0003, drawn as
+    a line at zero, was said to be 'a pattern of jumps' whose values 'recur a period later'."""
+    from abcd_cli.reporting.curves import flat_in_band
+
+    faint = SHORT.replace("SE(lengthscale=0.1, sd=1.0)", "SE(lengthscale=0.1, sd=1e-9)")
+    cycle, x = _made(faint)
+    assert flat_in_band(cycle) and not flat_in_band(_made(SHORT)[0])
+    text = component_paragraph(cycle, YEAR, x_data=x)
+    assert "its fitted curve is flat at zero" in text
+    for false in ("recur", "jumps", "correlate"):
+        assert false not in text
+    after = describe_extrapolation(cycle, YEAR, x_data=x)
+    assert "stays flat at zero" in after and "irregular values" not in after
