@@ -30,9 +30,13 @@ from abcd_cli.engines.lanczos import (
 from abcd_cli.engines.sparse_upper import kernel_matvec, solve_with_nystrom, upper_from_solve
 from abcd_cli.kernels import Kernel
 
-#: The width (nats) at which the Lanczos steps stop, and their cap.
+#: The width (nats) at which the Lanczos steps stop, and their cap. Only the finalists' interval
+#: runs them (candidates are scored by skc's own ends). On seattle-temps' chosen model (8,759
+#: points, m = 500) 400 vectors left 12.8 nats; with this cap the steps stopped at the target
+#: after 576 (4.7 nats, 36 s against 16 s; docs/findings.md). Memory: two N×k blocks (the
+#: basis and its images), 112 MB at N = 8,759 and 1.3 GB at N = 10⁵.
 TARGET_WIDTH = 5.0
-MAX_STEPS = 400
+MAX_STEPS = 800
 #: The CG's budget of products for a finalist (it stops at its certificate first): near
 #: noise-free data with gaps took 233 products where the search's 200 left a 16-nat quadratic.
 FINAL_PRODUCTS = 2000
