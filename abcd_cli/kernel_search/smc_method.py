@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +52,7 @@ from abcd_cli.kernel_search.greedy import sink
 from abcd_cli.kernel_search.posterior import StructurePosterior, Weighed
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.search_data import SearchData
-from abcd_cli.kernel_search.settings import SearchSettings
+from abcd_cli.kernel_search.settings import BUDGET_FIELDS, SAMPLER_SETTINGS, SearchSettings
 from abcd_cli.kernel_search.smc import Particles, SMCSettings, particles_of
 from abcd_cli.kernel_search.smc_budget import MovePlanner
 from abcd_cli.kernel_search.smc_checkpoint import load_sampler, save_sampler
@@ -87,6 +87,13 @@ def search(
     ``clock`` (seconds) that a time budget is measured by."""
     if settings.seeds > 1:
         raise InputError("--method smc runs one sampler; --seeds applies to the other methods")
+    unread = unread_settings(settings)
+    if unread:
+        raise InputError(
+            f"--method smc does not read {', '.join('--' + n.replace('_', '-') for n in unread)}:"
+            " the sampler draws its structures"
+            " from its own prior; these settings apply to the other methods"
+        )
     started = clock()
     engine = engine or get_engine("exact")
     data = SearchData.prepare(x, y, settings, x_names)
@@ -134,6 +141,18 @@ def search(
     if settings.budget is not None and final is not None:  # the plan decides the result
         settings = replace(settings, moves_plan=final[0].moves)
     return SearchResult(model, [], settings, seconds, n, n, posterior=record)
+
+
+def unread_settings(settings: SearchSettings) -> list[str]:
+    """The settings given other than their defaults that the sampler does not read (all but
+    ``SAMPLER_SETTINGS`` and ``BUDGET_FIELDS``; ``inducing`` is the engine's, set with it)."""
+    default = SearchSettings()
+    read = {*SAMPLER_SETTINGS, *BUDGET_FIELDS, "seeds", "inducing"}
+    return [
+        f.name
+        for f in fields(SearchSettings)
+        if f.name not in read and getattr(settings, f.name) != getattr(default, f.name)
+    ]
 
 
 def move_planner(settings: SearchSettings, sampler: Halves) -> MovePlanner:

@@ -54,7 +54,11 @@ def test_the_command_line_takes_the_samplers_options_only_with_its_method(tmp_pa
     assert refused.exit_code == 2
     assert refused.output.strip() == "Error: --particles only applies with --method smc"
     options = [f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()]
-    ran = CliRunner().invoke(main, [*args, "--method", "smc", *options, "--quiet"])
+    unread = CliRunner().invoke(main, [*args, "--method", "smc", *options, "--quiet"])
+    assert unread.exit_code == 2  # the greedy search's --depth and --restarts
+    assert unread.output.startswith("Error: --method smc does not read --depth, --restarts:")
+    sampler = [*args[:2], *args[-2:], "--method", "smc", *options, "--quiet"]
+    ran = CliRunner().invoke(main, sampler)
     assert ran.exit_code == 0, ran.output
     saved = json.loads((tmp_path / "m").read_text())
     assert saved["settings"]["particles"] == 4 and saved["settings"]["method"] == "smc"
