@@ -285,8 +285,7 @@ class Search:
                 self.save()
             self.event("level", record=self.trace[-1])
             return False
-        top = self.plan.choose(self.level, scored) if self.plan is not None else scored[0]
-        named = self.plan is not None and self.plan.named(self.level)
+        top, named = scored[0], self.plan is not None and self.plan.named(self.level)
         if self.best is None or top.bic < self.best.bic or named:  # named: the screen's pair
             self.best, self.stale = top, 0
         else:

@@ -13,14 +13,13 @@ a constant C and white noise. The plan's steps, one level of the search each:
 2. "interactions", one step per interacting pair (i, j) of the screen: the pair's product added
    in each form of ``PRODUCT_FORMS`` (and in the two parts' leading kernels where that
    differs), and in place of either input's own SE, that SE times a new SE along the other
-   (``grown``). The step takes the pair's SE × SE product unless another form's BIC is lower
-   than its by ``FORM_MARGIN`` (``TablePlan.choose``). A pair whose share of the fitted
-   mean's variance is at least ``NAMED_SHARE`` is named an interaction by the screen and BIC
-   chooses only its product's form: the step's best
-   is kept even where its BIC is worse than the model without it (``TablePlan.named``), so a
-   story's strong interactions are the screen's, which hold from split to split where a
-   pair-by-pair BIC verdict flips. A weaker pair (share from ``screening.PAIR_SHARE`` to
-   NAMED_SHARE, borderline) is added only where BIC says so;
+   (``grown``, measured: docs/findings.md, "Fourth attempt"). A pair whose share of the
+   fitted mean's variance is at least ``NAMED_SHARE`` is named an interaction by the screen
+   and BIC chooses only its product's form: the step's best is kept even where its BIC is
+   worse than the model without it (``TablePlan.named``), so a story's strong interactions
+   are the screen's, which hold from split to split where a pair-by-pair BIC verdict flips.
+   A weaker pair (share from ``screening.PAIR_SHARE`` to NAMED_SHARE, borderline) is added
+   only where BIC says so;
 3. "prune", one step per input of an interacting pair: its own part removed when a product
    holding it was kept (SE1 × SE2 needs no SE1 + SE2 beside it); a step with nothing to remove
    is skipped;
@@ -28,7 +27,7 @@ a constant C and white noise. The plan's steps, one level of the search each:
 
 Inputs are never dropped (the screen chose them: the story stays the screen's), and a step
 other than an interaction whose candidates all score worse than the best leaves it as it was.
-So the search fits at most 3 + 3·D + 4·P + (terms) structures for D kept inputs and P pairs,
+So the search fits at most 3 + 3·D + 7·P + (terms) structures for D kept inputs and P pairs,
 each warm-started from the best so far, and one seed gives one result whatever the executor
 (each fit's random numbers come from the seed and its structure alone: ``candidate.entropy``).
 """
@@ -43,11 +42,9 @@ from abcd_cli.kernel_search.screening import BORDER_SHARE, Screen
 from abcd_cli.kernel_search.table_grammar import term_inputs
 from abcd_cli.kernels import CP, WN, C, Kernel, Sum, product, total
 from abcd_cli.kernels.algebra import simplify
-from abcd_cli.kernels.base import reads_x
 
 if TYPE_CHECKING:
     from abcd_cli.kernel_search.records import LevelRecord
-    from abcd_cli.kernel_search.scoring import Scored
 
 #: The kinds of part an input may have: base kernels summed (periodic only along time).
 KINDS: tuple[tuple[str, ...], ...] = (("Lin",), ("SE",), ("Lin", "SE"), ("Per",))
@@ -64,11 +61,6 @@ PRODUCT_FORMS: tuple[tuple[str, str], ...] = (
     ("Lin", "SE"),
     ("SE", "Lin"),
 )
-#: How much lower a product form's BIC (2·NLL + p·log n) must be than the pair's SE × SE
-#: product's to be taken instead: BIC approximates −2 log p(y | structure) (thesis ch. 3), so
-#: 10 is posterior odds of e^5 ≈ 150 to 1 for the other form (measured: docs/findings.md,
-#: "Fourth attempt").
-FORM_MARGIN = 10.0
 
 
 def _terms(kernel: Kernel) -> list[Kernel]:
@@ -96,17 +88,6 @@ def with_part(kernel: Kernel, d: int, kind: tuple[str, ...]) -> Kernel:
     old = {t.symbol: t for t in part_of(kernel, d)}
     rest = [t for t in _terms(kernel) if term_inputs(t) != {d}]
     return total([*rest, *(old.get(name) or _fresh(name, d) for name in kind)])
-
-
-def form_of(kernel: Kernel, pair: tuple[int, int]) -> tuple[str | None, str | None] | None:
-    """The form of ``kernel``'s product of ``pair`` (i, j): its base kernels' symbols along i
-    and along j (None when ``kernel`` has no term reading exactly i and j)."""
-    i, j = pair
-    for term in _terms(kernel):
-        if term_inputs(term) == {i, j}:
-            along = {b.dim: b.symbol for b in term.bases() if reads_x(b)}
-            return along.get(i), along.get(j)
-    return None
 
 
 def grown(kernel: Kernel, d: int, other: int) -> list[Kernel]:
@@ -179,18 +160,6 @@ class TablePlan:
             and self.steps[level - 1].inputs in self.named_pairs
             and (self.stage_of(level) == "interactions")
         )
-
-    def choose(self, level: int, scored: list[Scored]) -> Scored:
-        """Level ``level``'s pick from ``scored`` (lowest BIC first): at an interaction step the
-        pair's SE × SE product unless the lowest BIC beats it by ``FORM_MARGIN``; else the
-        lowest BIC."""
-        if level == 0 or self.stage_of(level) != "interactions":
-            return scored[0]
-        pair = self.steps[level - 1].inputs
-        smooth = [c for c in scored if form_of(c.kernel, pair) == ("SE", "SE")]
-        if not smooth or scored[0].bic < smooth[0].bic - FORM_MARGIN:
-            return scored[0]
-        return smooth[0]
 
     def start(self) -> list[Kernel]:
         """The start models: each kind of ``START_KINDS`` on every kept input, plus C and WN."""

@@ -13,15 +13,12 @@ from abcd_cli.errors import InputError
 from abcd_cli.execution.pool import make_executor
 from abcd_cli.kernel_search import resampled_screen
 from abcd_cli.kernel_search.infer import run_search
-from abcd_cli.kernel_search.scoring import Scored
 from abcd_cli.kernel_search.screening import Screen, Shares
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.table_grammar import interactions, term_inputs
 from abcd_cli.kernel_search.table_plan import (
-    FORM_MARGIN,
     NAMED_SHARE,
     TablePlan,
-    form_of,
     kind_of,
     part_of,
     stage_costs,
@@ -93,23 +90,6 @@ def test_an_interaction_step_adds_the_pair_s_product_in_each_linear_or_smooth_fo
     strong = Screen((0, 1, 2), ((0, 2),), 2, (), Shares((0.3,) * 3, {(0, 2): NAMED_SHARE}, (1.0,)))
     named = [TablePlan.of(strong).named(level) for level in range(7)]
     assert named == [False] * 4 + [True, False, False]  # the interaction step, no other
-
-
-def test_a_pair_s_product_is_smooth_in_both_unless_another_form_wins_by_the_margin():
-    plan = _plan((0, 1, 2), (0.3, 0.3, 0.3), pairs=((0, 2),))
-    best = Sum((Lin((2.0, 0.5), 0), SE((1.5, 0.7), 1), SE((1.0, 1.0), 2), WN((0.1,))))
-    by_form = {form_of(k, (0, 2)): k for k in plan.candidates(4, best)}
-    smooth, linear = by_form[("SE", "SE")], by_form[("Lin", "SE")]
-
-    def ranked(linear_bic: float) -> list[Scored]:
-        return sorted([Scored(smooth, 0.0, 100.0), Scored(linear, 0.0, linear_bic)],
-                      key=lambda c: c.bic)  # fmt: skip
-
-    assert plan.choose(4, ranked(100.0 - FORM_MARGIN / 2)).kernel is smooth
-    assert plan.choose(4, ranked(100.0 - 2 * FORM_MARGIN)).kernel is linear
-    assert plan.choose(3, ranked(100.0 - FORM_MARGIN / 2)).kernel is linear  # a bases step
-    assert plan.choose(4, ranked(100.0 - FORM_MARGIN / 2)[:1]).kernel is linear  # no SE × SE
-    assert form_of(best, (0, 2)) is None
 
 
 def test_a_prune_removes_an_input_s_own_part_only_beside_a_product_of_it():
