@@ -12,12 +12,14 @@ a constant C and white noise. The plan's steps, one level of the search each:
    (coordinate descent on BIC, Gauss-Seidel order);
 2. "interactions", one step per interacting pair (i, j) of the screen: the pair's product added
    in each form of ``PRODUCT_FORMS`` (and in the two parts' leading kernels where that
-   differs). A pair whose share of the fitted mean's variance is at least ``NAMED_SHARE`` is
-   named an interaction by the screen and BIC chooses only its product's form: the step's best
-   is kept even where its BIC is worse than the model without it (``TablePlan.named``), so a
-   story's strong interactions are the screen's, which hold from split to split where a
-   pair-by-pair BIC verdict flips. A weaker pair (share from ``screening.PAIR_SHARE`` to
-   NAMED_SHARE, borderline) is added only where BIC says so;
+   differs), and in place of either input's own SE, that SE times a new SE along the other
+   (``grown``, measured: docs/findings.md, "Fourth attempt"). A pair whose share of the
+   fitted mean's variance is at least ``NAMED_SHARE`` is named an interaction by the screen
+   and BIC chooses only its product's form: the step's best is kept even where its BIC is
+   worse than the model without it (``TablePlan.named``), so a story's strong interactions
+   are the screen's, which hold from split to split where a pair-by-pair BIC verdict flips.
+   A weaker pair (share from ``screening.PAIR_SHARE`` to NAMED_SHARE, borderline) is added
+   only where BIC says so;
 3. "prune", one step per input of an interacting pair: its own part removed when a product
    holding it was kept (SE1 × SE2 needs no SE1 + SE2 beside it); a step with nothing to remove
    is skipped;
@@ -25,7 +27,7 @@ a constant C and white noise. The plan's steps, one level of the search each:
 
 Inputs are never dropped (the screen chose them: the story stays the screen's), and a step
 other than an interaction whose candidates all score worse than the best leaves it as it was.
-So the search fits at most 3 + 3·D + 4·P + (terms) structures for D kept inputs and P pairs,
+So the search fits at most 3 + 3·D + 7·P + (terms) structures for D kept inputs and P pairs,
 each warm-started from the best so far, and one seed gives one result whatever the executor
 (each fit's random numbers come from the seed and its structure alone: ``candidate.entropy``).
 """
@@ -94,6 +96,17 @@ def with_part(kernel: Kernel, d: int, kind: tuple[str, ...]) -> Kernel:
     old = {t.symbol: t for t in part_of(kernel, d)}
     rest = [t for t in _terms(kernel) if term_inputs(t) != {d}]
     return total([*rest, *(old.get(name) or _fresh(name, d) for name in kind)])
+
+
+def grown(kernel: Kernel, d: int, other: int) -> list[Kernel]:
+    """``kernel`` with input ``d``'s own SE multiplied by a new SE along ``other`` (the
+    thesis's operator S → S × B): the product starts from the part's fitted SE, so it may take
+    the part's place rather than sit beside it (none when ``d``'s part has no SE)."""
+    own = [t for t in part_of(kernel, d) if t.symbol == "SE"]
+    if not own:
+        return []
+    rest = [t for t in _terms(kernel) if t is not own[0]]
+    return [total([*rest, product([own[0], _fresh("SE", other)])])]
 
 
 def lead(part: list[Kernel]) -> str:
@@ -181,6 +194,7 @@ class TablePlan:
                 total([*_terms(best), product([_fresh(a, i), _fresh(b, j)])])
                 for a, b in dict.fromkeys([*PRODUCT_FORMS, leads])
             ]
+            out += [*grown(best, i, j), *grown(best, j, i)]
         elif step.stage == "prune":
             (d,) = step.inputs
             terms = _terms(best)

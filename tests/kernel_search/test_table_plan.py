@@ -73,7 +73,7 @@ def test_a_swap_changes_one_input_and_keeps_the_others_fitted_values():
 def test_an_interaction_step_adds_the_pair_s_product_in_each_linear_or_smooth_form():
     plan = _plan((0, 1, 2), (0.3, 0.3, 0.3), pairs=((0, 2),))
     best = Sum((Lin((2.0, 0.5), 0), SE((1.5, 0.7), 1), SE((1.0, 1.0), 2), WN((0.1,))))
-    added = plan.candidates(4, best)
+    *added, grown = plan.candidates(4, best)
     assert [interactions(k) for k in added] == [[(0, 2)]] * 4
     products = [[t for t in k.operands if len(term_inputs(t)) == 2][0] for k in added]
     assert {t.to_text(params=False) for t in products} == {
@@ -82,6 +82,10 @@ def test_an_interaction_step_adds_the_pair_s_product_in_each_linear_or_smooth_fo
         "Lin * SE@2",
         "Lin@2 * SE",
     }
+    # input 2's own SE grows a new SE along input 0 in its place (input 0 has no SE to grow)
+    assert interactions(grown) == [(0, 2)] and part_of(grown, 2) == []
+    (product,) = [t for t in grown.operands if len(term_inputs(t)) == 2]
+    assert best.operands[2] in product.operands and part_of(grown, 0) == [best.operands[0]]
     assert not any(plan.named(level) for level in range(7))  # no pair share: none named
     strong = Screen((0, 1, 2), ((0, 2),), 2, (), Shares((0.3,) * 3, {(0, 2): NAMED_SHARE}, (1.0,)))
     named = [TablePlan.of(strong).named(level) for level in range(7)]
