@@ -114,8 +114,8 @@ def finer_than_data_sentences(
     return [
         f"That is shorter than the spacing of the data ({format_span(spacing, axis)}): its fitted"
         f" values at neighbouring observations correlate at {format_number(r, decimals=2)}, so at"
-        " the data it moves much as noise would, and its smooth course between observations is"
-        " the model's interpolation, not a shape the data show."
+        " the data it shows as jumps from one observation to the next, and its smooth course"
+        " between observations is the model's interpolation, not a shape the data show."
     ]
 
 

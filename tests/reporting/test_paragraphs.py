@@ -212,7 +212,7 @@ def test_a_switched_level_with_no_plateau_is_not_said_as_a_level_with_steps() ->
     assert "a fall of about 27,000 around 1953" in paragraph
 
 
-def test_a_smooth_part_shorter_than_the_spacing_is_said_to_move_as_noise_at_the_data() -> None:
+def test_a_smooth_part_shorter_than_the_spacing_is_said_to_jump_at_the_data() -> None:
     """Wheat's yearly prices: 'It varies smoothly over about 10.9 months' for a part whose
     values at the yearly data jump from one year to the next. The paragraph says the length is
     below the spacing and gives the fitted values' neighbour correlation; a part longer than
@@ -223,6 +223,7 @@ def test_a_smooth_part_shorter_than_the_spacing_is_said_to_move_as_noise_at_the_
     short = replace(make_facts(SE((0.9, 1.0)), grid=grid), data_mean=values)
     text = component_paragraph(short, YEAR, x_data=x)
     assert "shorter than the spacing of the data (1.0 year)" in text
+    assert "jumps from one observation to the next" in text
     (r,) = re.findall(r"neighbouring observations correlate at (-?[\d.]+)", text)
     assert float(r) == pytest.approx(np.corrcoef(values[:-1], values[1:])[0, 1], abs=0.006)
     long = replace(make_facts(SE((5.0, 1.0)), grid=grid), data_mean=values)
