@@ -46,7 +46,12 @@ from abcd_cli.reporting.gathered import (
 )
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
-from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_sentences
+from abcd_cli.reporting.rough_cycle import (
+    FLAT_PHRASE,
+    is_flat_cycle,
+    is_rough_cycle,
+    rough_cycle_sentences,
+)
 from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.trends import (
@@ -468,6 +473,8 @@ def component_paragraph(
         reference=reference,
         harmonic=repeat_harmonic(facts, x_data),
     )
+    if is_flat_cycle(facts, x_data):  # said by what its curve shows, as its heading is
+        phrase = FLAT_PHRASE
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
     if x_data is not None and is_rough_cycle(facts.kernel, x_data):

@@ -20,6 +20,9 @@ from abcd_cli.reporting.wording import format_amount, format_span
 
 #: What the heading calls such a component.
 ROUGH_PHRASE = "short-term irregular variation"
+#: What the heading calls one whose fitted curve is flat at zero (``curves.flat_in_band``):
+#: its curve shows no variation at all, irregular or not.
+FLAT_PHRASE = "a periodic part the data give no shape"
 #: Curves whose values one period apart correlate below this are said to be unalike there.
 ALIKE_CORRELATION = 0.5
 
@@ -28,6 +31,12 @@ def is_rough_cycle(kernel: Kernel, x_data: np.ndarray | None) -> bool:
     """Whether the component (user units) is a cycle made only of rough terms at the data's
     spacing (``rough.all_rough``); False without data."""
     return x_data is not None and all_rough(kernel, data_spacing(x_data))
+
+
+def is_flat_cycle(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
+    """Whether the component is a rough cycle (``is_rough_cycle``) whose fitted curve is flat
+    at zero inside its own band (``curves.flat_in_band``): said by ``FLAT_PHRASE``."""
+    return is_rough_cycle(facts.kernel, x_data) and flat_in_band(facts)
 
 
 def _period_and_reason(kernel: Kernel, axis: Axis, spacing: float | None) -> tuple[float, str]:
