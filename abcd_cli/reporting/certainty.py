@@ -31,6 +31,7 @@ from abcd_cli.reporting.curves import (
     repeat_harmonic,
     trend_shape,
 )
+from abcd_cli.reporting.hidden_cycle import curve_repeats, repeat_words
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import harmonic_words
 from abcd_cli.reporting.trends import data_spacing
@@ -210,7 +211,7 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     if feature.kind == "polynomial trend":
         return f"a curved (polynomial) trend{of}"
     if feature.kind == "smooth":
-        return f"a smooth function{of}" if of else "a smooth, non-periodic component"
+        return f"a smooth function{of}" if of else _smooth_words(f, dec)
     if feature.kind == "changing noise":
         return "noise whose size changes"
     if feature.kind == "input used":
@@ -254,6 +255,18 @@ def _linear_words(f: Finding, dec: Decomposition) -> str:
     if shape is not None and not shape.linear:
         return "a linear term whose fitted curve is not a straight line"
     return "a linear trend"
+
+
+def _smooth_words(f: Finding, dec: Decomposition) -> str:
+    """A smooth finding of a series: 'a smooth, non-periodic component', unless its curve in
+    the decomposed structure repeats (``hidden_cycle.curve_repeats``): then that its
+    covariance holds no period, though its curve rises and falls every P."""
+    shown = _shown(f, dec)
+    found = curve_repeats(shown, dec.model.X[:, 0]) if shown is not None else None
+    if found is None:
+        return "a smooth, non-periodic component"
+    words = repeat_words(found[0], dec.axes[0])
+    return f"a smooth component whose covariance holds no period, though {words}"
 
 
 def _span(f: Finding, dec: Decomposition) -> tuple[float, float]:

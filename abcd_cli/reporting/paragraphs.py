@@ -44,6 +44,7 @@ from abcd_cli.reporting.gathered import (
     is_rough_term,
     rough_terms_sentences,
 )
+from abcd_cli.reporting.hidden_cycle import repeat_sentences
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
 from abcd_cli.reporting.rough_cycle import (
@@ -488,5 +489,6 @@ def component_paragraph(
         sentences += _gathered_sentences(together, facts, axis, x_data)
     sentences += slow_cycle_sentences(facts, axis, x_data)
     sentences += harmonic_sentences(facts, axis, x_data)
+    sentences += repeat_sentences(facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)

@@ -14,6 +14,7 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.rough import all_rough
 from abcd_cli.kernels import Kernel
 from abcd_cli.reporting.curves import fades_beyond, flat_in_band
+from abcd_cli.reporting.hidden_cycle import lagged_correlation
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_range, data_spacing
 from abcd_cli.reporting.wording import format_amount, format_span
@@ -73,16 +74,7 @@ def period_correlation(facts: ComponentFacts, period: float, x_data: np.ndarray)
     """r = corr(m(x_i), m(x_i + P)) of the component's fitted values at the data, m(x_i + P)
     interpolated between them (NaN when the data hold less than two periods or the values do
     not move)."""
-    order = np.argsort(x_data)
-    x = np.asarray(x_data, dtype=float)[order]
-    mean = np.asarray(facts.data_mean, dtype=float)[order]
-    inside = x + period <= x[-1] if x.size else np.zeros(0, dtype=bool)
-    if inside.sum() < 3:
-        return float("nan")
-    now, later = mean[inside], np.interp(x[inside] + period, x, mean)
-    if np.std(now) <= 0 or np.std(later) <= 0:
-        return float("nan")
-    return float(np.corrcoef(now, later)[0, 1])
+    return lagged_correlation(x_data, facts.data_mean, period)
 
 
 def rough_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray) -> list[str]:
