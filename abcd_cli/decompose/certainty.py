@@ -9,6 +9,8 @@
   [−1, 1], the extremes are at s_i = ±1 by the sign of h_i − p (a linear-fractional program's
   vertex), found by iterating that rule.
 - The structures of the pool with their weights, BIC and log evidence (user units).
+- Whether a sampler's two independent halves disagree (``unsettled``: total variation by
+  structure above ``agreement.AGREED_TV``), when its weights are no probabilities to state.
 - Which feature a component of the decomposed structure is (``component_feature``): a period
   matched to the group holding it, a trend, a smooth function, noise whose size changes, an
   interaction.
@@ -25,6 +27,7 @@ import numpy as np
 
 from abcd_cli.decompose.features import PERIOD_TOLERANCE, Feature, held_features, model_features
 from abcd_cli.decompose.input_terms import term_inputs
+from abcd_cli.kernel_search.agreement import AGREED_TV, HalvesAgreement
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernels import Kernel, Sum
 from abcd_cli.model import Model, searches_of
@@ -67,6 +70,14 @@ class PosteriorFacts:
     prior: str  # the prior over structures, in words
     searches: int = 1  # the searches (seeds) whose structures were weighed together
     sampler: tuple[int, int] | None = None  # method "smc": (particles, data steps)
+    halves: HalvesAgreement | None = None  # method "smc": how far its two halves disagree
+
+    @property
+    def unsettled(self) -> bool:
+        """Whether the sampler's two independent halves disagree by more than ``AGREED_TV``
+        (total variation by structure): its weights are then not probabilities the data
+        establish, and no finding is stated as a fact or as likely."""
+        return self.halves is not None and self.halves.structures_tv > AGREED_TV
 
 
 def probability_range(weights: np.ndarray, shares: np.ndarray, nats: float) -> tuple[float, float]:
@@ -126,7 +137,13 @@ def posterior_facts(
         else None
     )
     return PosteriorFacts(
-        rows, findings, posterior.draws, posterior.prior, searches_of(search), sampler
+        rows,
+        findings,
+        posterior.draws,
+        posterior.prior,
+        searches_of(search),
+        sampler,
+        posterior.halves if sampler is not None else None,
     )
 
 

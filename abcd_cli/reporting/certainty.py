@@ -13,7 +13,6 @@ time is given with its central 95% interval over the posterior, in the data's un
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,8 +22,16 @@ from abcd_cli.data.time_units import counted, in_largest_unit
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts, component_feature
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
+from abcd_cli.kernel_search.agreement import AGREED_TV
 from abcd_cli.reporting.change_parts import change_clause
-from abcd_cli.reporting.curves import applied_part, mean_trend, repeat_harmonic, trend_shape
+from abcd_cli.reporting.curves import (
+    applied_part,
+    flat_in_band,
+    mean_trend,
+    repeat_harmonic,
+    trend_shape,
+)
+from abcd_cli.reporting.hidden_cycle import curve_repeats, repeat_words
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import harmonic_words
 from abcd_cli.reporting.trends import data_spacing
@@ -107,14 +114,18 @@ def weak_findings(
     return out
 
 
-def tier(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> str | None:
+def tier(
+    f: Finding, dec: Decomposition, weak: dict[int, str] | None = None, settled: bool = True
+) -> str | None:
     """How the summary words a finding: ``wording`` of its probability; a fact or a likely
     finding about a cycle seen fewer than ``MIN_CYCLES`` times is ``FEW_CYCLES``; a change
     outside the data, or a cycle in ``weak`` (``weak_findings``), is at most possible,
     whatever its probability (``NOT_ESTABLISHED`` when that probability would make it a fact or
-    likely)."""
+    likely), and so is every finding of a sampler that has not ``settled``
+    (``PosteriorFacts.unsettled``)."""
     told = wording(f.probability)
-    if told is not None and (outside_data(f, dec) or id(f) in (weak or {})):
+    unbacked = outside_data(f, dec) or id(f) in (weak or {}) or not settled
+    if told is not None and unbacked:
         return NOT_ESTABLISHED if told in ("fact", "likely") else "uncertain"
     cycles = cycles_seen(f, dec)
     if told in ("fact", "likely") and cycles is not None and cycles < MIN_CYCLES:
@@ -154,27 +165,37 @@ def _distinct(values: tuple[float, ...]) -> list[str]:
 
 
 def _period_interval(f: Finding, dec: Decomposition) -> str:
-    """'between 0.998 and 1.003 years': both ends in the unit the upper end fills."""
+    """'between 0.998 and 1.003 years': both ends in the unit the upper end fills; '3.06
+    years' when the ends would print the same."""
     axis = dec.axes[f.feature.inputs[0]]
     low, high = f.feature.interval  # type: ignore[misc]
     value = float(f.feature.value)  # type: ignore[arg-type]
     if axis.unit is None:
         a, _, b = _distinct((low, value, high))
+        if a == b:  # every draw holding it has this period (to five figures): one value
+            return f"{format_number(value, 3)} units of {axis.x_name}"
         return f"between {a} and {b} units of {axis.x_name}"
     count, name = in_largest_unit(high, axis.unit)
     scale = high / count
     a, _, b = _distinct((low / scale, value / scale, count))
+    if a == b:  # every draw holding it has this period (to five figures): one value
+        return counted(format_number(value / scale, 3), name)
     return f"between {a} and {counted(b, name)}"
 
 
 def finding_phrase(f: Finding, dec: Decomposition) -> str:
     """The finding as a noun phrase: 'a cycle with a period of 1.0 year', 'a change around
-    1899', 'a linear trend', 'an interaction between a and b'."""
+    1899', 'a linear trend', 'an interaction between a and b'; a period whose component in
+    the decomposed structure has a flat curve (``curves.flat_in_band``) is said as no cycle."""
     feature = f.feature
     names = [dec.names[d] for d in feature.inputs]
     of = f" of {join_words(names)}" if dec.series is None and names else ""
     if feature.kind == "periodic":
         axis = dec.axes[feature.inputs[0]]
+        shown = _shown(f, dec)
+        if shown is not None and flat_in_band(shown):  # its figure shows no cycle
+            span = format_span(feature.value, axis)  # type: ignore[arg-type]
+            return f"a period of {span}{of} that the data give no shape"
         k = _shown_harmonic(f, dec)
         if k is not None:
             return f"a cycle{of} {harmonic_words(feature.value, k, axis)}"  # type: ignore[arg-type]
@@ -190,7 +211,7 @@ def finding_phrase(f: Finding, dec: Decomposition) -> str:
     if feature.kind == "polynomial trend":
         return f"a curved (polynomial) trend{of}"
     if feature.kind == "smooth":
-        return f"a smooth function{of}" if of else "a smooth, non-periodic component"
+        return f"a smooth function{of}" if of else _smooth_words(f, dec)
     if feature.kind == "changing noise":
         return "noise whose size changes"
     if feature.kind == "input used":
@@ -236,6 +257,18 @@ def _linear_words(f: Finding, dec: Decomposition) -> str:
     return "a linear trend"
 
 
+def _smooth_words(f: Finding, dec: Decomposition) -> str:
+    """A smooth finding of a series: 'a smooth, non-periodic component', unless its curve in
+    the decomposed structure repeats (``hidden_cycle.curve_repeats``): then that its
+    covariance holds no period, though its curve rises and falls every P."""
+    shown = _shown(f, dec)
+    found = curve_repeats(shown, dec.model.X[:, 0]) if shown is not None else None
+    if found is None:
+        return "a smooth, non-periodic component"
+    words = repeat_words(found[0], dec.axes[0])
+    return f"a smooth component whose covariance holds no period, though {words}"
+
+
 def _span(f: Finding, dec: Decomposition) -> tuple[float, float]:
     """The data's first and last value along the finding's input."""
     column = dec.model.X[:, f.feature.inputs[0]]
@@ -251,10 +284,19 @@ def _change_precision(f: Finding, dec: Decomposition) -> float | None:
     return max(high - low, spacing) or None
 
 
-def finding_detail(f: Finding, dec: Decomposition, weak: dict[int, str] | None = None) -> str:
+#: What qualifies each probability of a sampler whose halves disagree.
+UNSETTLED_RUN = "in this unsettled run"
+
+
+def finding_detail(
+    f: Finding, dec: Decomposition, weak: dict[int, str] | None = None, settled: bool = True
+) -> str:
     """'probability 0.98; period between 0.998 and 1.003 years', 'probability 0.87; between
-    1895 and 1903'; a cycle in ``weak`` adds why it is only possible."""
+    1895 and 1903'; a cycle in ``weak`` adds why it is only possible; the probability of a
+    sampler that has not ``settled`` is qualified (``UNSETTLED_RUN``)."""
     text = f"probability {probability_text(f.probability)}"
+    if not settled:
+        text += f" {UNSETTLED_RUN}"
     feature = f.feature
     if id(f) in (weak or {}):
         text += f", but only possible: {(weak or {})[id(f)]}"
@@ -283,6 +325,19 @@ def finding_detail(f: Finding, dec: Decomposition, weak: dict[int, str] | None =
     return f"{text}; between {low} and {high}"
 
 
+def unsettled_sentence(facts: PosteriorFacts) -> str:
+    """Why a sampler whose halves disagree (``PosteriorFacts.unsettled``) states no finding as
+    a fact: '' when they agree."""
+    if not facts.unsettled or facts.halves is None:
+        return ""
+    return (
+        "The sampler has not settled: its two independent halves disagree (their weights over"
+        f" structures differ by a total variation of {facts.halves.structures_tv:.2f}, more"
+        f" than {AGREED_TV:g}), so these weights are not probabilities the data establish, and"
+        " no finding is stated as a fact."
+    )
+
+
 def stated(facts: PosteriorFacts) -> list[Finding]:
     """The findings the summary states: probability at least ``FLOOR``."""
     return [f for f in facts.findings if wording(f.probability) is not None]  # the floor
@@ -303,9 +358,10 @@ def certainty_summary(
         "uncertain": [],
     }
     weak_ones = weak_findings(facts, dec, weak)
+    settled = not facts.unsettled
     for f in stated(facts):
-        tiers[tier(f, dec, weak_ones)].append(  # type: ignore[index]
-            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})"
+        tiers[tier(f, dec, weak_ones, settled)].append(  # type: ignore[index]
+            f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones, settled)})"
         )
     found = (
         f"The sampler's particles hold {number_word(weighed)} structures, weighed"
@@ -321,7 +377,9 @@ def certainty_summary(
         f" {'no particle holds' if facts.sampler else 'the search did not keep'} carries none. "
     )
     bar = format_number(FACT, decimals=1)
-    if tiers["fact"]:
+    if not settled:
+        intro += unsettled_sentence(facts)
+    elif tiers["fact"]:
         intro += f"Among the structures weighed, with probability {bar} or more:"
     else:
         intro += f"No finding reaches probability {bar} among the structures weighed."
@@ -337,8 +395,8 @@ def certainty_summary(
         else ""
     )
     unbacked = (
-        "Held by most of the weight, but not established by the data:"
-        f" {join_words(tiers[NOT_ESTABLISHED])}."
+        f"Held by most of the weight{' of this unsettled run' if not settled else ''}, but not"
+        f" established by the data: {join_words(tiers[NOT_ESTABLISHED])}."
         if tiers[NOT_ESTABLISHED]
         else ""
     )
@@ -367,15 +425,17 @@ def component_finding(c: ComponentFacts, facts: PosteriorFacts) -> Finding | Non
     return component_feature(c.kernel, c.is_noise, facts.findings)
 
 
-def component_tag(f: Finding | None, dec: Decomposition) -> str:
+def component_tag(f: Finding | None, dec: Decomposition, settled: bool = True) -> str:
     """What a component's heading and bullet add: 'probability 0.98', 'uncertain: probability
     0.35', 'probability 1.00, but the data hold only 2.8 cycles'; '' when the posterior gives
-    it no probability."""
+    it no probability; a sampler that has not ``settled`` qualifies the probability
+    (``UNSETTLED_RUN``)."""
     if f is None:
         return ""
+    qualified = "" if settled else f" {UNSETTLED_RUN}"
     if f.probability < LIKELY:
-        return f"uncertain: probability {probability_text(f.probability)}"
-    tag = f"probability {probability_text(f.probability)}"
+        return f"uncertain: probability {probability_text(f.probability)}{qualified}"
+    tag = f"probability {probability_text(f.probability)}{qualified}"
     cycles = cycles_seen(f, dec)
     if cycles is not None and cycles < MIN_CYCLES:
         tag += f", but the data hold only {format_number(cycles, 2)} cycles"
@@ -390,6 +450,7 @@ def findings_json(
     ``weak`` as for ``weak_findings``."""
     out = []
     weak_ones = weak_findings(facts, dec, weak)
+    settled = not facts.unsettled
     for f in facts.findings:
         feature = f.feature
         out.append(
@@ -400,86 +461,8 @@ def findings_json(
                 "interval": list(feature.interval) if feature.interval else None,
                 "probability": f.probability,
                 "probability_range": [f.low, f.high],
-                "wording": tier(f, dec, weak_ones) or "omitted",
-                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones)})",
+                "wording": tier(f, dec, weak_ones, settled) or "omitted",
+                "text": f"{finding_phrase(f, dec)} ({finding_detail(f, dec, weak_ones, settled)})",
             }
         )
     return out
-
-
-def _sampler_text(facts: PosteriorFacts, count: str) -> list[str]:
-    """How the sampler's posterior was made and what its probabilities mean (method "smc": no
-    pool, no BIC, no Laplace evidence; its weights are the particles')."""
-    particles, steps = facts.sampler  # type: ignore[misc]
-    return [
-        f"The sampler (sequential Monte Carlo) moved {particles} particles, each a structure with"
-        f" its parameters, through the data added in {steps} steps, changing their structures"
-        " and parameters at each step; each particle is weighted by how well it predicted the"
-        " data added. A structure's weight is the summed weight of the particles that hold it:"
-        f" {count} structures hold weight. The prior over structures is {facts.prior}.",
-        "A finding's probability is the summed weight of the particles whose structure holds it."
-        f" With {particles} particles, one particle more or less holding a finding moves its"
-        f" probability by about {format_number(1.0 / particles, decimals=2)}, and a run with"
-        " another seed can differ by more; the range beside each probability is where it would"
-        " lie if each structure's weight were off by a factor of e in the direction that moves"
-        " it most.",
-    ]
-
-
-def posterior_section(facts: PosteriorFacts, dec: Decomposition) -> dict[str, Any]:
-    """The page on the posterior: what it is, the most probable structures with their weights,
-    every finding with its probability and how far that moves if each structure's evidence is
-    off by the stated error, and the prior."""
-    shown = [s for s in facts.structures if s.weight >= SHOWN_WEIGHT][:SHOWN_STRUCTURES]
-    failed = sum(1 for s in facts.structures if s.failure)
-    names = dec.names
-    count = number_word(len(facts.structures))
-    weighed = (
-        f"The search kept the {count} structures of lowest BIC and weighed each"
-        if facts.searches == 1
-        else f"{capitalise(number_word(facts.searches))} searches with different seeds each kept"
-        f" their structures of lowest BIC, and the {count} distinct ones among them were weighed"
-        " together, each"
-    )
-    text = (
-        _sampler_text(facts, count)
-        if facts.sampler is not None
-        else [
-            f"{weighed} by its evidence, p(y | structure), from a Laplace approximation at its"
-            f" fitted parameters, with {number_word(facts.draws)} draws of its parameters from a"
-            " Markov chain. A structure's weight is its evidence over the sum of all of theirs;"
-            f" the prior over structures is {facts.prior}.",
-            "A finding's probability is the summed weight of the draws whose structure holds it."
-            " The Laplace evidence may be off by about a nat against more exact estimates; the"
-            " range beside each probability is where it would lie if every structure's evidence"
-            " were off by up to one nat in the direction that moves it most.",
-        ]
-    )
-    if failed:
-        text.append(
-            f"{capitalise(number_word(failed))} structure{'s' if failed > 1 else ''} could not"
-            " be weighed and carr{} no weight.".format("y" if failed > 1 else "ies")
-        )
-    structures = [
-        {
-            "rank": k + 1,
-            "weight": s.weight,
-            "bic": s.bic,
-            "log_evidence": s.log_evidence if math.isfinite(s.log_evidence) else None,
-            "kernel": s.kernel.to_text(params=False, names=names if len(names) > 1 else ()),
-        }
-        for k, s in enumerate(shown)
-    ]
-    findings = [
-        {
-            "finding": capitalise(finding_phrase(f, dec)),
-            "probability": probability_text(f.probability),
-            "range": probability_range(f.low, f.high),
-            "interval": finding_detail(f, dec).partition("; ")[2],
-        }
-        for f in facts.findings
-    ]
-    section = {"text": text, "structures": structures, "findings": findings}
-    if facts.sampler is not None:  # no BIC and no evidence per structure: the template says so
-        section["sampler"] = True
-    return section

@@ -61,21 +61,24 @@ def component_sections(
             section["phrase"] = headed(section["phrase"], reason)
             section["paragraph_note"] = f"This cycle is possible rather than established: {reason}."
         if facts is not None:
-            section |= certainty_of(finding, dec)
+            section |= certainty_of(finding, dec, not facts.unsettled)
         sections.append(section)
         previous_r2 = c.cum_r2
     return sections
 
 
-def certainty_of(finding: Finding | None, dec: Decomposition) -> dict[str, Any]:
-    """A component's probability, its range under the evidence's error, its tag, and the
-    sentence that opens the paragraph of an uncertain one (probability below ``LIKELY``)."""
+def certainty_of(
+    finding: Finding | None, dec: Decomposition, settled: bool = True
+) -> dict[str, Any]:
+    """A component's probability, its range under the evidence's error, its tag (qualified
+    when the sampler has not ``settled``), and the sentence that opens the paragraph of an
+    uncertain one (probability below ``LIKELY``)."""
     if finding is None:
         return {"probability": None, "tag": ""}
     out: dict[str, Any] = {
         "probability": finding.probability,
         "probability_range": [finding.low, finding.high],
-        "tag": component_tag(finding, dec),
+        "tag": component_tag(finding, dec, settled),
     }
     if finding.probability < LIKELY:
         out["paragraph_note"] = (

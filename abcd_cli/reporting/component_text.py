@@ -39,6 +39,7 @@ from abcd_cli.reporting.factors import (
 )
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
+from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.wording import (
     format_amount,
@@ -105,6 +106,8 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
     """:func:`component_phrase` before smooth components that read alike are told apart."""
     if dec.series is not None:
         x = column(dec, 0)
+        if is_flat_cycle(c, x):  # what its curve shows, not what its kernel could
+            return FLAT_PHRASE
         return noun_phrase(
             c.kernel,
             dec.axis,

@@ -18,10 +18,10 @@ from abcd_cli.decompose.certainty import posterior_facts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.reporting.calibration_text import table_calibration_note
-from abcd_cli.reporting.certainty import posterior_section
 from abcd_cli.reporting.component_sections import component_sections
 from abcd_cli.reporting.forecast import forecast_section, mixed_forecasts
 from abcd_cli.reporting.json_view import json_view
+from abcd_cli.reporting.posterior_page import posterior_section
 from abcd_cli.reporting.sections import (
     appendix_section,
     checks_section,

@@ -250,9 +250,12 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
 def repeat_harmonic(facts: ComponentFacts, x_data: np.ndarray | None) -> int | None:
     """The k ≥ 2 at whose period/k what a cycle fits (its partial residuals) mostly repeats,
     its periodogram peaking there rather than at the period (``periods.strongest_harmonic``);
-    None for a component that is not a cycle, or whose data peak at its period."""
+    None for a component that is not a cycle, whose data peak at its period, or whose fitted
+    curve is flat at zero (``flat_in_band``: it fits nothing that could repeat)."""
     parts = leading_cycle(facts.kernel, x_data)
     if parts is None or x_data is None or facts.partial.size != len(x_data):
+        return None
+    if flat_in_band(facts):
         return None
     period = parts.periodic[0].param("period")
     return strongest_harmonic(np.asarray(x_data, dtype=float), facts.partial, period)

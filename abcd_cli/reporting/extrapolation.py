@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.reporting.curves import FLAT_SHARE, amplitude_trend, fades_beyond
+from abcd_cli.reporting.curves import FLAT_SHARE, amplitude_trend, fades_beyond, flat_in_band
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -154,6 +154,8 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
     """:func:`extrapolation_record` before a slow cycle's caveat."""
     if is_rough_cycle(facts.kernel, x_data):
         fades, sentence = rough_cycle_continuation(facts, axis, x_data)
+        if flat_in_band(facts):  # the assumptions say what its figure shows, as it does
+            return Extrapolation("other", sentence, "{name} stays flat at zero")
         return Extrapolation("returns" if fades else "other", sentence)
     parts = factors_of(facts.kernel)
     if parts is None and noise_terms(facts.kernel):

@@ -44,9 +44,15 @@ from abcd_cli.reporting.gathered import (
     is_rough_term,
     rough_terms_sentences,
 )
+from abcd_cli.reporting.hidden_cycle import repeat_sentences
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
-from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_sentences
+from abcd_cli.reporting.rough_cycle import (
+    FLAT_PHRASE,
+    is_flat_cycle,
+    is_rough_cycle,
+    rough_cycle_sentences,
+)
 from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.trends import (
@@ -468,6 +474,8 @@ def component_paragraph(
         reference=reference,
         harmonic=repeat_harmonic(facts, x_data),
     )
+    if is_flat_cycle(facts, x_data):  # said by what its curve shows, as its heading is
+        phrase = FLAT_PHRASE
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
     if x_data is not None and is_rough_cycle(facts.kernel, x_data):
@@ -481,5 +489,6 @@ def component_paragraph(
         sentences += _gathered_sentences(together, facts, axis, x_data)
     sentences += slow_cycle_sentences(facts, axis, x_data)
     sentences += harmonic_sentences(facts, axis, x_data)
+    sentences += repeat_sentences(facts, axis, x_data)
     sentences += statistics_sentences(facts, axis, previous_r2)
     return " ".join(sentences)

@@ -14,12 +14,16 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.rough import all_rough
 from abcd_cli.kernels import Kernel
 from abcd_cli.reporting.curves import fades_beyond, flat_in_band
+from abcd_cli.reporting.hidden_cycle import lagged_correlation
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_range, data_spacing
 from abcd_cli.reporting.wording import format_amount, format_span
 
 #: What the heading calls such a component.
 ROUGH_PHRASE = "short-term irregular variation"
+#: What the heading calls one whose fitted curve is flat at zero (``curves.flat_in_band``):
+#: its curve shows no variation at all, irregular or not.
+FLAT_PHRASE = "a periodic part the data give no shape"
 #: Curves whose values one period apart correlate below this are said to be unalike there.
 ALIKE_CORRELATION = 0.5
 
@@ -28,6 +32,12 @@ def is_rough_cycle(kernel: Kernel, x_data: np.ndarray | None) -> bool:
     """Whether the component (user units) is a cycle made only of rough terms at the data's
     spacing (``rough.all_rough``); False without data."""
     return x_data is not None and all_rough(kernel, data_spacing(x_data))
+
+
+def is_flat_cycle(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
+    """Whether the component is a rough cycle (``is_rough_cycle``) whose fitted curve is flat
+    at zero inside its own band (``curves.flat_in_band``): said by ``FLAT_PHRASE``."""
+    return is_rough_cycle(facts.kernel, x_data) and flat_in_band(facts)
 
 
 def _period_and_reason(kernel: Kernel, axis: Axis, spacing: float | None) -> tuple[float, str]:
@@ -64,16 +74,7 @@ def period_correlation(facts: ComponentFacts, period: float, x_data: np.ndarray)
     """r = corr(m(x_i), m(x_i + P)) of the component's fitted values at the data, m(x_i + P)
     interpolated between them (NaN when the data hold less than two periods or the values do
     not move)."""
-    order = np.argsort(x_data)
-    x = np.asarray(x_data, dtype=float)[order]
-    mean = np.asarray(facts.data_mean, dtype=float)[order]
-    inside = x + period <= x[-1] if x.size else np.zeros(0, dtype=bool)
-    if inside.sum() < 3:
-        return float("nan")
-    now, later = mean[inside], np.interp(x[inside] + period, x, mean)
-    if np.std(now) <= 0 or np.std(later) <= 0:
-        return float("nan")
-    return float(np.corrcoef(now, later)[0, 1])
+    return lagged_correlation(x_data, facts.data_mean, period)
 
 
 def rough_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray) -> list[str]:

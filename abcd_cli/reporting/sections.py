@@ -230,7 +230,8 @@ def summary_section(
         for c, phrase in zip(dec.components, component_phrases(dec), strict=True)
     ]
     if facts is not None:
-        tags = [component_tag(component_finding(c, facts), dec) for c in dec.components]
+        settled = not facts.unsettled
+        tags = [component_tag(component_finding(c, facts), dec, settled) for c in dec.components]
         phrases = [f"{p} ({tag})" if tag else p for p, tag in zip(phrases, tags, strict=True)]
     summary: dict[str, Any] = describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
     if dec.series is None:  # what each component does along its inputs; small ones folded

@@ -11,6 +11,7 @@ from __future__ import annotations
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.periods import dominant_harmonic, period_rivals
+from abcd_cli.reporting.curves import flat_in_band
 from abcd_cli.reporting.factors import Factors, product_lengthscale
 from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.wording import format_span, join_words, number_word, percent
@@ -51,7 +52,9 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     if period is None:
         return None
     reasons = []
-    if c.partial.size:
+    if flat_in_band(c):  # its curve, flat at zero, shows no cycle: nothing else to weigh
+        reasons.append("its fitted curve is flat at zero")
+    elif c.partial.size:
         d = c.dims[0] if c.dims else 0
         rivals = period_rivals(dec.model.X[:, d], c.partial, period, cycle_drift(dec, c))
         if rivals is not None and rivals >= MIN_RIVALS:

@@ -151,3 +151,50 @@ def test_a_cycle_finding_whose_data_peak_at_a_harmonic_says_that_first() -> None
         "a cycle that mostly rises and falls every 1.0 year, its pattern repeating every 4.0 years"
     )
     assert "with a period of 4.0 years" not in cycle["text"]
+
+
+def test_a_period_interval_whose_ends_print_the_same_prints_one_value(dec) -> None:
+    """Airline by the sampler: 'period between 3.1 and 3.1 years', every particle holding the
+    cycle at the same period."""
+    same = Feature("periodic", (0,), 0.48, value=3.06245, interval=(3.06245, 3.06245))
+    detail = finding_detail(Finding(same, 0.16, 0.66), dec)
+    assert "between" not in detail
+    assert "; period 3.06 years;" in detail
+    apart = Feature("periodic", (0,), 0.48, value=3.06, interval=(3.0, 3.1))
+    assert "period between 3.00 and 3.10 years" in finding_detail(Finding(apart, 0.2, 0.6), dec)
+
+
+def _flat_cycle_context() -> tuple[dict, Decomposition]:
+    """A rough cycle whose fitted curve is flat at zero inside its band (``test_rough_cycle``'s
+    faint one), held by every weighed structure: a posterior report's context."""
+    from abcd_cli.model import posterior_of
+    from abcd_cli.reporting.context import build_context
+    from tests.reporting.test_posterior_report import _structure
+    from tests.reporting.test_report import _search_doc
+    from tests.reporting.test_rough_cycle import FAINT, _made_decomposition
+
+    dec = _made_decomposition(FAINT)
+    model = dec.model
+    doc = _search_doc(model)
+    doc["settings"].update({"method": "posterior", "pool": 1, "draws": 3})
+    doc["posterior"] = {
+        "prior": {"structures": "uniform over the pool", "parameters": "normal"},
+        "draws": 3,
+        "structures": [_structure(model.kernel, 1.0, model.bic)],
+    }
+    record = posterior_of(doc, model)
+    return build_context(dec, "Y", "y.csv", doc, figures=False, record=record), dec
+
+
+def test_a_cycle_finding_whose_curve_is_flat_is_no_cycle_and_no_fact() -> None:
+    """Airline by the sampler: a component flat at zero (fitted sd 4e-10 in a band of 1e-4)
+    was stated as 'a cycle that mostly rises and falls every 2.4 months, its pattern repeating
+    every 3.1 years': its fitted curve shows no cycle, and no harmonic of one."""
+    context, _ = _flat_cycle_context()
+    (cycle,) = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "periodic"]
+    assert cycle["text"].startswith("a period of 1.0 year that the data give no shape")
+    assert "a cycle" not in cycle["text"] and "rises and falls" not in cycle["text"]
+    assert "its fitted curve is flat at zero" in cycle["text"]
+    assert cycle["probability"] == pytest.approx(1.0)
+    assert cycle["wording"] == NOT_ESTABLISHED
+    assert not any("period" in fact for fact in context["summary"]["facts"])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from abcd_cli.data.scaling import Scaling
-from abcd_cli.decompose.components import decompose
+from abcd_cli.decompose.components import Decomposition, decompose
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import Model
@@ -25,17 +25,26 @@ NARROW = "SE(lengthscale=5.0, sd=1.0) * Per(lengthscale=0.05, period=1.0, sd=1.0
 SHORT = "SE(lengthscale=0.1, sd=1.0) * Per(lengthscale=3.0, period=1.0, sd=1.0) + WN(sd=0.3)"
 
 
-def _made(kernel: str) -> tuple[ComponentFacts, np.ndarray]:
+#: SHORT with its smooth factor's size almost nil: a fitted curve flat at zero in its band
+FAINT = SHORT.replace("SE(lengthscale=0.1, sd=1.0)", "SE(lengthscale=0.1, sd=1e-9)")
+
+
+def _made_decomposition(kernel: str) -> Decomposition:
     """Twenty years of monthly data with no yearly pattern (a moving sum of white noise over
-    two months plus noise), under ``kernel``; its component that is not noise."""
+    two months plus noise), decomposed under ``kernel``."""
     rng = np.random.default_rng(2)
     x = 1990.0 + np.arange(0.0, 20.0, 1.0 / 12.0)
     moving = np.convolve(rng.standard_normal(x.size + 1), np.ones(2), "valid")
     y = 5.0 + moving + 0.3 * rng.standard_normal(x.size)
     scaling = Scaling.from_data(x, y)
     model = Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0)
-    dec = decompose(model, (YEAR,))
-    return next(c for c in dec.components if not c.is_noise), x
+    return decompose(model, (YEAR,))
+
+
+def _made(kernel: str) -> tuple[ComponentFacts, np.ndarray]:
+    """:func:`_made_decomposition`'s component that is not noise, and the data's times."""
+    dec = _made_decomposition(kernel)
+    return next(c for c in dec.components if not c.is_noise), dec.model.X[:, 0]
 
 
 @pytest.mark.parametrize("kernel", [NARROW, SHORT])
@@ -79,8 +88,7 @@ def test_a_rough_cycle_flat_inside_its_band_is_said_flat_and_not_given_a_shape()
     a line at zero, was said to be 'a pattern of jumps' whose values 'recur a period later'."""
     from abcd_cli.reporting.curves import flat_in_band
 
-    faint = SHORT.replace("SE(lengthscale=0.1, sd=1.0)", "SE(lengthscale=0.1, sd=1e-9)")
-    cycle, x = _made(faint)
+    cycle, x = _made(FAINT)
     assert flat_in_band(cycle) and not flat_in_band(_made(SHORT)[0])
     text = component_paragraph(cycle, YEAR, x_data=x)
     assert "its fitted curve is flat at zero" in text
@@ -88,3 +96,27 @@ def test_a_rough_cycle_flat_inside_its_band_is_said_flat_and_not_given_a_shape()
         assert false not in text
     after = describe_extrapolation(cycle, YEAR, x_data=x)
     assert "stays flat at zero" in after and "irregular values" not in after
+
+
+def test_a_flat_cycle_is_headed_and_opened_by_what_its_curve_shows() -> None:
+    """Airline by the sampler: a component flat at zero was headed and opened as
+    'short-term irregular variation' (read from its kernel alone), while its paragraph said
+    its fitted curve is flat at zero; nor may it be a cycle repeating at a harmonic, or a weak
+    cycle for any reason but that."""
+    from abcd_cli.reporting.component_text import section_phrases
+    from abcd_cli.reporting.curves import repeat_harmonic
+    from abcd_cli.reporting.rough_cycle import FLAT_PHRASE
+    from abcd_cli.reporting.weak import weak_cycle_reason
+
+    dec = _made_decomposition(FAINT)
+    x = dec.model.X[:, 0]
+    cycle = next(c for c in dec.components if not c.is_noise)
+    phrase = section_phrases(dec)[cycle.index - 1]
+    assert phrase == FLAT_PHRASE and ROUGH_PHRASE not in phrase
+    text = component_paragraph(cycle, YEAR, x_data=x)
+    assert f"is {FLAT_PHRASE}." in text and ROUGH_PHRASE not in text
+    assert repeat_harmonic(cycle, x) is None
+    assert (weak_cycle_reason(dec, cycle) or "").startswith("its fitted curve is flat at zero")
+    rough = _made_decomposition(SHORT)  # a rough cycle with a curve keeps its words
+    rough_cycle = next(c for c in rough.components if not c.is_noise)
+    assert section_phrases(rough)[rough_cycle.index - 1] == ROUGH_PHRASE
