@@ -51,7 +51,8 @@ class Gathered:
     the data (the union of the terms' intervals; one unbounded interval when always)."""
 
     terms: list[Factors]
-    lead: Factors
+    lead: Factors  # the term of largest variance over the data
+    ending: Factors  # the term of largest variance at the data's end, which a forecast carries on
     amplitude: np.ndarray  # √k(x, x) of the sum on ``xs``
     xs: np.ndarray  # 201 points across the data
     trend: str
@@ -101,12 +102,13 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
     xs = np.linspace(span[0], span[1], 201)
     variances = [np.maximum(t.diag(xs), 0.0) for t in kernel.operands]
     lead = parts[int(np.argmax([v.mean() for v in variances]))]
+    ending = parts[int(np.argmax([v[-1] for v in variances]))]
     amplitude = np.sqrt(np.sum(variances, axis=0))
     on: list[Interval] = []
     for t in parts:
         on += stated_intervals(t.gates, x_data) if t.gates else [Interval(-math.inf, math.inf)]
     return Gathered(
-        parts, lead, amplitude, xs, classify_trend(amplitude, DIP_TOLERANCE), _union(on)
+        parts, lead, ending, amplitude, xs, classify_trend(amplitude, DIP_TOLERANCE), _union(on)
     )
 
 
@@ -231,9 +233,11 @@ def smooth_continuation(span: str) -> str:
 
 
 def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str:
-    """What the gathered component is assumed to do beyond the data while it is on."""
+    """What the gathered component is assumed to do beyond the data while it is on: a cycle
+    repeats with the period of the term that holds the most variance at the data's end (call
+    centre: a 62.1-month cycle until 1974 and a 59.9-month one throughout, carried on at 59.9)."""
     if g.head == "periodic":
-        period = format_span(g.lead.periodic[0].param("period"), axis)
+        period = format_span(g.ending.periodic[0].param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
         if all(t.smooth for t in g.terms):  # every term drifts: the repetition fades
             longest = max(product_lengthscale(t.smooth) for t in g.terms)

@@ -8,7 +8,9 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis
 from abcd_cli.kernels.text import parse_kernel
+from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.phrases import noun_phrase
+from tests.reporting.test_describe import make_facts
 
 AXIS = Axis("year", "year", "y")
 X = np.linspace(1900.0, 1970.0, 200)
@@ -77,3 +79,16 @@ def test_gathered_periods_that_differ_are_both_said_with_why_they_are_one() -> N
     assert "with this period" not in text
     drift = 1000.0 * abs(1 / 24.0 - 1 / 24.4)  # 0.68 of a cycle over the data
     assert f"drift apart by only {drift:.2f} of a cycle" in text
+
+
+def test_a_cycle_is_carried_on_at_the_period_of_the_term_on_at_the_datas_end() -> None:
+    """Call centre: a 62.1-month cycle until 1974 (the larger over the data) and a 59.9-month
+    one throughout; past the data only the second repeats, so the forecast's period is its."""
+    early = "Per(lengthscale=1, period=5.17, sd=3) * Before(location=1960, steepness=0.5)"
+    kernel = parse_kernel(f"{early} + {PER.format(4.99)}")
+    facts = make_facts(kernel, grid=X)
+    text = describe_extrapolation(facts, AXIS, x_data=X)
+    assert "keep repeating every 5.0 years" in text
+    assert noun_phrase(kernel, AXIS, x_data=X).startswith(
+        "a periodic function with a period of 5.2"
+    )
