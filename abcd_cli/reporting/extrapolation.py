@@ -12,9 +12,11 @@ import numpy as np
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting.curves import FLAT_SHARE, amplitude_trend, fades_beyond, flat_in_band
 from abcd_cli.reporting.factors import (
+    SWITCH_SHARE,
     Factors,
     Interval,
     factors_of,
+    gate_amplitude,
     is_gradual,
     noise_terms,
     on_intervals,
@@ -23,12 +25,18 @@ from abcd_cli.reporting.factors import (
     switch_precision,
 )
 from abcd_cli.reporting.gathered import (
+    Gathered,
     gathered,
     gathered_continuation,
     leading_cycle,
     smooth_continuation,
 )
-from abcd_cli.reporting.phrases import DEGREE_NOUNS, degree_adverb, seen_words
+from abcd_cli.reporting.phrases import (
+    DEGREE_NOUNS,
+    degree_adverb,
+    modulator_phrases,
+    seen_words,
+)
 from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_continuation
 from abcd_cli.reporting.trends import (
     SLOW_CYCLES,
@@ -41,6 +49,7 @@ from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
     format_span,
+    join_words,
 )
 
 #: What a component does past the data: keeps repeating its cycle, continues its trend or
@@ -123,6 +132,18 @@ def _continuation(
     return Extrapolation("holds", "The constant level is assumed to stay the same beyond the data.")
 
 
+def _modulating_at_end(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """The cycles multiplying a gathered cycle's terms that are on at the data's end (their
+    gates' Π g(x) at least ``SWITCH_SHARE``), each once."""
+    end = np.array([float(np.max(x_data))]) if x_data is not None and len(x_data) else None
+    on = [
+        t
+        for t in g.terms
+        if not t.gates or end is None or gate_amplitude(t.gates, end)[0] >= SWITCH_SHARE
+    ]
+    return list(dict.fromkeys(m for t in on for m in modulator_phrases(t, axis)))
+
+
 def describe_extrapolation(
     facts: ComponentFacts, axis: Axis, *, x_data: np.ndarray | None = None
 ) -> str:
@@ -173,11 +194,15 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
         last = together.on[-1] if together.on else None
         if last is not None and math.isfinite(last.high):
             return Extrapolation("off", _switched_off_from(last, axis, x_data))
-        period = together.lead.periodic[0].param("period") if together.head == "periodic" else 0
+        period = together.ending.periodic[0].param("period") if together.head == "periodic" else 0
         if period and fades_beyond(facts, period, x_data):
             return Extrapolation("returns", fading_sentence(period, axis))
         kind: Kind = {"periodic": "repeats", "smooth": "returns"}.get(together.head, "continues")  # type: ignore[assignment]
-        return Extrapolation(kind, gathered_continuation(together, facts, axis))
+        sentence = gathered_continuation(together, facts, axis)
+        cycles = _modulating_at_end(together, axis, x_data) if period else []
+        if cycles:  # radio: the yearly cycle's size keeps following the 10-year cycle
+            sentence = f"{sentence[:-1]}, its amplitude still following {join_words(cycles)}."
+        return Extrapolation(kind, sentence)
     if parts is None:
         return Extrapolation(
             "other",

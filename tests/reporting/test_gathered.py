@@ -92,3 +92,15 @@ def test_a_cycle_is_carried_on_at_the_period_of_the_term_on_at_the_datas_end() -
     assert noun_phrase(kernel, AXIS, x_data=X).startswith(
         "a periodic function with a period of 5.2"
     )
+
+
+def test_a_modulated_cycle_is_carried_on_still_following_its_modulating_cycle() -> None:
+    """Radio: 'keep repeating every 1.0 year' for a yearly cycle whose size the 10-year cycle
+    sets in its figure; past the data the model keeps that modulation, and now says so."""
+    decade = "Per(lengthscale=2, period=10.0, sd=0.5)"
+    kernel = parse_kernel(f"{PER.format(1.0)} + {PER.format(1.0)} * {decade}")
+    text = describe_extrapolation(make_facts(kernel, grid=X), AXIS, x_data=X)
+    assert text.startswith("Beyond the data it is assumed to keep repeating every 1.0 year")
+    assert text.endswith(
+        "its amplitude still following a periodic function with a period of 10.0 years."
+    )
