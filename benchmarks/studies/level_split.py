@@ -143,6 +143,9 @@ def main() -> None:
     )
     parser.add_argument("--polish-at", help="iterations at which to score a polish run: 25,50")
     parser.add_argument(
+        "--polish-scale", type=float, default=1.0, help="with --polish-at: first step's length"
+    )
+    parser.add_argument(
         "--polish-model", type=int, help="with --polish-at: only the K-th full-data model (1-)"
     )
     args = parser.parse_args()
@@ -186,7 +189,7 @@ def main() -> None:
         for bound in args.polish_bound or [search.engine.bound]:
             for c in full if args.polish_model is None else full[args.polish_model - 1 :][:1]:
                 engine = replace(search.engine, bound=bound)
-                points = polish_path(search, c.kernel, engine, at, exact_bic)
+                points = polish_path(search, c.kernel, engine, at, exact_bic, args.polish_scale)
                 shown_path(data.text(c.kernel, params=False), bound, points)
         return
     for c in full[: len(full) if args.polish else 0]:

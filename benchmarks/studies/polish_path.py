@@ -54,34 +54,43 @@ def polish_path(
     engine: SparseEngine,
     at: list[int],
     exact_bic: Callable[[Search, Kernel], float],
+    scale: float = 1.0,
 ) -> list[PathPoint]:
     """Run L-BFGS-B on ``engine``'s objective from ``kernel`` for max(``at``) iterations on all
     the data, keeping the iterate at each iteration in ``at`` (0: the start; the last one if
     the run stops early), and score each kept fit by the Titsias bound, CGLB and
-    ``exact_bic``, with the evaluations, wall and CPU seconds the run had used by then."""
+    ``exact_bic``, with the evaluations, wall and CPU seconds the run had used by then.
+    ``scale`` s: the run is over u with θ = θ₀ + s·u (gradient s·∇F), so that L-BFGS-B's first
+    step, of length 1 in u, is s long in θ (its default, s = 1, overshoots on a stiff
+    objective)."""
     data = search.data
-    bounds = theta_bounds(kernel, data.full_summary)
-    kept: dict[int, tuple[np.ndarray, int, float, float]] = {0: (kernel.theta(), 0, 0.0, 0.0)}
+    start = kernel.theta()
+    bounds = [
+        ((lo - t) / scale if lo is not None else None, (hi - t) / scale if hi is not None else None)
+        for (lo, hi), t in zip(theta_bounds(kernel, data.full_summary), start, strict=True)
+    ]
+    kept: dict[int, tuple[np.ndarray, int, float, float]] = {0: (start, 0, 0.0, 0.0)}
     calls = [0]
     started, cpu = time.perf_counter(), time.process_time()
 
-    def counted(theta: np.ndarray, *args: object) -> tuple[float, np.ndarray]:
+    def counted(u: np.ndarray, *args: object) -> tuple[float, np.ndarray]:
         calls[0] += 1
-        return engine.objective(theta, *args)  # type: ignore[arg-type]
+        value, grad = engine.objective(start + scale * u, *args)  # type: ignore[arg-type]
+        return value, scale * grad
 
     def noted(xk: np.ndarray) -> None:
         iteration = noted.iterations + 1  # type: ignore[attr-defined]
         noted.iterations = iteration  # type: ignore[attr-defined]
         if iteration in at:
             wall, used = time.perf_counter() - started, time.process_time() - cpu
-            kept[iteration] = (np.array(xk), calls[0], wall, used)
+            kept[iteration] = (start + scale * np.array(xk), calls[0], wall, used)
 
     noted.iterations = 0  # type: ignore[attr-defined]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = minimize(
             counted,
-            kernel.theta(),
+            np.zeros_like(start),
             args=(kernel, data.X, data.Y, data.constant_mean),
             jac=True,
             method="L-BFGS-B",
@@ -92,7 +101,7 @@ def polish_path(
     stopped = noted.iterations  # type: ignore[attr-defined]
     if stopped < max(at):  # converged (or stopped) early: its end stands for the rest
         wall, used = time.perf_counter() - started, time.process_time() - cpu
-        kept[stopped] = (np.array(res.x), calls[0], wall, used)
+        kept[stopped] = (start + scale * np.array(res.x), calls[0], wall, used)
     titsias, cglb = replace(engine, bound="titsias"), replace(engine, bound="cglb")
     points = []
     for iteration in sorted(kept):
