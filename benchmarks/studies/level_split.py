@@ -18,10 +18,15 @@ the CPU), and the script prints:
 ``--extra KERNEL`` (user units, repeatable) scores further kernels exactly as well, e.g. another
 run's choice. ``--polish ITER`` continues each full-data model's fit on all the data for up to
 ITER more L-BFGS iterations of the search's objective (from the search's optimum: did its fit
-stop short?) and scores the result the same ways.
+stop short?) and scores the result the same ways. ``--polish-bound cglb`` (repeatable) polishes
+with skc's CGLB objective instead of (or besides) the Titsias bound, and ``--polish-at 25,50``
+records the path of one such run: at each listed iteration, the fit's BIC by the Titsias bound,
+by CGLB and exactly, and the optimiser's evaluations, wall and CPU seconds so far
+(``polish_path``; the iterates of a run of 50 iterations are those of a run of 25 up to 25).
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python -m benchmarks.studies.level_split \\
-        /tmp/seattle/work/runs/default/seattle-temps.model.json 5 [--profile out.prof]
+        /tmp/seattle/work/runs/default/seattle-temps.model.json 5 [--profile out.prof] \\
+        [--polish-at 25,50 --polish-bound cglb]
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from abcd_cli.engines.sparse import BOUNDS
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search import greedy
 from abcd_cli.kernel_search.buffer import keep
@@ -48,6 +55,7 @@ from abcd_cli.kernels.algebra import count_params, structure_key
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import bic
 from benchmarks.studies.interval_ends import dense_parts
+from benchmarks.studies.polish_path import polish_path, shown_path
 
 
 def rebuilt(search: Search, trace: list[dict], level: int) -> None:
@@ -130,6 +138,16 @@ def main() -> None:
     parser.add_argument("--profile", help="write cProfile's statistics of the level here")
     parser.add_argument("--extra", action="append", default=[], help="a kernel to score too")
     parser.add_argument("--polish", type=int, default=0, help="more iterations on all the data")
+    parser.add_argument(
+        "--polish-bound", action="append", choices=BOUNDS, help="the polishing objective(s)"
+    )
+    parser.add_argument("--polish-at", help="iterations at which to score a polish run: 25,50")
+    parser.add_argument(
+        "--polish-scale", type=float, default=1.0, help="with --polish-at: first step's length"
+    )
+    parser.add_argument(
+        "--polish-model", type=int, help="with --polish-at: only the K-th full-data model (1-)"
+    )
     args = parser.parse_args()
     with open(args.model) as file:
         doc = json.load(file)
@@ -159,11 +177,21 @@ def main() -> None:
         f" {time.process_time() - cpu:.0f} s CPU"
     )
     print("exact BIC (dense Cholesky):")
+    # with --polish-at, the path's iteration 0 gives the full-data models' exact BICs
     kernels = [(search.data.text(c.kernel, params=False), c.kernel) for c in full]
+    kernels = [] if args.polish_at else kernels
     kernels += [(text, search.data.scaling.kernel_in(parse_kernel(text))) for text in args.extra]
     for text, kernel in kernels:
         print(f"  {exact_bic(search, kernel):12.2f} {text}", flush=True)
     data = search.data
+    if args.polish_at:
+        at = sorted({int(i) for i in args.polish_at.split(",")})
+        for bound in args.polish_bound or [search.engine.bound]:
+            for c in full if args.polish_model is None else full[args.polish_model - 1 :][:1]:
+                engine = replace(search.engine, bound=bound)
+                points = polish_path(search, c.kernel, engine, at, exact_bic, args.polish_scale)
+                shown_path(data.text(c.kernel, params=False), bound, points)
+        return
     for c in full[: len(full) if args.polish else 0]:
         task = data.task(c.kernel, "all", settings, search.engine, 1, args.polish)
         more = fit_candidate(task)
