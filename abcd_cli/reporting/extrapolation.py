@@ -201,7 +201,8 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
         sentence = gathered_continuation(together, facts, axis)
         cycles = _modulating_at_end(together, axis, x_data) if period else []
         if cycles:  # radio: the yearly cycle's size keeps following the 10-year cycle
-            sentence = f"{sentence[:-1]}, its amplitude still following {join_words(cycles)}."
+            joined = " and" if ", its amplitude still " in sentence else ", its amplitude still"
+            sentence = f"{sentence[:-1]}{joined} following {join_words(cycles)}."
         return Extrapolation(kind, sentence)
     if parts is None:
         return Extrapolation(

@@ -104,3 +104,14 @@ def test_a_modulated_cycle_is_carried_on_still_following_its_modulating_cycle() 
     assert text.endswith(
         "its amplitude still following a periodic function with a period of 10.0 years."
     )
+
+
+def test_a_growing_modulated_cycle_says_its_amplitude_once() -> None:
+    """Airline: 'its amplitude still growing, its amplitude still following a periodic
+    function with a period of 4.4 years' now reads '... still growing and following ...'."""
+    lin = "Lin(sd=0.1, location=1890)"
+    cycle = f"{PER.format(1.0)} * {lin}"
+    kernel = parse_kernel(f"{cycle} + {cycle} * Per(lengthscale=2, period=4.4, sd=0.5)")
+    text = describe_extrapolation(make_facts(kernel, grid=X), AXIS, x_data=X)
+    assert text.count("its amplitude") == 1
+    assert "its amplitude still growing and following a periodic function" in text
