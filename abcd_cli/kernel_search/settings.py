@@ -187,9 +187,8 @@ class SearchSettings:
                 raise InputError(f"--{name.replace('_', '-')} only applies with --method smc")
         budget = self.budget
         if budget is not None:
-            if isinstance(budget, bool) or not isinstance(budget, Real):
-                raise InputError(f"the budget must be a number of seconds above 0, not {budget!r}")
-            if not (math.isfinite(budget) and budget > 0):
+            number = isinstance(budget, Real) and not isinstance(budget, bool)
+            if not (number and math.isfinite(budget) and budget > 0):
                 raise InputError(f"the budget must be a number of seconds above 0, not {budget!r}")
             object.__setattr__(self, "budget", float(budget))  # a plain float for JSON
         if self.moves_plan is not None:

@@ -11,19 +11,8 @@ grows by the predictive density of the new points (``annealing.step_weight`` of 
 likelihoods, each computed once per kernel and step; the rows come in their own order), the
 particles are resampled (systematically) when the effective sample size falls below half their
 number, except at the last step (resampling there would only add noise to the final weights),
-and each is rejuvenated on the data so far:
-
-- structure moves (``smc_moves``): a subtree replaced by one drawn from the prior there, or
-  one attached (k → k op T) or detached (a node replaced by one of its children), new
-  parameters from a mixture of their prior and the data seen so far (``smc_proposal``), the
-  noise kept; the reverse move's probability and the proposal's density are in the
-  Metropolis-Hastings ratio, so each move keeps the step's target invariant;
-- parameter moves: a random-walk Metropolis chain (``parameter_chain.metropolis``) on S's
-  parameters and the noise's together, its proposal N(θ, (s · 2.38/√d)² diag(prior sd²)) with
-  the particle's own step s. The step is fixed within a data step (so each chain is a valid
-  Metropolis chain for that step's target) and tuned between steps from the chain's acceptance
-  a in the step just done: log s ← log s + ``ADAPT_GAIN`` (a − ``TARGET_ACCEPTANCE``), s kept
-  in [``MIN_STEP``, ``MAX_STEP``] (a resampled particle takes its parent's s).
+and each is rejuvenated on the data so far by structure moves, then a parameter chain, in its
+own task (``smc_particle``).
 
 How many structure and parameter moves each data step makes is decided before the step
 (``smc_budget``: the settings', a given plan, or what a time budget allows) and recorded in the
@@ -52,28 +41,22 @@ from abcd_cli.engines.base import Engine
 from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.annealing import data_steps, step_weight
 from abcd_cli.kernel_search.evidence import (
-    ParameterPrior,
     effective_size,
-    log_likelihood,
     normalised,
 )
-from abcd_cli.kernel_search.parameter_chain import log_posterior, metropolis
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernel_search.smc_budget import MovePlanner, Moves
-from abcd_cli.kernel_search.smc_moves import StructureMover
-from abcd_cli.kernel_search.smc_proposal import ParameterProposal
+from abcd_cli.kernel_search.smc_particle import (
+    PARAMETER_STEP,
+    Moved,
+    ParticleTask,
+    Problem,
+    move_particle,
+)
 from abcd_cli.kernel_search.smc_trace import StepFacts
 from abcd_cli.kernel_search.structure_prior import StructurePrior
-from abcd_cli.kernels import WN, Kernel, Sum
+from abcd_cli.kernels import Kernel
 
-#: A particle's first parameter step s: this fraction of each coordinate's prior sd (times
-#: 2.38/√d, ``parameter_chain.metropolis``).
-PARAMETER_STEP = 0.05
-#: The acceptance rate of the parameter moves the steps are tuned towards (within 0.25-0.45),
-#: the gain of the tuning, and the steps' limits.
-TARGET_ACCEPTANCE = 0.35
-ADAPT_GAIN = 1.0
-MIN_STEP, MAX_STEP = 1e-3, 1.0
 #: Fewer rows than this read no data for the proposal: it reads the whole series' summary.
 FEWEST_ROWS = 3
 
@@ -106,13 +89,14 @@ class Particles:
     """Kernels (internal units, fitted values) with normalised ``weights``, the log of the
     evidence estimate the run gives (Σ over steps of log mean of the incremental weights) and
     the acceptance rate of the structure moves; ``history``: each data step's facts
-    (``smc_trace``)."""
+    (``smc_trace``), and ``moves``: each data step's (structure, parameter) moves."""
 
     kernels: list[Kernel]
     weights: np.ndarray
     log_evidence: float
     structure_acceptance: float
     history: tuple[StepFacts, ...] = ()
+    moves: tuple[Moves, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,8 +104,8 @@ class SMCState:
     """The sampler after ``done`` of its data steps (0: the particles drawn, no data yet):
     the particles' kernels and log weights, the evidence estimate so far, each particle's log
     likelihood on the next step's rows (``following``) and the log weight that step adds to it
-    (``pending``), the structure moves proposed and accepted so far, and each data step's facts
-    (``history``, ``smc_trace``)."""
+    (``pending``), and each data step's moves and facts (``history``, ``smc_trace``), whose
+    sums are the structure moves proposed and accepted so far."""
 
     done: int
     kernels: list[Kernel]
@@ -129,164 +113,23 @@ class SMCState:
     log_evidence: float
     following: np.ndarray
     pending: np.ndarray
-    proposed: int = 0
-    accepted: int = 0
     step_scales: np.ndarray | None = None  # each particle's parameter step s (None: the first)
     moves: tuple[Moves, ...] = ()  # each data step's (structure, parameter) moves so far
     history: tuple[StepFacts, ...] = ()
+
+    @property
+    def proposed(self) -> int:
+        return sum(facts.proposed for facts in self.history)
+
+    @property
+    def accepted(self) -> int:
+        return sum(facts.accepted for facts in self.history)
 
     def scales(self) -> np.ndarray:
         """Each particle's parameter step s."""
         if self.step_scales is None:
             return np.full(len(self.kernels), PARAMETER_STEP)
         return self.step_scales
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What every particle's task shares: the data (X, y) in the fitter's units, their
-    summary, the engine, the structure prior and the settings."""
-
-    X: np.ndarray
-    y: np.ndarray
-    summary: Summary
-    engine: Engine
-    prior: StructurePrior
-    settings: SMCSettings
-
-
-@dataclass(frozen=True)
-class ParticleTask:
-    """One particle's moves in one step: ``kernel`` (None: draw it from the prior) moved on
-    the rows ``rows`` (where its log likelihood is ``current``; ``rows_summary`` their scales
-    and spectrum, for the proposal) with parameter step ``step_scale``, then scored on
-    ``following`` (the next step's rows; empty after the last), with random numbers from
-    ``key``."""
-
-    problem: Problem
-    kernel: Kernel | None
-    current: float
-    rows: np.ndarray
-    following: np.ndarray
-    key: tuple[int, int, int]
-    rows_summary: Summary | None = None
-    step_scale: float = PARAMETER_STEP
-    moves: Moves | None = None  # (structure, parameter) moves (None: the settings')
-
-
-@dataclass(frozen=True)
-class Moved:
-    """A task's particle, its log likelihood on its rows and on the next step's, its
-    structure moves proposed and accepted, its parameter step for the next data step and its
-    parameter chain's acceptance rate (NaN: no chain)."""
-
-    kernel: Kernel
-    current: float
-    following: float
-    proposed: int
-    accepted: int
-    step_scale: float = PARAMETER_STEP
-    parameter_acceptance: float = math.nan
-
-
-def move_particle(task: ParticleTask) -> Moved:
-    """Run one ``ParticleTask`` (in a worker): see the module docstring."""
-    rng = np.random.default_rng(np.random.SeedSequence(task.key))
-    mover = _Mover(task.problem, rng, task.rows_summary, task.step_scale, task.moves)
-    kernel, current = task.kernel, task.current
-    if kernel is None:
-        kernel = mover.new_particle()
-    elif task.rows.size:
-        kernel, current = mover.rejuvenate(kernel, task.rows, current)
-    following = mover.log_likelihood(kernel, task.following) if task.following.size else 0.0
-    return Moved(
-        kernel, current, following, mover.proposed, mover.accepted, mover.step_scale,
-        mover.parameter_acceptance,
-    )  # fmt: skip
-
-
-class _Mover:
-    """One particle's moves in one step, drawing from ``rng``."""
-
-    def __init__(
-        self,
-        problem: Problem,
-        rng: np.random.Generator,
-        rows_summary: Summary | None = None,
-        step_scale: float = PARAMETER_STEP,
-        moves: Moves | None = None,
-    ) -> None:
-        self.problem, self.rng, self.step_scale = problem, rng, step_scale
-        asked = (problem.settings.structure_moves, problem.settings.parameter_moves)
-        self.structure_count, self.parameter_count = asked if moves is None else moves
-        self.n_dims = problem.X.shape[1]
-        self.proposed = self.accepted = 0
-        self.parameter_acceptance = math.nan
-        proposal = ParameterProposal(problem.summary, rows_summary or problem.summary)
-        self.structure = StructureMover(problem.prior, proposal, self.n_dims, rng)
-        self._likelihoods: dict[tuple[Kernel, int], float] = {}  # by kernel and row count
-
-    def with_drawn_parameters(self, kernel: Kernel) -> Kernel:
-        """``kernel`` with every unset parameter drawn from its prior."""
-        theta = kernel.theta()
-        drawn = ParameterPrior.of(kernel, self.problem.summary).draw(self.rng)
-        return kernel.with_theta(np.where(np.isfinite(theta), theta, drawn))
-
-    def new_particle(self) -> Kernel:
-        """A tree drawn from the prior plus its own noise, every parameter drawn from its
-        prior."""
-        tree = self.problem.prior.sample(self.rng, self.n_dims)
-        return self.with_drawn_parameters(Sum((tree, WN())))
-
-    def log_likelihood(self, kernel: Kernel, rows: np.ndarray) -> float:
-        """log p(y[rows] | kernel), computed once per kernel in a task."""
-        key = (kernel, rows.size)
-        if key not in self._likelihoods:
-            p = self.problem
-            self._likelihoods[key] = log_likelihood(p.engine, kernel, p.X[rows], p.y[rows])
-        return self._likelihoods[key]
-
-    def rejuvenate(self, kernel: Kernel, rows: np.ndarray, current: float) -> tuple[Kernel, float]:
-        """The step's structure moves, then its parameter moves; the particle and its log
-        likelihood on ``rows``."""
-        for _ in range(self.structure_count):
-            kernel, current = self.structure_move(kernel, rows, current)
-        moved = self.parameter_moves(kernel, rows)
-        return moved, current if moved is kernel else self.log_likelihood(moved, rows)
-
-    def structure_move(
-        self, kernel: Kernel, rows: np.ndarray, current: float
-    ) -> tuple[Kernel, float]:
-        """One structure move (``smc_moves``) on the particle's tree (its first term; the
-        second is its noise)."""
-        kernel, current, accepted = self.structure.move(
-            kernel, current, lambda k: self.log_likelihood(k, rows)
-        )
-        self.proposed += 1
-        self.accepted += accepted
-        return kernel, current
-
-    def parameter_moves(self, kernel: Kernel, rows: np.ndarray) -> Kernel:
-        """A short Metropolis chain on the kernel's parameters with the particle's step s; its
-        last state. s is then tuned from the chain's acceptance (for the next data step)."""
-        p = self.problem
-        theta = kernel.theta()
-        if theta.size == 0 or self.parameter_count < 1:
-            return kernel
-        prior = ParameterPrior.of(kernel, p.summary)
-        target = log_posterior(kernel, prior, p.X[rows], p.y[rows], p.engine)
-        covariance = np.diag((self.step_scale * prior.sd) ** 2)
-        chain = metropolis(target, theta, covariance, self.parameter_count, 0, self.rng)
-        self.step_scale = tuned_step(self.step_scale, chain.acceptance)
-        self.parameter_acceptance = float(chain.acceptance)
-        return kernel.with_theta(chain.states[-1])
-
-
-def tuned_step(step: float, acceptance: float) -> float:
-    """The next data step's parameter step: log s + ADAPT_GAIN (a − TARGET_ACCEPTANCE), kept
-    in [MIN_STEP, MAX_STEP]."""
-    tuned = step * math.exp(ADAPT_GAIN * (acceptance - TARGET_ACCEPTANCE))
-    return min(max(tuned, MIN_STEP), MAX_STEP)
 
 
 @dataclass(frozen=True)
@@ -398,8 +241,6 @@ class Sampler:
             log_evidence=planned.log_evidence,
             following=np.array([m.following for m in moved]),
             pending=np.array([step_weight(m.current, m.following) for m in moved]),
-            proposed=state.proposed + sum(m.proposed for m in moved),
-            accepted=state.accepted + sum(m.accepted for m in moved),
             step_scales=np.array([m.step_scale for m in moved]),
             moves=(*state.moves, planned.moves),
             history=(*state.history, facts),
@@ -484,8 +325,9 @@ def particles_of(state: SMCState) -> Particles:
     estimate and the structure moves' acceptance rate."""
     acceptance = state.accepted / max(state.proposed, 1)
     return Particles(
-        state.kernels, normalised(state.log_w), state.log_evidence, acceptance, state.history
-    )
+        state.kernels, normalised(state.log_w), state.log_evidence, acceptance, state.history,
+        state.moves,
+    )  # fmt: skip
 
 
 def _log_mean_weight(previous: np.ndarray, increments: np.ndarray) -> float:

@@ -99,6 +99,11 @@ class MovePlanner:
         return scaled(structure, factor), scaled(parameter, factor)
 
 
+def plan_text(plan: Sequence[Sequence[int]]) -> str:
+    """A plan as ``--moves-plan`` takes it: "S:P, S:P, ..." (structure:parameter moves)."""
+    return ", ".join(f"{s}:{p}" for s, p in plan)
+
+
 def fewer(asked: Moves, plan: Sequence[Moves]) -> bool:
     """Whether ``plan`` has a data step with fewer moves of either kind than ``asked``."""
     return any(s < asked[0] or p < asked[1] for s, p in plan)

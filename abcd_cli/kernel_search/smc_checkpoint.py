@@ -73,8 +73,6 @@ def _state_dict(state: SMCState) -> dict[str, Any]:
         "log_evidence": state.log_evidence,
         "following": state.following.tolist(),
         "pending": state.pending.tolist(),
-        "proposed": state.proposed,
-        "accepted": state.accepted,
         "step_scales": state.scales().tolist(),
         "moves": [list(moves) for moves in state.moves],
         "history": [facts.to_dict() for facts in state.history],
@@ -128,10 +126,8 @@ def _halves_of(
     if len(halves) != 2:
         raise ValueError("the sampler keeps two halves")
     sizes = half_sizes(settings.particles)
-    asked = (settings.structure_moves, settings.parameter_moves)
     first, second = (
-        _state_of(d, n, done, h + 1, asked)
-        for h, (d, n) in enumerate(zip(halves, sizes, strict=True))
+        _state_of(d, n, done, h + 1) for h, (d, n) in enumerate(zip(halves, sizes, strict=True))
     )
     if first.moves != second.moves:
         raise ValueError("the halves' moves differ")
@@ -141,12 +137,8 @@ def _halves_of(
     return (first, second), elapsed
 
 
-def _state_of(
-    doc: dict[str, Any], particles: int, done: int, half: int, asked: tuple[int, int]
-) -> SMCState:
-    """One half's state, checked; ValueError or TypeError naming the first bad field. A
-    checkpoint of an earlier version has no ``moves``: its data steps made the ``asked``
-    moves (the settings', there being no budget then)."""
+def _state_of(doc: dict[str, Any], particles: int, done: int, half: int) -> SMCState:
+    """One half's state, checked; ValueError or TypeError naming the first bad field."""
     kernels = [_particle(d) for d in _list(doc, "particles")]
     arrays = {
         k: np.array(_list(doc, k), dtype=float) for k in ("log_weights", "following", "pending")
@@ -155,12 +147,10 @@ def _state_of(
         raise ValueError(f"half {half} of the sampler keeps {particles} particles")
     if np.any(np.isnan(np.concatenate(list(arrays.values())))):
         raise ValueError("a weight or likelihood is not a number")
-    proposed = _whole(doc["proposed"], "proposed", 0, 2**62)
-    accepted = _whole(doc["accepted"], "accepted", 0, proposed)
     scales = np.array(_list(doc, "step_scales"), dtype=float)
     if scales.size != particles or not np.all(np.isfinite(scales) & (scales > 0)):
         raise ValueError("step_scales must hold a positive step for each particle")
-    moves = _moves(doc["moves"], done) if "moves" in doc else (asked,) * done
+    moves = _moves(doc["moves"], done)
     log_evidence = float(doc["log_evidence"])
     if math.isnan(log_evidence):
         raise ValueError("log_evidence must be a number")
@@ -174,8 +164,6 @@ def _state_of(
         log_evidence,
         arrays["following"],
         arrays["pending"],
-        proposed,
-        accepted,
         scales,
         moves,
         history,

@@ -108,18 +108,16 @@ def search(
     if state is not None and emit:
         emit(SearchEvent("resumed", level=state[0].done, stage="sampler"))
     planner = move_planner(settings, sampler)
-    latest = [state]
 
     def elapsed() -> float:
         return before + clock() - started
 
     def on_step(done: HalvesState) -> None:
-        latest[0] = done
-        elapsed = before + clock() - started
+        seconds = elapsed()
         if path is not None:
-            save_sampler(path, done, elapsed, settings, x, y)
+            save_sampler(path, done, seconds, settings, x, y)
         if emit and done[0].done:
-            emit(step_event(done, sampler, elapsed))
+            emit(step_event(done, sampler, seconds))
 
     halves = sampler.run(executor, state, on_step, planner, elapsed)
     found = agreement(*halves, names=data.x_names)
@@ -136,10 +134,9 @@ def search(
         raise RunError("the sampler's most probable particle could not be scored on the data")
     model = data.model(data.scorer.scored(best, -log_l, data.n), engine)
     n = data.n
-    seconds = before + clock() - started
-    final = latest[0]
-    if settings.budget is not None and final is not None:  # the plan decides the result
-        settings = replace(settings, moves_plan=final[0].moves)
+    seconds = elapsed()
+    if settings.budget is not None:  # the plan decides the result
+        settings = replace(settings, moves_plan=halves[0].moves)
     return SearchResult(model, [], settings, seconds, n, n, posterior=record)
 
 

@@ -49,7 +49,6 @@ from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
     format_span,
-    join_words,
 )
 
 #: What a component does past the data: keeps repeating its cycle, continues its trend or
@@ -198,12 +197,8 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
         if period and fades_beyond(facts, period, x_data):
             return Extrapolation("returns", fading_sentence(period, axis))
         kind: Kind = {"periodic": "repeats", "smooth": "returns"}.get(together.head, "continues")  # type: ignore[assignment]
-        sentence = gathered_continuation(together, facts, axis)
         cycles = _modulating_at_end(together, axis, x_data) if period else []
-        if cycles:  # radio: the yearly cycle's size keeps following the 10-year cycle
-            joined = " and" if ", its amplitude still " in sentence else ", its amplitude still"
-            sentence = f"{sentence[:-1]}{joined} following {join_words(cycles)}."
-        return Extrapolation(kind, sentence)
+        return Extrapolation(kind, gathered_continuation(together, facts, axis, cycles))
     if parts is None:
         return Extrapolation(
             "other",

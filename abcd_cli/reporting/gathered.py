@@ -11,6 +11,7 @@ data, and where it applies, the union of the terms' intervals.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -232,10 +233,14 @@ def smooth_continuation(span: str) -> str:
     )
 
 
-def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str:
+def gathered_continuation(
+    g: Gathered, facts: ComponentFacts, axis: Axis, modulators: Sequence[str] = ()
+) -> str:
     """What the gathered component is assumed to do beyond the data while it is on: a cycle
     repeats with the period of the term that holds the most variance at the data's end (call
-    centre: a 62.1-month cycle until 1974 and a 59.9-month one throughout, carried on at 59.9)."""
+    centre: a 62.1-month cycle until 1974 and a 59.9-month one throughout, carried on at 59.9),
+    its amplitude still growing or shrinking with its Lins and following the cycles that
+    ``modulators`` name (radio: the yearly cycle's size follows the 10-year cycle)."""
     if g.head == "periodic":
         period = format_span(g.ending.periodic[0].param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
@@ -245,8 +250,13 @@ def gathered_continuation(g: Gathered, facts: ComponentFacts, axis: Axis) -> str
                 f", its exact shape becoming less certain beyond about"
                 f" {format_span(longest, axis)} from the data"
             )
+        still = []
         if any(t.lin for t in g.terms) and g.trend in ("increasing", "decreasing"):
-            text += f", its amplitude still {'growing' if g.trend == 'increasing' else 'shrinking'}"
+            still.append("growing" if g.trend == "increasing" else "shrinking")
+        if modulators:
+            still.append(f"following {join_words(list(modulators))}")
+        if still:
+            text += f", its amplitude still {' and '.join(still)}"
         return text + "."
     if g.head == "smooth":
         longest = max(product_lengthscale(t.smooth) for t in g.terms)

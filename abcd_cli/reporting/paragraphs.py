@@ -44,7 +44,7 @@ from abcd_cli.reporting.gathered import (
     is_rough_term,
     rough_terms_sentences,
 )
-from abcd_cli.reporting.hidden_cycle import repeat_sentences
+from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
 from abcd_cli.reporting.rough_cycle import (
@@ -106,17 +106,17 @@ def finer_than_data_sentences(
 ) -> list[str]:
     """A smooth component whose lengthscale ℓ (of its smooth factors' product) is shorter than
     the data's spacing s: what its fitted curve shows at the data, the correlation r of its
-    fitted values at neighbouring observations (x sorted), so that "varies smoothly" is not
-    read as a smooth course the data show (wheat: ℓ = 10.9 months on yearly prices)."""
+    fitted values one spacing apart (``hidden_cycle.lagged_correlation``), so that "varies
+    smoothly" is not read as a smooth course the data show (wheat: ℓ = 10.9 months on yearly
+    prices)."""
     spacing = data_spacing(x_data)
     if not parts.smooth or spacing is None or x_data is None:
         return []
     if product_lengthscale(parts.smooth) >= spacing:
         return []
-    values = np.asarray(facts.data_mean, dtype=float)[np.argsort(x_data)]
-    if values.size < 3 or np.std(values[:-1]) <= 0 or np.std(values[1:]) <= 0:
+    r = lagged_correlation(x_data, facts.data_mean, spacing)
+    if not np.isfinite(r):
         return []
-    r = float(np.corrcoef(values[:-1], values[1:])[0, 1])
     return [
         f"That is shorter than the spacing of the data ({format_span(spacing, axis)}): its fitted"
         f" values at neighbouring observations correlate at {format_number(r, decimals=2)}, so at"

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from abcd_cli.kernel_search.settings import BUDGET_FIELDS, SAMPLER_SETTINGS
+from abcd_cli.kernel_search.smc_budget import plan_text
 from abcd_cli.kernel_search.smc_halves import half_sizes
 from abcd_cli.reporting.numbers import format_number
 
@@ -43,7 +44,7 @@ def sampler_settings(settings: Mapping[str, Any], engine: str) -> list[list[str]
             continue
         value = engine if name == "engine" else settings[name]
         if name == "moves_plan":
-            value = ", ".join(f"{s}:{p}" for s, p in value)
+            value = plan_text(value)
         if name == "particles":
             first, second = half_sizes(int(value))
             meaning = f"in two independent halves of {first} and {second}, each from its own seed"

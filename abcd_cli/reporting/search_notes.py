@@ -11,7 +11,7 @@ from __future__ import annotations
 from abcd_cli.kernel_search.agreement import AGREED_TV
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER, Screen
-from abcd_cli.kernel_search.smc_budget import fewer, overrun
+from abcd_cli.kernel_search.smc_budget import fewer, overrun, plan_text
 from abcd_cli.reporting.certainty import probability_text
 
 #: A chosen model whose BIC interval is wider than this (BIC units) gets a note: m is too small
@@ -263,7 +263,7 @@ def budget_notes(result: SearchResult) -> list[str]:
         return []
     budget, seconds = settings.budget, result.elapsed_seconds
     asked = (settings.structure_moves, settings.parameter_moves)
-    steps = ", ".join(f"{s}:{p}" for s, p in plan)
+    steps = plan_text(plan)
     notes = []
     if fewer(asked, plan):
         notes.append(

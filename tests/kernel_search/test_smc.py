@@ -22,15 +22,12 @@ from abcd_cli.kernel_search.evidence import (
 )
 from abcd_cli.kernel_search.grammar import BASES
 from abcd_cli.kernel_search.init import initial_values
-from abcd_cli.kernel_search.smc import (
+from abcd_cli.kernel_search.smc import Sampler, SMCSettings, SMCState, _systematic
+from abcd_cli.kernel_search.smc_particle import (
     MAX_STEP,
     MIN_STEP,
     PARAMETER_STEP,
     TARGET_ACCEPTANCE,
-    Sampler,
-    SMCSettings,
-    SMCState,
-    _systematic,
     move_particle,
     tuned_step,
 )
