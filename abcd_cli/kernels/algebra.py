@@ -153,20 +153,16 @@ def _simplify_product(factors: list[Kernel]) -> Kernel:
         ]
     constants = [k for k in factors if isinstance(k, C)]
     rest = [k for k in factors if not isinstance(k, C)]
-    if not rest:
-        sd = constants[0].param("sd")
-        for k in constants[1:]:
-            sd = _times(sd, k.param("sd"))
-        return C((sd,), constants[0].dim)
-    if constants:
-        factor = 1.0
-        for k in constants:
-            factor = _times(factor, k.param("sd") ** 2)
-        if any(carries_scale(k) for k in rest):
-            return scale_kernel(product(rest), factor)
-        else:
-            rest = constants[:1] + rest  # only gates left: keep one constant as the scale
-    return product(rest)
+    if not constants:
+        return product(rest)
+    # C(s1) × C(s2) × ... is one constant with sd = s1·s2·...
+    sd = constants[0].param("sd")
+    for k in constants[1:]:
+        sd = _times(sd, k.param("sd"))
+    if any(carries_scale(k) for k in rest):
+        return scale_kernel(product(rest), _times(sd, sd))
+    # Nothing else carries a scale (no factors, or only gates): the one constant is the scale.
+    return product([C((sd,), constants[0].dim), *rest])
 
 
 def _stationary_variance(kernel: Kernel) -> float:

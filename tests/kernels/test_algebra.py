@@ -90,6 +90,18 @@ def test_sum_of_products_keeps_the_function():
     np.testing.assert_allclose(total(terms).gram(X), k.gram(X), rtol=1e-10, atol=1e-12)
 
 
+def test_constants_under_a_change_point_keep_their_product():
+    """Both sides of CP(C·C, (C + Per)·(C + WN)) leave constants beside gates only: all of
+    them multiply into the one constant kept (wages' level was once scaled by its first only)."""
+    k = parse_kernel(
+        "CP(C(sd=2.0) * C(sd=3.0), (C(sd=8.0) + Per(lengthscale=1.0, period=0.7, sd=0.5))"
+        " * (C(sd=15.0) + WN(sd=0.2)), location=0.5, steepness=2.0)"
+    )
+    terms = sum_of_products(k)
+    assert "Before(location=0.5, steepness=2.0) * C(sd=6.0)" in [t.to_text() for t in terms]
+    np.testing.assert_allclose(total(terms).gram(X), k.gram(X), rtol=1e-10, atol=1e-12)
+
+
 def test_parameter_count_follows_reference_rule():
     # base: own; sum: sum; product: sum - (factors - 1); CP: 2 + operands; CW: 3 + operands.
     assert count_params(SE()) == 2 and count_params(WN()) == 1 and count_params(Per()) == 3
