@@ -17,7 +17,7 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.periods import strongest_harmonic
-from abcd_cli.reporting.factors import factors_of, is_gradual, stated_intervals
+from abcd_cli.reporting.factors import STEADY_SHARE, factors_of, is_gradual, stated_intervals
 from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import (
@@ -33,8 +33,9 @@ from abcd_cli.reporting.wording import format_amount, format_position, format_sp
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
-#: the amplitude varies and between what sizes.
-AMPLITUDE_SHARE = 0.25
+#: the amplitude varies and between what sizes. The share within which change factors only
+#: rescale a component (``factors.STEADY_SHARE``).
+AMPLITUDE_SHARE = STEADY_SHARE
 #: A cycle whose amplitude over its last forecast period is below this share of its amplitude
 #: over the last period of the data is said to fade beyond the data, not to keep repeating.
 FADE_SHARE = 0.5
@@ -151,7 +152,8 @@ def size_profile(
     """How large the component's fitted curve is across the data, as (centres, sizes): a
     cycle's amplitude period by period (``fitted_amplitudes``, at the periods' centres), any
     other component's largest |m| in each of ``SIZE_WINDOWS`` equal windows of the data (at
-    the x where it is reached). What the words on a gradual
+    the x where it is reached), and a level's (a constant's c·Π g(x)) also at the data's first
+    and last x. What the words on a gradual
     change ('fades across the data', 'is strongest around 1976') are read from, so that they
     say what the curve beside them shows; None when the curve cannot be measured."""
     parts = leading_cycle(facts.kernel, x_data)
@@ -168,6 +170,9 @@ def size_profile(
     if len(held) < 2:
         return None
     tops = [int(np.flatnonzero(window == k)[np.argmax(np.abs(mean[window == k]))]) for k in held]
+    parts = factors_of(facts.kernel)
+    if parts is not None and parts.head == "constant":  # c·Π g(x): its ends are the data's
+        tops = sorted({0, *tops, x.size - 1})
     sizes = np.abs(mean[tops])
     return (x[tops], sizes) if sizes.max() > 0 else None
 

@@ -6,7 +6,7 @@ factor); :class:`Factors` sorts a product's factors by it, picks the head noun b
 noise > periodic > smooth > linear > constant, and the factor whose declared words head the
 phrase (``lead``). Nothing here tests a kernel's class. Change factors become the intervals of x
 where the component is switched on (each declares its own, ``switched_on``); those that barely
-change its amplitude over the data (:func:`switches_in_data`) are left out of what is said about
+change its amplitude over the data (:func:`acts_in_data`) are left out of what is said about
 the data.
 """
 
@@ -86,7 +86,7 @@ def role_of(base: BaseKernel) -> str | None:
 def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | None:
     """Split a product of base kernels by role; None when ``kernel`` is not such a product or
     holds a kernel without a role. With ``x_data``, change factors that do not switch the
-    component within the data are dropped (:func:`switches_in_data`)."""
+    component within the data are dropped (:func:`acts_in_data`)."""
     if any(not isinstance(k, (BaseKernel, Product)) for k in kernel.nodes()):
         return None
     parts = Factors()
@@ -95,15 +95,25 @@ def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | No
         if role is None:
             return None
         getattr(parts, role).append(base)
-    if parts.gates and x_data is not None and not switches_in_data(parts.gates, x_data):
-        parts.gates = []
+    if parts.gates and x_data is not None:
+        # A constant's curve is c·Π g(x): any change of its gates beyond STEADY_SHARE shows in
+        # its figure. Other curves have shapes of their own; their gates are said when they switch.
+        share = 1.0 - STEADY_SHARE if parts.head == "constant" else SWITCH_SHARE
+        if not acts_in_data(parts.gates, x_data, share):
+            parts.gates = []
     return parts
 
 
 #: Change factors switch a component within the data when its amplitude, Π g(x), falls below
 #: this share of its largest value somewhere in the data; above it everywhere, they only rescale
-#: it there (a window far softer than the data's span, a changepoint beyond the data's end).
+#: it there (a window far softer than the data's span, a changepoint beyond the data's end). A
+#: change factor is on where its Π g(x) is at least this share of 1.
 SWITCH_SHARE = 0.5
+#: A constant's change factors are said when Π g(x) moves by more than this share of its largest
+#: value across the data, since its curve, c·Π g(x), shows that change (a level that a gate
+#: halves is no constant). The share beyond which a cycle's amplitude is no longer called
+#: steady (``curves.AMPLITUDE_SHARE``).
+STEADY_SHARE = 0.25
 
 
 def gate_amplitude(gates: Sequence[BaseKernel], x: np.ndarray) -> np.ndarray:
@@ -114,13 +124,15 @@ def gate_amplitude(gates: Sequence[BaseKernel], x: np.ndarray) -> np.ndarray:
     return amplitude
 
 
-def switches_in_data(gates: Sequence[BaseKernel], x_data: np.ndarray) -> bool:
-    """Whether min Π g(x) < SWITCH_SHARE · max Π g(x) over the data's x (True without data)."""
+def acts_in_data(
+    gates: Sequence[BaseKernel], x_data: np.ndarray, share: float = SWITCH_SHARE
+) -> bool:
+    """Whether min Π g(x) < share · max Π g(x) over the data's x (True without data)."""
     x = np.asarray(x_data, dtype=float)
     if x.size == 0:
         return True
     amplitude = gate_amplitude(gates, x)
-    return bool(amplitude.min() < SWITCH_SHARE * amplitude.max())
+    return bool(amplitude.min() < share * amplitude.max())
 
 
 def noise_terms(kernel: Kernel) -> list[Factors]:

@@ -567,3 +567,20 @@ def test_the_summary_says_both_of_two_components() -> None:
         two = [make_facts(SE((1.0, 1.0)), cum_r2=first), make_facts(SE((1.0, 1.0)), cum_r2=1.0)]
         text = _explained_sentence(two)
         assert "All two" not in text and "Both" in text
+
+
+def test_a_constant_its_change_factors_halve_is_a_level_that_changes() -> None:
+    """A constant times a soft changepoint at the data's end (as wages' second component): its
+    curve c·σ(x) halves over the data, so it is no 'constant' of one level but a level rising
+    towards the mean, said with its size at the data's true end (50%, not the last window's
+    largest)."""
+    gate = Before((float(X_DATA[-1]), 1.5))
+    kernel = prod(C((3.0,)), gate)
+    mean = -3.84 * gate.modulator(GRID) / gate.modulator(GRID).max()
+    facts = make_facts(kernel, mean)
+    assert noun_phrase(kernel, YEAR, x_data=X_DATA).startswith("a level ")
+    paragraph = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "Its level is about" not in paragraph
+    inside = mean[(X_DATA[0] <= GRID) & (X_DATA[-1] >= GRID)]
+    share = inside[-1] / inside[0]  # 0.51: the curve's own value at the data's last x
+    assert f"{round(100 * share)}% of that at the end of the data" in paragraph, paragraph

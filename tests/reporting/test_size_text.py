@@ -20,11 +20,11 @@ def _size_sentence(paragraph: str) -> str:
 
 
 def test_a_size_near_its_largest_at_the_start_states_one_largest() -> None:
-    """A level (below the mean) at 99.6% of its largest at the data's start, largest a year
+    """A level (below the mean) at 99.3% of its largest at the data's start, largest a year
     later, then rising towards the mean: its largest is said once, and the start is not given
     a share that rounds to 100%."""
     level = prod(C((1.0,)), Before((1955.0, 3.0)))
-    curve = -10.0 * np.exp(-(((GRID - 1950.0) / 4.0) ** 2))  # 0.9961 of its peak at 1949
+    curve = -10.0 * np.exp(-(((GRID - 1950.0) / 12.0) ** 2))  # 0.9931 of its peak at 1949
     text = _size_sentence(component_paragraph(make_facts(level, curve), YEAR, x_data=X_DATA))
     assert text.count("largest") == 1, text
     assert "100%" not in text
