@@ -189,23 +189,30 @@ def on_intervals(gates: Sequence[BaseKernel]) -> list[Interval]:
 
 def sharp_gates(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[BaseKernel]:
     """The change factors that switch rather than scale: each finite switch of theirs no wider
-    (2 × steepness) than ``GRADUAL_SHARE`` of the data's span nor than the interval it bounds.
+    (2 × steepness) than ``GRADUAL_SHARE`` of the data's span nor than the interval or the gap it
+    bounds (:func:`_switches`).
     All of them without data. A gate softer than that (a changepoint whose switch takes as long
     as the data) scales the component gradually; intersected with a sharp one it would leave
     an empty interval and call a live component switched off."""
     if x_data is None or len(x_data) < 2:
         return list(gates)
     span = float(np.ptp(x_data))
-    return [
-        gate
-        for gate in gates
-        if all(
-            2.0 * steep <= min(GRADUAL_SHARE * span, i.high - i.low)
-            for i in _gate_intervals(gate)
-            for end, steep in ((i.low, i.low_steep), (i.high, i.high_steep))
-            if math.isfinite(end)
-        )
-    ]
+    return [gate for gate in gates if _switches(_gate_intervals(gate), GRADUAL_SHARE * span)]
+
+
+def _switches(on: list[Interval], longest: float) -> bool:
+    """Whether every finite switch of the intervals ``on`` (2 × steepness wide) is no wider than
+    ``longest``, than the interval it bounds, or than the gap it bounds between two intervals:
+    a window's sides of 6.5 years around a 4-year gap dip the component, never switch it off."""
+    on = sorted(on, key=lambda i: i.low)
+    gaps = [b.low - a.high for a, b in zip(on, on[1:], strict=False)]
+    for k, i in enumerate(on):
+        before = gaps[k - 1] if k > 0 else math.inf
+        after = gaps[k] if k < len(gaps) else math.inf
+        for end, steep, gap in ((i.low, i.low_steep, before), (i.high, i.high_steep, after)):
+            if math.isfinite(end) and 2.0 * steep > min(longest, i.high - i.low, gap):
+                return False
+    return True
 
 
 def on_in_data(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> list[Interval]:
@@ -241,7 +248,7 @@ def stated_intervals(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> 
 
 
 #: A switch wider (2 × steepness) than this share of the data's span, or than the interval
-#: it bounds, changes the component gradually rather than switching it: a window of four
+#: or gap it bounds, changes the component gradually rather than switching it: a window of four
 #: weeks whose sides take a year is a slow rise and fall, not a window.
 GRADUAL_SHARE = 0.25
 
@@ -250,7 +257,7 @@ def is_gradual(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> bool:
     """Whether the change factors scale the component gradually rather than switch it: some
     are not ``sharp_gates`` and the sharp ones do not switch it within the data, or some
     switch of the intervals within the data (``on_in_data``) is wider than ``GRADUAL_SHARE``
-    of the data's span or than its own interval (False without data)."""
+    of the data's span or than the interval or gap it bounds (False without data)."""
     if x_data is None or len(x_data) < 2:
         return False
     sharp = sharp_gates(gates, x_data)
@@ -258,12 +265,7 @@ def is_gradual(gates: Sequence[BaseKernel], x_data: np.ndarray | None) -> bool:
         ends = [e for i in stated_intervals(gates, x_data) for e in (i.low, i.high)]
         if not any(math.isfinite(e) for e in ends):
             return True
-    span = float(np.ptp(x_data))
-    for i in on_in_data(gates, x_data):
-        for end, steep in ((i.low, i.low_steep), (i.high, i.high_steep)):
-            if math.isfinite(end) and 2.0 * steep > min(GRADUAL_SHARE * span, i.high - i.low):
-                return True
-    return False
+    return not _switches(on_in_data(gates, x_data), GRADUAL_SHARE * float(np.ptp(x_data)))
 
 
 def gate_profile(gates: Sequence[BaseKernel], x_data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -584,3 +584,16 @@ def test_a_constant_its_change_factors_halve_is_a_level_that_changes() -> None:
     inside = mean[(X_DATA[0] <= GRID) & (X_DATA[-1] >= GRID)]
     share = inside[-1] / inside[0]  # 0.51: the curve's own value at the data's last x
     assert f"{round(100 * share)}% of that at the end of the data" in paragraph, paragraph
+
+
+def test_a_gap_narrower_than_its_switches_is_a_dip_not_a_switch_off() -> None:
+    """A change window's sides that take longer than the gap between them (gas production's
+    '... applies before 1958 and after 1962; each switch takes about 6.5 years') never switch
+    the component off: they dip it, a gradual scaling."""
+    dip = Outside((1955.0, 2.0, 1.2))  # off 1954-1956, each side 2.4 years wide: down to 0.29
+    phrase = noun_phrase(prod(SE((0.5, 1.0)), dip), YEAR, x_data=X_DATA)
+    assert "applies" not in phrase and "weakest around 1954" in phrase, phrase
+    wide = Outside((1955.0, 8.0, 0.5))  # off 1951-1959, each side 1 year: switched off, on
+    assert "applies before 1951 and after 1959" in noun_phrase(
+        prod(SE((0.5, 1.0)), wide), YEAR, x_data=X_DATA
+    )
