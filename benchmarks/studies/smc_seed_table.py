@@ -123,18 +123,12 @@ def pooled_lines(tallies: list[dict[str, object]], seeds: Sequence[int]) -> list
         "|---|---|---|---|---|",
     ]
     for i, seed in enumerate(seeds):
-        own = [t for t in tallies if len(t["covered"]) > i]
-        if not own:
-            continue
-        covered = sum(t["covered"][i] for t in own)
-        n = sum(t["n"] for t in own)
-        right = sum(t["right"][i] for t in own)
-        ratios = [t["ratios"][i] for t in own if t["ratios"]]
-        times = [t["time_ratios"][i] for t in own if t["time_ratios"]]
-        lines.append(
-            f"| {seed} | {covered}/{n} = {covered / n:.1%} | {right} of {len(own)}"
-            f" | {ratio_median(ratios):.3f} | {ratio_median(times):.2f} |"
-        )
+        own = [(t, i) for t in tallies if len(t["covered"]) > i]
+        if own:
+            lines.append(f"| {seed} | {pooled_cells(own)} |")
+    every = [(t, i) for t in tallies for i in range(len(t["covered"]))]
+    if len(seeds) > 1 and every:
+        lines.append(f"| all, by run | {pooled_cells(every)} |")
     full = [t for t in tallies if t["agree"] is not None and len(t["covered"]) == len(seeds)]
     agree = sum(bool(t["agree"]) for t in full)
     named = sum(bool(t["agree_named"]) for t in full)
@@ -147,6 +141,20 @@ def pooled_lines(tallies: list[dict[str, object]], seeds: Sequence[int]) -> list
         f" within {AGREED_TV} on **{within} of {len(full)}**.",
     ]
     return lines
+
+
+def pooled_cells(runs: list[tuple[dict[str, object], int]]) -> str:
+    """The pooled coverage, the runs about right, the median RMSE and wall time ratios of the
+    ``runs`` (each a series' tally and the index of its seed)."""
+    covered = sum(t["covered"][i] for t, i in runs)
+    n = sum(t["n"] for t, _ in runs)
+    right = sum(t["right"][i] for t, i in runs)
+    ratios = [t["ratios"][i] for t, i in runs if t["ratios"]]
+    times = [t["time_ratios"][i] for t, i in runs if t["time_ratios"]]
+    return (
+        f"{covered}/{n} = {covered / n:.1%} | {right} of {len(runs)}"
+        f" | {ratio_median(ratios):.3f} | {ratio_median(times):.2f}"
+    )
 
 
 HEADER = (

@@ -86,3 +86,12 @@ def test_series_line_and_pooled_lines_count_the_targets() -> None:
     assert "| 0 | 29/40 = 72.5% | 1 of 2 | 1.500 | 0.50 |" in text
     assert "the same facts (probability ≥ 0.9) on **1 of 2**" in text
     assert "within 0.2 on **1 of 2**" in text
+
+
+def test_the_all_runs_line_pools_every_seed() -> None:
+    greedy = {"covered": 15.0, "rmse": 1.0, "seconds": 6.0}
+    _, first = series_line("a", [run(s, 19, [], {}) for s in (0, 1)], greedy, width=10.0)
+    _, second = series_line("b", [run(s, 10, [], {}, rmse=1.0) for s in (0, 1)], greedy, 10.0)
+    text = "\n".join(pooled_lines([first, second], [0, 1]))
+    # 19 + 19 + 10 + 10 of 80 points; runs about right: the two of series a; RMSE 2, 2, 1, 1
+    assert "| all, by run | 58/80 = 72.5% | 2 of 4 | 1.500 | 0.50 |" in text
