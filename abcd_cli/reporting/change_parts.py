@@ -6,9 +6,9 @@ A change finding is an end of a change factor's interval, grouped over the parti
 components the report describes), a component changes at it when one of its change factors
 switches on or off within the finding's interval, widened by ``features.CHANGE_TOLERANCE`` of
 the data's span. What it does there is read from its own fitted curve, not from the factor
-alone: its mean size over the data before the interval (s₀) against after it (s₁), a level's
-own value m (it rises when s₁ > s₀, else falls), a cycle's amplitude period by period or any
-other curve's largest |m| per window (``curves.size_profile``), noise's prior standard
+alone: its mean size over the data before the interval (s₀) against after it (s₁), a level's,
+trend's or smooth function's own value m (it rises when s₁ > s₀, else falls), a cycle's
+amplitude period by period (``curves.size_profile``), noise's prior standard
 deviation √k(x, x) (it grows when s₁ > s₀, else shrinks); a component whose curve holds no
 data on one side, or is flat inside its band (``curves.flat_in_band``), is not named.
 """
@@ -39,6 +39,10 @@ NOUNS = {
 }
 #: What grows or shrinks, by kind: a cycle's amplitude, noise's size, the rest's level.
 MEASURES = {"periodic": "in amplitude", "noise": "in size"}
+#: The kinds whose change is said by their curve's own signed value m (measured from the
+#: reference every level is), averaged on each side: it rises or falls. A smooth function's |m|
+#: would read as a size no reader can place ('grows from about 124 to 240' of a rising trend).
+SIGNED = ("constant", "linear", "smooth")
 
 
 def _head(c: ComponentFacts, x: np.ndarray) -> str | None:
@@ -64,9 +68,9 @@ def _switches_within(c: ComponentFacts, d: int, low: float, high: float) -> bool
 
 
 def _sizes(c: ComponentFacts, x: np.ndarray, head: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(where, size) across the data: noise's prior sd, a level's own value (signed), any
-    other component's curve's size."""
-    if head == "constant":
+    """(where, size) across the data: noise's prior sd, a level's, trend's or smooth function's
+    own value (signed), a cycle's amplitude."""
+    if head in SIGNED:
         return in_data_range(c, x)
     if c.is_noise:
         xs = np.linspace(float(x.min()), float(x.max()), 201)
@@ -110,16 +114,17 @@ def change_clause(f: Finding, dec: Decomposition) -> str:
         sizes = _before_after(c, x, head, feature.interval)
         if sizes is None or sizes[0] == sizes[1]:
             continue
-        if head == "constant":
+        if head in SIGNED:
             verb = "rises" if sizes[1] > sizes[0] else "falls"
         else:
             verb = "grows" if sizes[1] > sizes[0] else "shrinks"
         measure = MEASURES.get(head, "")
         top = max(abs(sizes[0]), abs(sizes[1]))
         sizes = tuple(v if abs(v) >= SMALL_SHARE * top else 0.0 for v in sizes)
+        averaged = " on average" if head in SIGNED and head != "constant" else ""
         said.append(
             f"component {c.index} ({NOUNS[head]}) {verb}{' ' + measure if measure else ''}"
-            f" from about {format_amount(sizes[0], axis)} before it to"
+            f" from about {format_amount(sizes[0], axis)}{averaged} before it to"
             f" {format_amount(sizes[1], axis)} after"
         )
     return f", where {join_words(said)}" if said else ""
