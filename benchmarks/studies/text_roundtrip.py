@@ -75,7 +75,8 @@ def compared(search: Search, label: str, kernel: Kernel, exact: bool) -> None:
     """Print the objective of ``kernel`` and of each text form of it (see the module's notes)."""
     data = search.data
     own_f, own_bic = objective(search, kernel)
-    print(f"{label}: {data.text(kernel, params=False)}")
+    same = parse_kernel(data.text(kernel)) == kernel
+    print(f"{label}: {data.text(kernel, params=False)} (parse(data.text(k)) == k: {same})")
     print(f"  {'form':58s} {'F (internal)':>16s} {'ΔF':>12s} {'BIC':>14s}")
 
     def row(form: str, k: Kernel) -> None:
@@ -92,7 +93,7 @@ def compared(search: Search, label: str, kernel: Kernel, exact: bool) -> None:
         )
     user = data.scaling.kernel_out(kernel)
     for i, name in enumerate(user.param_names()):
-        shown = f"{name} = {user.values()[i]!r} alone to 6 digits"
+        shown = f"{name} = {float(user.values()[i])!r} alone to 6 digits"
         row(shown, one_rounded(search, kernel, i, 6))
     row("MISUSE kernel_in(parse(data.text(k))): internal as user", _misread(search, kernel))
     if exact:
