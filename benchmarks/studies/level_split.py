@@ -3,11 +3,12 @@ printed, and the level's full-data models scored exactly (one dense Cholesky eac
 
 Reads a model JSON that ``abcd report --json`` wrote for an skc search (its data, settings and
 trace). The state before level ``LEVEL`` is rebuilt from the trace: the parent is the recorded
-best of level ``LEVEL − 1`` (its kernel as the trace wrote it, six digits), and the structures
-seen are the children of every level's kept models before it (the trace's finalists), so the
-level fits the same candidates as the run did (the count is printed beside the trace's). The
-search's own ``step`` then runs the level on a serial executor (so that ``--profile`` sees all
-the CPU), and the script prints:
+best of level ``LEVEL − 1`` (its kernel as the trace wrote it: every digit, or six in model
+files written before 2026-11-29, which cannot reproduce the run's level:
+``outputs/text_roundtrip.md``), and the structures seen are the children of every level's kept
+models before it (the trace's finalists), so the level fits the same candidates as the run did
+(the count is printed beside the trace's). The search's own ``step`` then runs the level on a
+serial executor (so that ``--profile`` sees all the CPU), and the script prints:
 
 * stage 3's ranking on the refinement subset: each refined model's BIC interval there, and which
   the buffer (``buffer.keep``) sends to all the data (``LevelStages._expanded``);
