@@ -301,7 +301,7 @@ class Search:
                 self.level,
                 **counts,
                 structure=text(top.kernel, params=False),
-                kernel=text(self.data.scaling.kernel_out(top.kernel), digits=6),
+                kernel=self.data.user_text(top.kernel),
                 bic=top.bic,
                 bic_low=top.low,
                 bic_width=top.width,

@@ -22,11 +22,11 @@ from abcd_cli.model import Model
 @dataclass(frozen=True)
 class LevelRecord:
     """One level of a search: how many candidates were fitted (failed, rejected), the best
-    (its structure, its kernel in the user's units and BIC interval [bic_low, bic], in which
-    ``bic_width`` = bic − bic_low), the models kept for the next level and those pruned, the
-    objective's evaluations (in all, on all the data), the engine's conjugate-gradient products
-    and the kept models' intervals (engines with interval scores only) and the seconds since the
-    search began. A level whose
+    (its structure, its kernel in the user's units with every digit, so that it reads back into
+    the fitted kernel, and BIC interval [bic_low, bic], in which ``bic_width`` = bic − bic_low),
+    the models kept for the next level and those pruned, the objective's evaluations (in all, on
+    all the data), the engine's conjugate-gradient products and the kept models' intervals
+    (engines with interval scores only) and the seconds since the search began. A level whose
     every candidate failed has no best and nothing after the counts."""
 
     level: int

@@ -193,5 +193,11 @@ class SearchData:
         )
 
     def text(self, kernel: Kernel, params: bool = True, digits: int | None = None) -> str:
-        """The kernel as text, its inputs named by their columns."""
+        """The kernel as text, its inputs named by their columns, in the units it is in: the
+        search's kernels are in internal units (``user_text`` writes them in the user's)."""
         return kernel.to_text(params, digits, names=self.x_names)
+
+    def user_text(self, kernel: Kernel) -> str:
+        """An internal-unit kernel as text in the user's units, every digit kept (``repr``):
+        ``scaling.kernel_in(parse_kernel(text, x_names))`` is the kernel again."""
+        return self.text(self.scaling.kernel_out(kernel))

@@ -3,11 +3,12 @@ printed, and the level's full-data models scored exactly (one dense Cholesky eac
 
 Reads a model JSON that ``abcd report --json`` wrote for an skc search (its data, settings and
 trace). The state before level ``LEVEL`` is rebuilt from the trace: the parent is the recorded
-best of level ``LEVEL − 1`` (its kernel as the trace wrote it, six digits), and the structures
-seen are the children of every level's kept models before it (the trace's finalists), so the
-level fits the same candidates as the run did (the count is printed beside the trace's). The
-search's own ``step`` then runs the level on a serial executor (so that ``--profile`` sees all
-the CPU), and the script prints:
+best of level ``LEVEL − 1`` (its kernel as the trace wrote it: every digit, or six in model
+files written before 2026-11-29, which cannot reproduce the run's level:
+``outputs/text_roundtrip.md``), and the structures seen are the children of every level's kept
+models before it (the trace's finalists), so the level fits the same candidates as the run did
+(the count is printed beside the trace's). The search's own ``step`` then runs the level on a
+serial executor (so that ``--profile`` sees all the CPU), and the script prints:
 
 * stage 3's ranking on the refinement subset: each refined model's BIC interval there, and which
   the buffer (``buffer.keep``) sends to all the data (``LevelStages._expanded``);
@@ -16,13 +17,16 @@ the CPU), and the script prints:
 * each full-data model's exact BIC = 2·NLL + p·log N (``interval_ends.dense_parts``).
 
 ``--extra KERNEL`` (user units, repeatable) scores further kernels exactly as well, e.g. another
-run's choice. ``--polish ITER`` continues each full-data model's fit on all the data for up to
-ITER more L-BFGS iterations of the search's objective (from the search's optimum: did its fit
-stop short?) and scores the result the same ways. ``--polish-bound cglb`` (repeatable) polishes
-with skc's CGLB objective instead of (or besides) the Titsias bound, and ``--polish-at 25,50``
-records the path of one such run: at each listed iteration, the fit's BIC by the Titsias bound,
-by CGLB and exactly, and the optimiser's evaluations, wall and CPU seconds so far
-(``polish_path``; the iterates of a run of 50 iterations are those of a run of 25 up to 25).
+run's choice; ``--parent KERNEL`` (user units, same structure) starts the level from that kernel
+instead of the trace's (e.g. another value the trace's six digits stood for, in model files
+written before the trace kept kernels in full). ``--polish ITER`` continues each full-data
+model's fit on all the data for up to ITER more L-BFGS iterations of the search's objective
+(from the search's optimum: did its fit stop short?) and scores the result the same ways.
+``--polish-bound cglb`` (repeatable) polishes with skc's CGLB objective instead of (or besides)
+the Titsias bound, and ``--polish-at 25,50`` records the path of one such run: at each listed
+iteration, the fit's BIC by the Titsias bound, by CGLB and exactly, and the optimiser's
+evaluations, wall and CPU seconds so far (``polish_path``; the iterates of a run of 50
+iterations are those of a run of 25 up to 25).
 
     OMP_NUM_THREADS=1 nice -n 5 .venv/bin/python -m benchmarks.studies.level_split \\
         /tmp/seattle/work/runs/default/seattle-temps.model.json 5 [--profile out.prof] \\
@@ -58,8 +62,9 @@ from benchmarks.studies.interval_ends import dense_parts
 from benchmarks.studies.polish_path import polish_path, shown_path
 
 
-def rebuilt(search: Search, trace: list[dict], level: int) -> None:
-    """Set ``search``'s state to the one after level ``level − 1`` of ``trace``."""
+def rebuilt(search: Search, trace: list[dict], level: int, parent_text: str | None = None) -> None:
+    """Set ``search``'s state to the one after level ``level − 1`` of ``trace``; ``parent_text``
+    (user units) in place of that level's recorded kernel when given."""
     data = search.data
     seen: set[str] = set()
     for family in search._candidates():  # level 0's start kernels (search.level is −1)
@@ -69,7 +74,7 @@ def rebuilt(search: Search, trace: list[dict], level: int) -> None:
             kept = parse_kernel(str(finalist["structure"]))
             seen.update(structure_key(k) for k in search._children(kept))
     before = trace[level - 1]
-    parent = data.scaling.kernel_in(parse_kernel(before["kernel"]))
+    parent = data.scaling.kernel_in(parse_kernel(parent_text or before["kernel"]))
     nll = 0.5 * (before["bic"] - count_params(parent) * math.log(data.n))  # BIC's upper end
     scored = Scored(parent, nll, before["bic"], before["bic_low"])
     search.level, search.parents, search.best, search.seen = level - 1, [scored], scored, seen
@@ -137,6 +142,7 @@ def main() -> None:
     parser.add_argument("--buffer", type=int, help="the buffer's size (default: the run's)")
     parser.add_argument("--profile", help="write cProfile's statistics of the level here")
     parser.add_argument("--extra", action="append", default=[], help="a kernel to score too")
+    parser.add_argument("--parent", help="the parent kernel (user units) instead of the trace's")
     parser.add_argument("--polish", type=int, default=0, help="more iterations on all the data")
     parser.add_argument(
         "--polish-bound", action="append", choices=BOUNDS, help="the polishing objective(s)"
@@ -157,7 +163,7 @@ def main() -> None:
     settings = SearchSettings(**values)
     x, y = np.asarray(doc["data"]["x"], dtype=float), np.asarray(doc["data"]["y"], dtype=float)
     search = Search(x, y, settings, executor=SerialExecutor())
-    rebuilt(search, doc["trace"], args.level)
+    rebuilt(search, doc["trace"], args.level, args.parent)
     full: list[Scored] = []
     undo = instrumented(search, full)
     profiler = cProfile.Profile() if args.profile else None

@@ -430,3 +430,18 @@ def test_search_command_with_seeds_notes_every_bic_and_leaves_no_checkpoint(tmp_
     assert "note: the lowest BIC of 2 searches, by seed 2: " in result.stdout
     assert json.loads(out.read_text())["settings"]["seeds"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json", "series.csv"]
+
+
+def test_the_trace_keeps_each_level_s_kernel_in_full():
+    """A level's kernel in the trace reads back into the fitted kernel itself (it was rounded to
+    six digits, which moved a changewindow at 2010.5052 by 1.8 days on Seattle's temperatures,
+    and a change below those digits changed a rerun level's winner:
+    ``benchmarks/studies/outputs/text_roundtrip.md``); the last level's best is the chosen
+    model here."""
+    y = draw(
+        "SE(lengthscale=2.0, sd=1.0) + Per(lengthscale=1.0, period=1.0, sd=0.5) + WN(sd=0.2)", 7
+    )
+    result = run_search(X, y, SearchSettings(depth=2, restarts=3, seed=3))
+    last = result.to_dict()["trace"][-1]
+    assert last["structure"] == result.model.kernel.structure
+    assert parse_kernel(last["kernel"]) == result.model.user_kernel
