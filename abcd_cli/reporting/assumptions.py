@@ -78,10 +78,16 @@ def assumptions_paragraph(dec: Decomposition) -> str:
             " and the cycles that keep repeating" if by_kind.get("repeats") else ""
         )
         text += f" Far from the data the forecast therefore returns to {what}: {trend}."
+    changing = any(c.is_noise and not c.kernel.stationary for c in dec.components)
+    noise = (
+        f"the noise's size and how it changes with {dec.axis.x_name}"
+        if changing
+        else ("the noise's size")
+    )
     text += (
-        " Held constant throughout: every fitted value (periods, slopes, lengths, the noise's"
-        " size) and the structure itself; nothing the data do not show, such as a new event or"
-        " a change of regime, is foreseen, so the band says how uncertain the forecast is only"
-        " if these assumptions hold."
+        f" Held constant throughout: every fitted value (periods, slopes, lengths, {noise}) and"
+        " the structure itself; nothing the data do not show, such as a new event or a change"
+        " of regime, is foreseen, so the band says how uncertain the forecast is only if these"
+        " assumptions hold."
     )
     return text

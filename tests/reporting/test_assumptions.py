@@ -59,3 +59,22 @@ def test_a_level_moving_away_from_its_reference_says_so() -> None:
     assert level_move(5.0, 1.0) == "falls towards"
     assert level_move(1.0, 5.0) == "rises further above"
     assert level_move(-1.0, -5.0) == "falls further below"
+
+
+def test_noise_whose_size_changes_is_not_said_to_be_held_constant() -> None:
+    """Noise that a linear factor scales keeps changing past the data, as its own sentence
+    says; the assumptions hold constant how it changes, not its size (seven of the 13 series'
+    reports read 'Held constant throughout: ... the noise's size' beside it)."""
+    x = 1956.0 + np.arange(0.0, 20.0, 1.0 / 12.0)
+    rng = np.random.default_rng(1)
+    y = np.sin(x) + 0.05 * (x - 1950.0) * rng.standard_normal(x.size)
+    scaling = Scaling.from_data(x, y)
+    for text, changing in (
+        ("SE(lengthscale=1.0, sd=1.0) + Lin(sd=0.05, location=1950.0) * WN(sd=1.0)", True),
+        ("SE(lengthscale=1.0, sd=1.0) + WN(sd=0.5)", False),
+    ):
+        model = Model(scaling.kernel_in(parse_kernel(text)), scaling, x, y, 0.0)
+        words = assumptions_paragraph(decompose(model, (YEAR,)))
+        said = "the noise's size and how it changes with year" in words
+        assert said == changing, words
+        assert "the noise's size" in words
