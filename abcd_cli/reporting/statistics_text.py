@@ -6,8 +6,8 @@ are fractions.
 from __future__ import annotations
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.reporting.numbers import format_percent
-from abcd_cli.reporting.wording import format_amount, percent
+from abcd_cli.reporting.numbers import format_number, format_percent
+from abcd_cli.reporting.wording import percent
 
 #: The phrase that marks a component which does not improve the cross-validated error.
 CV_WARNING = "without improving the cross-validated error"
@@ -74,9 +74,19 @@ def _conflict_sentences(facts: ComponentFacts) -> list[str]:
     ]
 
 
+def _told_apart(before: float, after: float) -> tuple[str, str]:
+    """Two errors with the significant digits (3 to 6) that tell them apart, so that a change
+    of 0.10% never reads 'from 0.488 to 0.488'; equal ones, or closer than 6 digits, at 3."""
+    for digits in range(3, 7):
+        pair = format_number(before, digits), format_number(after, digits)
+        if pair[0] != pair[1]:
+            return pair
+    return format_number(before, 3), format_number(after, 3)
+
+
 def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
     """How the cross-validated MAE changes, with a warning when the component does not lower it."""
-    before, after = format_amount(facts.cv_mae_before, axis), format_amount(facts.cv_mae, axis)
+    before, after = _told_apart(facts.cv_mae_before, facts.cv_mae)
     reduction = percent(abs(facts.mae_reduction), fine=True)
     if facts.improves_cv:
         forms = (

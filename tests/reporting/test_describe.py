@@ -374,6 +374,8 @@ def test_cv_warning_exactly_when_no_improvement(index: int) -> None:
     assert CV_WARNING in component_paragraph(idle, YEAR)
     assert CV_WARNING in component_paragraph(worse, YEAR)
     assert "rises" in component_paragraph(worse, YEAR)
+    slightly = make_facts(SE((1.0, 1.0)), index=index, cv_before=0.48760, cv_after=0.48809)
+    assert "rises by 0.10%, from 0.4876 to 0.4881." in component_paragraph(slightly, YEAR)
 
 
 def test_paragraph_openings_vary_with_index() -> None:
