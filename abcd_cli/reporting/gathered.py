@@ -238,12 +238,20 @@ def gathered_continuation(
 ) -> str:
     """What the gathered component is assumed to do beyond the data while it is on: a cycle
     repeats with the period of the term that holds the most variance at the data's end (call
-    centre: a 62.1-month cycle until 1974 and a 59.9-month one throughout, carried on at 59.9),
+    centre: a 62.1-month cycle until 1974 and a 59.9-month one throughout, carried on at 59.9,
+    saying why when the heading's period, the lead term's, reads otherwise),
     its amplitude still growing or shrinking with its Lins and following the cycles that
     ``modulators`` name (radio: the yearly cycle's size follows the 10-year cycle)."""
     if g.head == "periodic":
         period = format_span(g.ending.periodic[0].param("period"), axis)
         text = f"Beyond the data it is assumed to keep repeating every {period}"
+        heading = format_span(g.lead.periodic[0].param("period"), axis)
+        if heading != period:  # its heading names the lead's period: say why they differ
+            text += (
+                f", the period of its term that holds most of it at the end of the data (the"
+                f" {heading} of its heading is that of the term holding most of it over the"
+                " whole data)"
+            )
         if all(t.smooth for t in g.terms):  # every term drifts: the repetition fades
             longest = max(product_lengthscale(t.smooth) for t in g.terms)
             text += (

@@ -92,6 +92,10 @@ def test_a_cycle_is_carried_on_at_the_period_of_the_term_on_at_the_datas_end() -
     assert noun_phrase(kernel, AXIS, x_data=X).startswith(
         "a periodic function with a period of 5.2"
     )
+    # the heading's 5.2 years and the forecast's 5.0 are told apart, not left to contradict
+    assert "(the 5.2 years of its heading is that of the term holding most of it" in text, text
+    one = describe_extrapolation(make_facts(parse_kernel(PER.format(4.99)), grid=X), AXIS, x_data=X)
+    assert "its heading" not in one
 
 
 def test_a_modulated_cycle_is_carried_on_still_following_its_modulating_cycle() -> None:
