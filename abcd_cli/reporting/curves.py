@@ -37,7 +37,8 @@ from abcd_cli.reporting.wording import format_amount, format_position, format_sp
 #: rescale a component (``factors.STEADY_SHARE``).
 AMPLITUDE_SHARE = STEADY_SHARE
 #: A cycle whose amplitude over its last forecast period is below this share of its amplitude
-#: over the last period of the data is said to fade beyond the data, not to keep repeating.
+#: over the last period of the data is said to fade beyond the data, not to keep repeating;
+#: one above its inverse, to swell.
 FADE_SHARE = 0.5
 #: A trend is called linear only when a straight line explains at least this share of its
 #: curve's variance where it applies (R² of the line fitted to the curve).
@@ -118,23 +119,40 @@ def amplitude_trend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | N
     return "flat" if amplitudes.steady else classify_trend(amplitudes.sizes, DIP_TOLERANCE)
 
 
-def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None) -> bool:
-    """Whether the fitted curve's cycle shrinks past the data: its amplitude over the last
-    period of the grid is below ``FADE_SHARE`` of that over the data's last period."""
+def end_sizes(
+    facts: ComponentFacts, period: float, x_data: np.ndarray | None
+) -> tuple[float, float] | None:
+    """The fitted curve's cycle size (half its range) over the data's last period and over the
+    grid's last period past the data; None without a period of the grid past the data."""
     span = data_range(x_data)
     x = np.asarray(facts.x_grid, dtype=float)
     mean = np.asarray(facts.cycle_mean, dtype=float)
     if span is None or x[-1] - span[1] < period:
-        return False
+        return None
 
     def size(low: float, high: float) -> float | None:
         inside = (x >= low) & (x <= high)
         return float(np.ptp(mean[inside])) / 2 if inside.sum() >= MIN_POINTS else None
 
     before, after = size(span[1] - period, span[1]), size(x[-1] - period, x[-1])
-    if not before or after is None:
-        return False
-    return after < FADE_SHARE * before
+    return (before, after) if before and after is not None else None
+
+
+def fades_beyond(facts: ComponentFacts, period: float, x_data: np.ndarray | None) -> bool:
+    """Whether the fitted curve's cycle shrinks past the data: its amplitude over the last
+    period of the grid is below ``FADE_SHARE`` of that over the data's last period."""
+    sizes = end_sizes(facts, period, x_data)
+    return sizes is not None and sizes[1] < FADE_SHARE * sizes[0]
+
+
+def swells_beyond(
+    facts: ComponentFacts, period: float, x_data: np.ndarray | None
+) -> tuple[float, float] | None:
+    """(before, after) of :func:`end_sizes` when the cycle grows past the data by more than
+    1 / ``FADE_SHARE`` (wages' 104-year cycle, which its change factors keep scaling up: its
+    forecast swings three to five times its largest over the data), else None."""
+    sizes = end_sizes(facts, period, x_data)
+    return sizes if sizes is not None and sizes[1] * FADE_SHARE > sizes[0] else None
 
 
 def flat_in_band(facts: ComponentFacts) -> bool:

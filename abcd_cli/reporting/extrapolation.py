@@ -10,7 +10,13 @@ from typing import Literal
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.reporting.curves import FLAT_SHARE, amplitude_trend, fades_beyond, flat_in_band
+from abcd_cli.reporting.curves import (
+    FLAT_SHARE,
+    amplitude_trend,
+    fades_beyond,
+    flat_in_band,
+    swells_beyond,
+)
 from abcd_cli.reporting.factors import (
     SWITCH_SHARE,
     Factors,
@@ -40,6 +46,7 @@ from abcd_cli.reporting.phrases import (
 from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_continuation
 from abcd_cli.reporting.trends import (
     SLOW_CYCLES,
+    coarse_precision,
     cycles_in_data,
     data_range,
     data_spacing,
@@ -86,6 +93,23 @@ def fading_sentence(period: float, axis: Axis) -> str:
     )
 
 
+def swelling(
+    sentence: str, facts: ComponentFacts, period: float, axis: Axis, x_data: np.ndarray | None
+) -> str:
+    """A cycle's repeating ``sentence`` with how its fitted curve swells past the data, where it
+    does (:func:`curves.swells_beyond`): 'keep repeating' alone would hide a forecast whose
+    swings are several times those the data show."""
+    sizes = swells_beyond(facts, period, x_data)
+    if sizes is None:
+        return sentence
+    end = format_position(float(facts.x_grid[-1]), axis, coarse_precision(x_data))
+    return (
+        f"{sentence[:-1]}; on its fitted curve its swings grow past the data, from about"
+        f" {format_amount(sizes[0], axis)} over the data's last period to about"
+        f" {format_amount(sizes[1], axis)} by {end}."
+    )
+
+
 def _continuation(
     parts: Factors, axis: Axis, x_data: np.ndarray | None, facts: ComponentFacts | None = None
 ) -> Extrapolation:
@@ -114,7 +138,10 @@ def _continuation(
             # 'still' only where the fitted curve's amplitude moved that way over the data
             steady = facts is not None and amplitude_trend(facts, x_data) == "flat"
             text += f", with its amplitude {'' if steady else 'still '}{change}"
-        return Extrapolation("repeats", text + ".")
+        text += "."
+        if facts is not None and len(parts.periodic) == 1:  # a modulated one swells anyway
+            text = swelling(text, facts, main.param("period"), axis, x_data)
+        return Extrapolation("repeats", text)
     if head == "smooth":
         span = format_span(product_lengthscale(parts.smooth), axis)
         return Extrapolation("returns", smooth_continuation(span))
@@ -198,7 +225,10 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
             return Extrapolation("returns", fading_sentence(period, axis))
         kind: Kind = {"periodic": "repeats", "smooth": "returns"}.get(together.head, "continues")  # type: ignore[assignment]
         cycles = _modulating_at_end(together, axis, x_data) if period else []
-        return Extrapolation(kind, gathered_continuation(together, facts, axis, cycles))
+        text = gathered_continuation(together, facts, axis, cycles)
+        if period and not cycles:  # one that follows modulating cycles swells with them
+            text = swelling(text, facts, period, axis, x_data)
+        return Extrapolation(kind, text)
     if parts is None:
         return Extrapolation(
             "other",

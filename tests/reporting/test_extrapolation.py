@@ -31,6 +31,27 @@ def test_a_cycle_that_keeps_its_size_past_the_data_keeps_repeating() -> None:
     assert "keep repeating every 1.0 year" in text
 
 
+def test_a_cycle_that_swells_past_the_data_says_by_how_much() -> None:
+    """Wages' 104-year cycle, which change factors keep scaling up: its forecast swings three
+    times as far as over the data's last period, which 'keeps repeating' alone would hide."""
+    swell = np.where(GRID > LAST, 1.0 + (GRID - LAST), 1.0)  # 4 times by the grid's end
+    facts = make_facts(CYCLE, np.sin(2 * np.pi * GRID) * swell)
+    text = describe_extrapolation(facts, YEAR, x_data=X_DATA)
+    assert text.startswith("Beyond the data it is assumed to keep repeating every 1.0 year")
+    grown = re.findall(
+        r"its swings grow past the data, from about ([\d.]+) over the data's last"
+        r" period to about ([\d.]+) by 1964",
+        text,
+    )
+    assert grown, text
+    before, after = (float(v) for v in grown[0])
+    assert abs(before - 1.0) < 0.02 and after > 3.0 * before
+    steady = describe_extrapolation(
+        make_facts(CYCLE, np.sin(2 * np.pi * GRID)), YEAR, x_data=X_DATA
+    )
+    assert "swings grow" not in steady
+
+
 def test_a_smooth_component_past_the_data_is_said_without_jargon() -> None:
     """'its mean returns to zero (its prior mean)' where a reader needs the forecast's
     return to the long-run trend."""
