@@ -28,7 +28,13 @@ from abcd_cli.reporting.factors import (
     stated_intervals,
 )
 from abcd_cli.reporting.numbers import format_number, format_percent
-from abcd_cli.reporting.trends import DIP_TOLERANCE, classify_trend, coarse_precision, data_range
+from abcd_cli.reporting.trends import (
+    DIP_TOLERANCE,
+    classify_trend,
+    coarse_precision,
+    data_range,
+    data_spacing,
+)
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
@@ -288,7 +294,9 @@ def negligible_rough(facts: ComponentFacts) -> bool:
     return facts.rough_sd is not None and facts.rough_sd < NEGLIGIBLE_ROUGH * spread
 
 
-def rough_terms_sentences(g: Gathered, facts: ComponentFacts, axis: Axis) -> list[str]:
+def rough_terms_sentences(
+    g: Gathered, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None = None
+) -> list[str]:
     """A gathered cycle whose other terms carry a smooth factor shorter than the period: short-
     term irregular variation about its smooth shape, of the size its fitted values at the data
     show (``ComponentFacts.rough_sd``), which its words on amplitude and its figure leave out
@@ -307,10 +315,23 @@ def rough_terms_sentences(g: Gathered, facts: ComponentFacts, axis: Axis) -> lis
             f" only about {span}, less than a period, so the curve follows short-lived changes"
             " within each cycle."
         ]
-    return [
+    out = [
         f"Around that shape it carries short-term irregular variation: another of its terms"
         f" changes over only about {span}, less than a period, and moves its fitted values at"
         f" the data off the shape by about {format_amount(facts.rough_sd, axis)} (standard"
         " deviation). Its amplitude above is that of the smooth shape, which its figure draws"
         " without this variation."
     ]
+    spacing = data_spacing(x_data)
+    total = float(np.var(facts.data_mean))
+    if spacing is not None and min(lengths) < spacing and total > 0:
+        # var(rough) / var(m) at the data: the share of the component that is scatter
+        share = min(facts.rough_sd**2 / total, 1.0)
+        out.append(
+            f"That is shorter than the spacing of the data ({format_span(spacing, axis)}), so at"
+            " the data this variation is scatter from one observation to the next, much as"
+            f" noise is: it makes up about {format_percent(share, 0)} of the component's"
+            " variance at the data, which the variance it explains below counts, though it"
+            " cannot be forecast."
+        )
+    return out

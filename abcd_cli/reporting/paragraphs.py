@@ -433,7 +433,7 @@ def _gathered_sentences(
             amplitude_sentence(amplitudes, axis, x_data, _modulators(shaping, axis)),
         ]
     if g.head == "periodic":
-        out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis)
+        out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis, x_data)
     elif g.head == "smooth":
         out += _shape_sentences(g.lead, axis)
         out += finer_than_data_sentences(g.lead, facts, axis, x_data)

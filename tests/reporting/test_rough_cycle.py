@@ -120,3 +120,33 @@ def test_a_flat_cycle_is_headed_and_opened_by_what_its_curve_shows() -> None:
     rough = _made_decomposition(SHORT)  # a rough cycle with a curve keeps its words
     rough_cycle = next(c for c in rough.components if not c.is_noise)
     assert section_phrases(rough)[rough_cycle.index - 1] == ROUGH_PHRASE
+
+
+def test_rough_terms_finer_than_the_spacing_are_said_to_be_scatter() -> None:
+    """Temperature's yearly cycle plus a term of 1.3 days on data two days apart: 'explains
+    97.6%' counted the scatter that term fits through the observations as the cycle's; the
+    paragraph says what share of the component that scatter is, from its own fitted values."""
+    rng = np.random.default_rng(3)
+    x = 2000.0 + np.arange(600) / 60.0  # ten years, about six days apart
+    y = 4.0 * np.sin(2 * np.pi * x) + 1.5 * rng.standard_normal(x.size)
+    text = (
+        "Per(lengthscale=3.0, period=1.0, sd=3.0) + SE(lengthscale=0.0036, sd=1.0)"
+        " * Per(lengthscale=3.0, period=1.0, sd=1.5) + WN(sd=0.3)"
+    )
+    scaling = Scaling.from_data(x, y)
+    model = Model(scaling.kernel_in(parse_kernel(text)), scaling, x, y, 0.0)
+    dec = decompose(model, (YEAR,))
+    cycle = next(c for c in dec.components if not c.is_noise)
+    paragraph = component_paragraph(cycle, YEAR, x_data=x)
+    said = re.findall(
+        r"scatter from one observation to the next, much as noise is: it makes up"
+        r" about (\d+)% of the component's variance at the data",
+        paragraph,
+    )
+    assert said, paragraph
+    share = cycle.rough_sd**2 / np.var(cycle.data_mean)
+    assert abs(int(said[0]) - 100 * share) <= 0.5 and 10 < int(said[0]) < 90
+    smooth = text.replace("lengthscale=0.0036", "lengthscale=0.1")  # five weeks: no scatter
+    model = Model(scaling.kernel_in(parse_kernel(smooth)), scaling, x, y, 0.0)
+    cycle = next(c for c in decompose(model, (YEAR,)).components if not c.is_noise)
+    assert "much as noise is" not in component_paragraph(cycle, YEAR, x_data=x)
