@@ -99,7 +99,10 @@ def lin_trend(lins: Sequence[BaseKernel], x_range: tuple[float, float] | None) -
 def in_data_range(
     facts: ComponentFacts, x_data: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """x_grid and the component's mean restricted to the data range (all of it if unknown)."""
+    """x_grid and the component's mean restricted to the data range (all of it if unknown),
+    with the data's first and last x added (the mean interpolated there) where the grid
+    misses them: 'at its strongest ... 33.3' and '33.6 at the end of the data' of one rising
+    level read the grid's last point inside the data and the data's own end."""
     x = np.asarray(facts.x_grid, dtype=float)
     mean = np.asarray(facts.mean, dtype=float)
     span = data_range(x_data)
@@ -107,7 +110,14 @@ def in_data_range(
         return x, mean
     tol = 1e-9 * max(1.0, abs(span[1] - span[0]))
     mask = (x >= span[0] - tol) & (x <= span[1] + tol)
-    return (x[mask], mean[mask]) if mask.sum() >= 2 else (x, mean)
+    if mask.sum() < 2:
+        return x, mean
+    inside = x[mask]
+    ends = [e for e in span if x[0] <= e <= x[-1] and np.min(np.abs(inside - e)) > tol]
+    if not ends:
+        return inside, mean[mask]
+    xs = np.sort(np.concatenate([inside, ends]))
+    return xs, np.interp(xs, x, mean)
 
 
 def noise_profile(kernel: Kernel, span: tuple[float, float]) -> np.ndarray:
