@@ -218,4 +218,40 @@ def character_sentences(
             f" (each spread over about {format_span(2 * s.steepness, axis)}), so it blends them"
             " gradually rather than switching from one to another."
         )
+        out += band_sentences(s, facts, axis, x_data)
     return out
+
+
+#: A soft window's band is said when its median half-width within the window's reach differs
+#: from that over the rest of the data by at least this factor.
+BAND_RATIO = 1.5
+
+
+def band_sentences(
+    s: Switch, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+) -> list[str]:
+    """Of a soft window, how the band its figure draws (±2 posterior sd) differs within its
+    reach, |x − location| ≤ width/2 + steepness, from the rest of the data, when the medians
+    differ by ``BAND_RATIO`` (sulphuric: its band swells to ±68.6 around 1974, against ±11.2
+    elsewhere, where the window lets in a term of far larger prior size); [] otherwise."""
+    span = data_range(x_data)
+    x = np.asarray(facts.x_grid, dtype=float)
+    band = 2.0 * np.asarray(facts.sd, dtype=float)
+    if span is None or band.size != x.size:
+        return []
+    data = (x >= span[0]) & (x <= span[1])
+    near = data & (np.abs(x - s.at) <= 0.5 * s.width + s.steepness)
+    rest = data & ~near
+    if near.sum() < 3 or rest.sum() < 3:
+        return []
+    inside, outside = float(np.median(band[near])), float(np.median(band[rest]))
+    if outside <= 0 or 1 / BAND_RATIO < inside / outside < BAND_RATIO:
+        return []
+    wider = inside > outside
+    extreme = float(band[near].max() if wider else band[near].min())
+    return [
+        f"There the band its figure draws about its curve (two standard deviations) is"
+        f" {'wider' if wider else 'narrower'} than elsewhere:"
+        f" {'up' if wider else 'down'} to about ±{format_amount(extreme, axis)}, against about"
+        f" ±{format_amount(outside, axis)} over the rest of the data."
+    ]

@@ -4,6 +4,8 @@ an end of a window beyond the data is not stated."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis
@@ -167,12 +169,16 @@ def test_a_soft_window_among_smooth_terms_is_named_and_said_to_blend() -> None:
     soft = "(location=1935, width=0.6, steepness=2.5)"
     kernel = parse_kernel(f"SE(lengthscale=10, sd=1) + SE(lengthscale=10, sd=20) * Inside{soft}")
     facts = make_facts(kernel, np.sin((X - 1900.0) / 10.0), grid=X)
+    swollen = 1.0 + 9.0 * np.exp(-0.5 * ((X - 1935.0) / 1.5) ** 2)  # sd 1, 10 at 1935
+    facts = replace(facts, sd=swollen)
     phrase = noun_phrase(kernel, AXIS, x_data=X)
     assert phrase == "a smooth function"
     text = component_paragraph(facts, AXIS, 0.5, x_data=X)
     assert "amplitude" not in text
     assert "Around 1935 a change window of the model (about 7.2 months wide)" in text
     assert "its edges are soft (each spread over about 5.0 years)" in text
+    band = "(two standard deviations) is wider than elsewhere: up to about ±19.9, against about"
+    assert band in text and "±2.00 over the rest of the data" in text
     assert "where it applies" not in text.lower()
 
 
