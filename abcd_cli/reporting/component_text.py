@@ -31,12 +31,14 @@ from abcd_cli.reporting.curves import (
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.factors import (
+    Factors,
     factors_of,
     gate_profile,
     is_gradual,
     product_lengthscale,
     stated_intervals,
 )
+from abcd_cli.reporting.gathered import gathered
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
 from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle
@@ -84,7 +86,9 @@ def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
     increasing function' rather than 'a linear trend'). Smooth components of a series whose
     phrases would read alike name the scale each varies over ('a smooth function on a scale of
     about 31.7 years which applies ...'), so that no two bullets of the summary are the same:
-    each phrase is worded once and its twins counted, in one pass."""
+    each phrase is worded once and its twins counted, in one pass. A smooth function gathered
+    from several terms is told apart by its leading term's scale (wheat's two 'smooth function
+    whose amplitude changes' read alike: their kernel is a sum, which has no factors)."""
     phrases = [_phrase(dec, c, direction) for c in dec.components]
     if dec.series is None:
         return phrases
@@ -92,7 +96,7 @@ def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
     x = column(dec, 0)
     out = []
     for c, phrase in zip(dec.components, phrases, strict=True):
-        parts = factors_of(c.kernel, x) if counts[phrase] > 1 else None
+        parts = _smooth_factors(c, x) if counts[phrase] > 1 else None
         if parts is None or parts.head != "smooth" or parts.lead is None:
             out.append(phrase)
             continue
@@ -100,6 +104,16 @@ def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
         noun = parts.lead.noun
         out.append(phrase.replace(noun, f"{noun} on a scale of about {scale}", 1))
     return out
+
+
+def _smooth_factors(c: ComponentFacts, x: np.ndarray) -> Factors | None:
+    """The factors that set a component's scale: its own product's, or its gathered terms'
+    leading one's."""
+    parts = factors_of(c.kernel, x)
+    if parts is None:
+        together = gathered(c.kernel, x)
+        parts = together.lead if together is not None else None
+    return parts
 
 
 def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:

@@ -4,8 +4,10 @@ one cycle whose amplitude changes, one smooth function, one polynomial trend.
 Such a component's kernel is a sum of products of one head (periodic, smooth or linear). It is
 worded by its leading term, the one of largest prior variance over the data, for what the terms
 share (the period, the kind of smooth function, the trend's degree), and by the sum for what
-they do together: its amplitude, the prior standard deviation √k(x, x) of the sum across the
-data, and where it applies, the union of the terms' intervals.
+they do together: a cycle's amplitude (from its fitted curve, or the prior standard deviation
+√k(x, x) of the sum across the data when the curve cannot be measured), and where it applies,
+the union of the terms' intervals. A smooth function's or a polynomial's prior sd is no size
+its figure shows, so is never said (``gathered_sides`` says where its character changes).
 """
 
 from __future__ import annotations
@@ -130,11 +132,15 @@ def leading_cycle(kernel: Kernel, x_data: np.ndarray | None) -> Factors | None:
 
 
 def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:
-    """'with increasing amplitude', 'whose amplitude changes across the data' or '' (a steady
-    amplitude, or a polynomial trend, whose amplitude is its shape): as the terms' prior
-    amplitude moves, or as the fitted curve's does (``curve``) when it is given."""
-    trend = curve if curve is not None and g.head == "periodic" else g.trend
-    if g.head == "linear" or trend == "flat":
+    """A cycle's 'with increasing amplitude', 'whose amplitude changes across the data' or ''
+    (steady): as its fitted curve's amplitude moves (``curve``) when it is given, else as the
+    terms' prior amplitude does. '' for a smooth function or a polynomial trend: the prior sd
+    of their sum is no size its figure shows (wheat: 'amplitude between 2.07 and 43.7' of a
+    curve reaching 77.1); their curve's range is said instead (``paragraphs``)."""
+    if g.head != "periodic":
+        return ""
+    trend = curve if curve is not None else g.trend
+    if trend == "flat":
         return ""
     if trend in ("increasing", "decreasing"):
         return f"with {trend} amplitude"
@@ -188,8 +194,9 @@ def drift_sentence(periods: list[float], x_data: np.ndarray | None, axis: Axis) 
 def gathered_sentence(
     g: Gathered, axis: Axis, x_data: np.ndarray | None, amplitude: bool = True
 ) -> str:
-    """What the terms are, and (``amplitude``) what the sum's prior amplitude does across the
-    data (in y's units): a cycle's is said from its fitted curve instead (``paragraphs``)."""
+    """What the terms are, and (``amplitude``) what a cycle's prior amplitude does across the
+    data (in y's units), when its fitted curve cannot say it (``paragraphs``). A smooth
+    function's or a polynomial's prior sd is never said: it is no size its figure shows."""
     n = number_word(len(g.terms))
     periods = (
         sorted({t.periodic[0].param("period") for t in g.terms}) if g.head == "periodic" else []
@@ -208,7 +215,7 @@ def gathered_sentence(
     text = f"It gathers {what}, described here as one."
     if told is not None:
         text += " " + drift_sentence(periods, x_data, axis)
-    if g.head == "linear" or not amplitude:
+    if g.head != "periodic" or not amplitude:
         return text
     first, last = format_amount(g.amplitude[0], axis), format_amount(g.amplitude[-1], axis)
     low, high = format_amount(g.amplitude.min(), axis), format_amount(g.amplitude.max(), axis)

@@ -44,6 +44,7 @@ from abcd_cli.reporting.gathered import (
     is_rough_term,
     rough_terms_sentences,
 )
+from abcd_cli.reporting.gathered_sides import character_sentences
 from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
@@ -266,13 +267,14 @@ def _lin_sentences(
 
 
 def _trend_sentences(
-    parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+    parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None, where: str = ""
 ) -> list[str]:
-    """Whether the mean rises or falls over the data, and a single Lin's slope per unit of x
-    (per year, day, ... by the data's span when x counts time: :func:`rate_unit`)."""
+    """Whether the mean rises or falls ('where it applies' only of gates that switch, not scale,
+    it; or ``where``), and a single Lin's slope per unit of x (:func:`rate_unit`)."""
     x, mean = applied_part(facts, x_data)
     trend = mean_trend(facts, x_data)
-    where = "Where it applies" if parts.gates else "Over the data"
+    switched = bool(parts.gates) and not is_gradual(parts.gates, x_data)
+    where = where or ("Where it applies" if switched else "Over the data")
     start, end = format_amount(mean[0], axis), format_amount(mean[-1], axis)
     if trend == "increasing":
         text = f"{where} it only increases, from {start} to {end}"
@@ -280,7 +282,7 @@ def _trend_sentences(
         text = f"{where} it only decreases, from {start} to {end}"
     elif trend == "flat":
         level = format_amount(float(np.median(mean)), axis)
-        if parts.gates:
+        if where == "Where it applies":
             return [f"{where} it stays flat, at about {level}: switching it acts as a step."]
         return [f"{where} it stays essentially flat, at about {level}."]
     else:
@@ -413,8 +415,9 @@ def _step_sentences(
 def _gathered_sentences(
     g: Gathered, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
 ) -> list[str]:
-    """A gathered component: what it gathers and its amplitude, the leading term's shape,
-    the trend of its mean (smooth and polynomial), where it switches."""
+    """A gathered component: what it gathers; a cycle's amplitude and shape; a smooth
+    function's or a trend's sides (``gathered_sides``), shape and curve's range ('where it
+    applies' only once that is said); where it switches on and off."""
     amplitudes = (
         fitted_amplitudes(facts, g.lead.periodic[0].param("period"), x_data)
         if g.head == "periodic"
@@ -434,11 +437,14 @@ def _gathered_sentences(
         ]
     if g.head == "periodic":
         out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis, x_data)
-    elif g.head == "smooth":
+    else:
+        out += character_sentences(g, facts, axis, x_data)
+    if g.head == "smooth":
         out += _shape_sentences(g.lead, axis)
         out += finer_than_data_sentences(g.lead, facts, axis, x_data)
     if g.head in ("smooth", "linear"):
-        out += _trend_sentences(g.lead, facts, axis, x_data)
+        where = "Over the data" if g.always_on else "Where it applies"
+        out += _trend_sentences(g.lead, facts, axis, x_data, where)
     if not g.always_on:
         out += _interval_sentences(g.on, axis, x_data)
     return out

@@ -24,6 +24,7 @@ from abcd_cli.reporting.factors import (
     switch_precision,
 )
 from abcd_cli.reporting.gathered import Gathered, amplitude_modifier, gathered
+from abcd_cli.reporting.gathered_sides import character_clause
 from abcd_cli.reporting.rough_cycle import ROUGH_PHRASE, is_rough_cycle
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
@@ -289,8 +290,9 @@ def _gathered_phrase(
     harmonic: int | None = None,
 ) -> str:
     """The phrase of a gathered component: its leading term's head ('a periodic function with
-    a period of 1.0 year', a polynomial of the terms' largest degree), how the amplitude of
-    the sum changes, and where the terms together apply."""
+    a period of 1.0 year', a polynomial of the terms' largest degree), how a cycle's amplitude
+    changes, where a smooth function's or a trend's sides switch ('which changes character
+    around 1715 and 1794': ``gathered_sides``), and where the terms together apply."""
     if g.head == "linear":
         degree = g.degree
         if degree == 1 and direction in ("increasing", "decreasing"):
@@ -317,6 +319,10 @@ def _gathered_phrase(
     joined = modifier.startswith("whose ") and not modulated  # a modulation says it changes
     if joined:
         phrase += f"{_clause_joint(post)}{modifier}"
+    character = character_clause(g, axis, x_data)  # a smooth or polynomial sum's sides switch
+    if character:
+        phrase += f"{_clause_joint(post)}{character}"
+        joined = True
     clause = on_clause(g.on, axis, x_data)
     if clause:
         phrase += f" and {clause}" if joined else f"{_clause_joint(post)}which {clause}"

@@ -4,6 +4,8 @@ an end of a window beyond the data is not stated."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis
@@ -119,3 +121,109 @@ def test_a_growing_modulated_cycle_says_its_amplitude_once() -> None:
     text = describe_extrapolation(make_facts(kernel, grid=X), AXIS, x_data=X)
     assert text.count("its amplitude") == 1
     assert "its amplitude still growing and following a periodic function" in text
+
+
+# ---------------------------------------------- smooth sides of a change window (issue 63)
+
+SHARP = "(location=1935, width=30, steepness=0.5)"
+SIDES = (
+    f"SE(lengthscale=10, sd=1) * Inside{SHARP}"
+    f" + SE(lengthscale=10, sd=3) * Lin(sd=0.1, location=1850) * Outside{SHARP}"
+)
+
+
+def _stepped_curve(grid: np.ndarray) -> np.ndarray:
+    """A slow curve that steps up by 8 where the window begins (1920) and down by 8 where it
+    ends (1950): two separate smooth functions joined at the window's edges."""
+    inside = (grid >= 1920.0) & (grid < 1950.0)
+    return np.sin((grid - 1900.0) / 10.0) + 8.0 * inside
+
+
+def test_smooth_sides_of_a_window_say_where_they_switch_and_the_curves_steps() -> None:
+    """Wheat: 'a smooth function whose amplitude changes across the data ... between about
+    2.07 and 43.7' (the prior sd of its two sides) beside a curve reaching 77.1 and stepping
+    at 1715 and 1794, where a change window no sentence named begins and ends."""
+    from abcd_cli.reporting.paragraphs import component_paragraph
+
+    kernel = parse_kernel(SIDES)
+    facts = make_facts(kernel, _stepped_curve(X), grid=X)
+    phrase = noun_phrase(kernel, AXIS, x_data=X)
+    assert phrase == "a smooth function which changes character around 1920 and 1950"
+    text = component_paragraph(facts, AXIS, 0.5, x_data=X)
+    assert "amplitude" not in text
+    assert (
+        "a change window of the model, which begins around 1920 and then ends around 1950" in text
+    )
+    assert "inside the window and outside it alike it varies over about 10.0 years" in text
+    # measured on the curve one switch width (1 year) either side: up by 8 into the window
+    assert (
+        "its curve steps, in the units of y: from about 0.946 to 8.86 around 1920 and from"
+        " about 7.02 to −0.926 around 1950" in text
+    )
+    assert "where it applies" not in text.lower()
+    assert "It is not monotonic: over the data it goes both up and down" in text
+
+
+def test_a_soft_window_among_smooth_terms_is_named_and_said_to_blend() -> None:
+    """Sulphuric: a 0.64-year window at 1974 whose edges take 5 years lets one smooth term
+    swell there (its curve notches, its band widens); no sentence named it, and its prior sd
+    was called the amplitude, 'between about 17.4 and 124'."""
+    from abcd_cli.reporting.paragraphs import component_paragraph
+
+    soft = "(location=1935, width=0.6, steepness=2.5)"
+    kernel = parse_kernel(f"SE(lengthscale=10, sd=1) + SE(lengthscale=10, sd=20) * Inside{soft}")
+    facts = make_facts(kernel, np.sin((X - 1900.0) / 10.0), grid=X)
+    swollen = 1.0 + 9.0 * np.exp(-0.5 * ((X - 1935.0) / 1.5) ** 2)  # sd 1, 10 at 1935
+    facts = replace(facts, sd=swollen)
+    phrase = noun_phrase(kernel, AXIS, x_data=X)
+    assert phrase == "a smooth function"
+    text = component_paragraph(facts, AXIS, 0.5, x_data=X)
+    assert "amplitude" not in text
+    assert "Around 1935 a change window of the model (about 7.2 months wide)" in text
+    assert "its edges are soft (each spread over about 5.0 years)" in text
+    band = "(two standard deviations) is wider than elsewhere: up to about ±19.9, against about"
+    assert band in text and "±2.00 over the rest of the data" in text
+    assert "where it applies" not in text.lower()
+
+
+def test_a_polynomial_split_at_a_changepoint_says_where_its_sides_switch() -> None:
+    """A trend gathered from the two sides of a changepoint: the lead side's gate once read
+    'where it applies' of a component that applies everywhere."""
+    from abcd_cli.reporting.paragraphs import component_paragraph
+
+    gate = "(location=1940, steepness=0.5)"
+    kernel = parse_kernel(
+        f"Lin(sd=1, location=1900) * Before{gate} + Lin(sd=1, location=1900) * After{gate}"
+    )
+    mean = np.where(X < 1940.0, X - 1900.0, 100.0 - (X - 1940.0))
+    text = component_paragraph(make_facts(kernel, mean, grid=X), AXIS, 0.5, x_data=X)
+    assert "a changepoint of the model, which lies around 1940" in text
+    assert "it follows a separate trend on each side" in text
+    assert "its curve steps, in the units of y: from about 39.0 to 99.0 around 1940" in text
+    assert "where it applies" not in text.lower()
+
+
+def test_two_gathered_smooth_components_that_read_alike_name_their_scales() -> None:
+    """Wheat's components 2 and 3 (the sides of one window, varying over 19.5 years and 10.9
+    months) had the same heading: twins are told apart by scale, which a gathered component's
+    sum of terms, having no factors of its own, never got."""
+    from abcd_cli.decompose.components import decompose
+    from abcd_cli.model import Model
+    from abcd_cli.reporting.component_text import component_phrases
+    from tests.reporting.test_report import fixed_model
+
+    first = fixed_model()
+    window = "location=2004, width=2, steepness=0.05"
+    text = (
+        f"CW(SE(lengthscale=3.0, sd=5.0), SE(lengthscale=3.0, sd=5.0), {window})"
+        f" + CW(SE(lengthscale=0.2, sd=2.0), SE(lengthscale=0.2, sd=2.0), {window}) + WN(sd=1.0)"
+    )
+    kernel = first.scaling.kernel_in(parse_kernel(text))
+    model = Model(kernel, first.scaling, first.x, first.y, first.nll)
+    dec = decompose(model, (Axis("year", "date", "sales"),), extrapolate=0.2, seed=0)
+    phrases = [
+        p for c, p in zip(dec.components, component_phrases(dec), strict=True) if not c.is_noise
+    ]
+    assert len(phrases) == 2 and len(set(phrases)) == 2, phrases
+    assert any("on a scale of about 3.0 years" in p for p in phrases)
+    assert not any("amplitude" in p for p in phrases)

@@ -228,3 +228,18 @@ def test_a_smooth_part_shorter_than_the_spacing_is_said_to_jump_at_the_data() ->
     assert float(r) == pytest.approx(np.corrcoef(values[:-1], values[1:])[0, 1], abs=0.006)
     long = replace(make_facts(SE((5.0, 1.0)), grid=grid), data_mean=values)
     assert "spacing of the data" not in component_paragraph(long, YEAR, x_data=x)
+
+
+def test_a_gradually_scaled_smooth_function_never_says_where_it_applies() -> None:
+    """Unemployment's third component, a smooth function scaled by a window whose edges take
+    11 years: 'where it applies it goes both up and down', though its text says only that its
+    change factors do not switch it on or off."""
+    from abcd_cli.kernels import Outside
+
+    span = float(X_DATA[-1] - X_DATA[0])
+    soft = Outside((float(X_DATA[0]) + span / 2, span / 2, span / 6))
+    facts = make_facts(prod(SE((span / 20, 1.0)), soft), np.sin(GRID / (span / 20)))
+    text = component_paragraph(facts, YEAR, x_data=X_DATA)
+    assert "do not switch it on or off" in text
+    assert "where it applies" not in text.lower()
+    assert "over the data it goes both up and down" in text
