@@ -35,7 +35,7 @@ from abcd_cli.reporting.hidden_cycle import curve_repeats, repeat_words
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import harmonic_words
 from abcd_cli.reporting.trends import data_spacing
-from abcd_cli.reporting.weak import weak_reasons
+from abcd_cli.reporting.weak import MIN_CYCLES, weak_reasons
 from abcd_cli.reporting.wording import (
     capitalise,
     format_span,
@@ -50,10 +50,6 @@ FACT = 0.9
 LIKELY = 0.5
 #: A finding less probable than this is left out of the summary.
 FLOOR = 0.1
-#: A cycle that the data hold fewer times than this is stated as likely at most, however
-#: probable: the posterior's structures come from one search and agree where the data are
-#: silent, and with so few repeats its repetition is what the data cannot show.
-MIN_CYCLES = 3.0
 #: Structures shown on the page on the posterior: at most this many, of weight ≥ SHOWN_WEIGHT.
 SHOWN_STRUCTURES = 10
 SHOWN_WEIGHT = 0.001

@@ -1,12 +1,14 @@
 """Which cycles the data do not single out, and why: a cycle is stated as possible, not as a
 plain finding, when its period is one of several comparable peaks of the periodogram of what
 it fits (at least ``MIN_RIVALS`` rivals outside its own spectral width:
-``decompose/periods.py``), or when it lowers the
-cross-validated mean absolute error by less than ``WEAK_CV_GAIN``. The report computes the
-reasons once (``weak_reasons``) and passes them to every part that words a component.
+``decompose/periods.py``), when the data span fewer than ``MIN_CYCLES`` of it, or when it
+lowers the cross-validated mean absolute error by less than ``WEAK_CV_GAIN``. The report
+computes the reasons once (``weak_reasons``) and passes them to every part that words a component.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
@@ -14,12 +16,16 @@ from abcd_cli.decompose.periods import dominant_harmonic, period_rivals
 from abcd_cli.reporting.curves import flat_in_band
 from abcd_cli.reporting.factors import Factors, product_lengthscale
 from abcd_cli.reporting.gathered import leading_cycle
+from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.wording import format_span, join_words, number_word, percent
 
 #: A cycle lowering the cross-validated MAE by less than this share is possible at most.
 WEAK_CV_GAIN = 0.01
 #: A cycle whose period has at least this many rival peaks is possible at most.
 MIN_RIVALS = 2
+#: A cycle that the data hold fewer times than this is possible at most: with so few repeats
+#: its repetition is what the data cannot show (airline's 4.4-year cycle in 11.9 years).
+MIN_CYCLES = 3.0
 
 
 def cycle_period(dec: Decomposition, c: ComponentFacts) -> float | None:
@@ -56,6 +62,9 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
         reasons.append("its fitted curve is flat at zero")
     elif c.partial.size:
         d = c.dims[0] if c.dims else 0
+        cycles = float(np.ptp(dec.model.X[:, d])) / period
+        if cycles < MIN_CYCLES:
+            reasons.append(f"the data span only {format_number(cycles, 2)} of its cycles")
         rivals = period_rivals(dec.model.X[:, d], c.partial, period, cycle_drift(dec, c))
         if rivals is not None and rivals >= MIN_RIVALS:
             reasons.append(

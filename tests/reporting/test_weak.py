@@ -193,3 +193,18 @@ def test_a_wandering_cycle_is_not_its_own_rival() -> None:
         reasons[name] = weak_cycle_reason(dec, cycle) or ""
     assert "comparable peaks" not in reasons["drifting"]
     assert "comparable peaks" in reasons["exact"]
+
+
+def test_a_cycle_the_data_hold_fewer_than_three_times_is_possible() -> None:
+    """A 25-year cycle in 60 years of data, however strong and however much it lowers the
+    error, repeats only 2.4 times: its repetition is what the data cannot show (radio's
+    10-year cycle in 19.9 years was a plain bullet); a 5-year one, 12 times, is no weak one."""
+    rng = np.random.default_rng(2)
+    noise = 0.3 * rng.standard_normal(X.size)
+    _, slow = _context(3.0 * np.sin(2 * np.pi * X / 25.0) + noise, 25.0)
+    cycle = next(c for c in slow.components if not c.is_noise)
+    assert cycle.mae_reduction > 0.2
+    assert "the data span only 2.4 of its cycles" in (weak_cycle_reason(slow, cycle) or "")
+    _, fast = _context(3.0 * np.sin(2 * np.pi * X / 5.0) + noise, 5.0)
+    cycle = next(c for c in fast.components if not c.is_noise)
+    assert weak_cycle_reason(fast, cycle) is None
