@@ -129,22 +129,24 @@ def envelope(
     x: np.ndarray, width: float, *curves: np.ndarray, period: float | None = None
 ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
     """The curves' envelope for a panel ``width`` inches wide: x cut into slices of whole
-    ``period``s of the cycle shown (``slice_edges``); each slice's centre, and per curve its
-    lowest and highest value there. Its edges have at most half as many peaks as slices, so
-    the drawing reads."""
+    ``period``s of the cycle shown (``slice_edges``); where it is drawn (each slice's centre,
+    and x's two ends, which hold the first and the last slice's values, so the band spans the
+    panel), and per curve the lowest and highest value of the slice there. Its edges have at
+    most half as many peaks as slices, so the drawing reads."""
     x = np.asarray(x, dtype=float)
     edges = slice_edges(x, width, np.asarray(curves[0], dtype=float), period)
     slices = edges.size - 1
     where = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, slices - 1)
     held = [k for k in range(slices) if np.any(where == k)]
     centres = (edges[held] + edges[np.array(held) + 1]) / 2
+    drawn = [held[0], *held, held[-1]]  # the first and the last slice again, at x's ends
     out = []
     for curve in curves:
         values = np.asarray(curve, dtype=float)
         out.append(
             (
-                np.array([values[where == k].min() for k in held]),
-                np.array([values[where == k].max() for k in held]),
+                np.array([values[where == k].min() for k in drawn]),
+                np.array([values[where == k].max() for k in drawn]),
             )
         )
-    return centres, out
+    return np.concatenate(([edges[0]], centres, [edges[-1]])), out

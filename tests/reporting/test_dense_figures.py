@@ -204,7 +204,8 @@ def test_a_steady_sinusoid_s_envelope_holds_its_amplitude_in_every_slice() -> No
     grid = np.linspace(0.0, 13.6 * period, 200)
     mean = 2.0 * np.sin(2 * np.pi * grid / period + 1.3)
     centres, ((low, high),) = density.envelope(grid, HALF_WIDTH, mean, period=period)
-    assert centres.size == 13
+    assert centres.size == 13 + 2  # 13 slices' centres, and the span's two ends
+    assert centres[0] == grid[0] and centres[-1] == grid[-1]  # the band spans the panel
     assert np.all(np.abs(high - 2.0) <= 0.06) and np.all(np.abs(low + 2.0) <= 0.06)
     # every slice spans whole periods: the edges step by a period, the last takes the rest
     edges = density.slice_edges(grid, HALF_WIDTH, mean, period)
