@@ -44,9 +44,9 @@ ENVELOPE_NOTE = (
     "Where a figure has two panels, the upper one shows the end of the data, where the shape"
     " of each cycle can be read; the lower one shows the whole span as an envelope: the dark"
     " band is the range the fitted mean sweeps within each slice of one or more whole periods"
-    " of its cycle, the light one that of its ±2 standard deviations. The envelope shows how"
-    " the size and level of the cycles change across the data, not their shape: a band of"
-    " even width is a cycle that keeps its size."
+    " of the cycle it shows, the light one that of its ±2 standard deviations. The envelope"
+    " shows how the size and level of the cycles change across the data, not their shape: a"
+    " band of even width is a cycle that keeps its size."
 )
 #: Added to ``ENVELOPE_NOTE`` when a curve drawn as an envelope has no period to slice by.
 NO_PERIOD_NOTE = (

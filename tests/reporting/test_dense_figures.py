@@ -218,8 +218,9 @@ def test_the_envelope_slices_by_the_cycle_the_curve_shows() -> None:
     monthly one is yearly, not monthly (slices of months would cut the yearly swing into a
     saw-tooth); a weekly cycle on a yearly swing and a trend (births' sums) is weekly, so
     the yearly swing stays in the band's level (its weekly cycle, two grid points a week, is
-    taken when the yearly one does not repeat); a period the span holds less than twice is
-    none."""
+    taken when the yearly one does not repeat); a 5-year cycle over 18 years that mostly
+    rises and falls every year (call-centre's, whose 3 slices of 5 years hid its drop at
+    1974) is its harmonic of 1 year; a period the span holds less than twice is none."""
     x = np.linspace(1949.0, 1963.3, 400)
     modulated = np.sin(2 * np.pi * x) * (1.5 + np.sin(2 * np.pi * x / 4.37))
     assert density.shown_period(x, modulated, [4.37, 1.0]) == 1.0
@@ -230,6 +231,9 @@ def test_the_envelope_slices_by_the_cycle_the_curve_shows() -> None:
     assert density.shown_period(fine, gathered, [1 / 12, 1.0]) == 1.0
     grid, mean, _, _ = _births_like()
     assert density.shown_period(grid, mean, [1.0, 1 / 52.18]) == 1 / 52.18
+    years = np.linspace(1962.0, 1979.9, 400)
+    yearly = np.sin(2 * np.pi * years) * (1 + 0.3 * np.sin(2 * np.pi * years / 5.0))
+    assert density.shown_period(years, yearly + 0.3 * np.sin(2 * np.pi * years / 5.0), [5.0]) == 1.0
     assert density.shown_period(x, modulated, [10.0]) is None
 
 
