@@ -148,9 +148,12 @@ def series_figures(
     k = c.index - 1
     curves = dec.series
     assert curves is not None
-    dense = dense_figures.is_dense(c.x_grid, c.cycle_mean, end) or dense_figures.is_dense(
-        curves.x_grid, curves.cumulative_mean[k], end
-    )
+    drawn = [
+        (c.x_grid, c.cycle_mean, kernel_periods([c])),
+        (curves.x_grid, curves.cumulative_mean[k], kernel_periods(dec.components[: k + 1])),
+    ]
+    dense = [(x, m, p) for x, m, p in drawn if dense_figures.is_dense(x, m, end)]
+    unsliced = any(dense_figures.envelope_period(x, m, p) is None for x, m, p in dense)
     return {
         "figure_component": frame.embed(alone, f"Posterior of component {c.index}: {phrase}"),
         "figure_cumulative": frame.embed(
@@ -159,6 +162,7 @@ def series_figures(
         "envelope_note": " ".join(
             ([SHAPE_NOTE] if c.shape_mean.size else [])
             + ([dense_figures.ENVELOPE_NOTE] if dense else [])
+            + ([dense_figures.NO_PERIOD_NOTE] if unsliced else [])
         ),
     }
 
@@ -188,6 +192,7 @@ def series_drawings(
         + ("'s shape" if shaped else "")
         + (" (uncertain)" if uncertain else ""),
         fine=fine,
+        periods=kernel_periods([c]),
     )
     so_far = partial(
         dense_figures.cumulative_figure,
@@ -203,8 +208,20 @@ def series_drawings(
         if window is None
         else (window.x, window.cumulative_mean[k], window.cumulative_sd[k]),
         period=shaped_period(dec.components[: k + 1]),
+        periods=kernel_periods(dec.components[: k + 1]),
     )
     return alone, so_far
+
+
+def kernel_periods(components: list[ComponentFacts]) -> list[float]:
+    """The periods of every periodic factor of ``components``' covariances (the cycles their
+    curves may show, whose whole periods slice a dense figure's envelope)."""
+    return [
+        float(b.param("period"))
+        for c in components
+        for b in c.kernel.bases()
+        if getattr(b, "role", "") == "periodic"
+    ]
 
 
 def shaped_period(components: list[ComponentFacts]) -> float | None:

@@ -3,17 +3,20 @@ against the data), half width. A curve too dense to read over the whole span
 (:mod:`density`) gets two panels: above, its last few cycles of the data, drawn from the
 decomposition's fine window of whole periods (``decompose/window.py``) when there is one, else
 from the whole span's grid over about four peak spacings; below, the whole span as an
-envelope (the lowest and highest value per slice of a cycle or more: ``density.envelope``), so
-that neither panel is a solid block.
+envelope (the lowest and highest value per slice of one or more whole periods of the cycle the
+curve shows, among its covariance's periods: ``density.shown_period``, ``density.envelope``),
+so that neither panel is a solid block and a steady cycle's envelope is a band of even width.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from abcd_cli.reporting.density import dense_window, envelope
+from abcd_cli.reporting.density import MAX_PEAKS_PER_INCH, dense_window, envelope, shown_period
 from abcd_cli.reporting.figures import (
     ACCENT,
     BAND_ALPHA,
@@ -40,10 +43,15 @@ WINDOW_TITLE = "end of the data"
 ENVELOPE_NOTE = (
     "Where a figure has two panels, the upper one shows the end of the data, where the shape"
     " of each cycle can be read; the lower one shows the whole span as an envelope: the dark"
-    " band is the range the fitted mean sweeps within each slice of a cycle or more, the light"
-    " one that of its ±2 standard deviations. The envelope shows how the size and level of"
-    " the cycles change across the data, not their shape: a band of even width is a cycle"
-    " that keeps its size."
+    " band is the range the fitted mean sweeps within each slice of one or more whole periods"
+    " of the cycle it shows, the light one that of its ±2 standard deviations. The envelope"
+    " shows how the size and level of the cycles change across the data, not their shape: a"
+    " band of even width is a cycle that keeps its size."
+)
+#: Added to ``ENVELOPE_NOTE`` when a curve drawn as an envelope has no period to slice by.
+NO_PERIOD_NOTE = (
+    "A curve with no period is cut into as many equal slices as it has peaks, at most"
+    f" {int(MAX_PEAKS_PER_INCH * HALF_WIDTH)} across the panel."
 )
 
 
@@ -58,12 +66,33 @@ def is_dense(x_grid: ArrayLike, mean: ArrayLike, end: float) -> bool:
 Curve = tuple[ArrayLike, ArrayLike, ArrayLike]
 
 
-def draw_envelope(ax: Axes, x: np.ndarray, mean: np.ndarray, sd: np.ndarray, label: str) -> None:
+def envelope_period(x: ArrayLike, mean: ArrayLike, periods: Sequence[float]) -> float | None:
+    """The period whose whole multiples slice a dense curve's envelope: that of the cycle
+    ``mean`` shows among its covariance's ``periods`` (``density.shown_period``); None when
+    none fits twice in the span."""
+    x, mean = as_arrays(("x", x), ("mean", mean))
+    return shown_period(x, mean, periods)
+
+
+def draw_envelope(
+    ax: Axes,
+    x: np.ndarray,
+    mean: np.ndarray,
+    sd: np.ndarray,
+    label: str,
+    periods: Sequence[float] = (),
+) -> None:
     """The whole span of a dense curve as its envelope: the range the mean sweeps in each
-    slice (solid) inside the range of its ±2 sd band (translucent)."""
+    slice of whole periods of the cycle it shows among ``periods`` (solid) inside the range
+    of its ±2 sd band (translucent)."""
     sd = np.abs(sd)
     centres, ((low, high), (band_low, _), (_, band_high)) = envelope(
-        x, HALF_WIDTH, mean, mean - 2 * sd, mean + 2 * sd
+        x,
+        HALF_WIDTH,
+        mean,
+        mean - 2 * sd,
+        mean + 2 * sd,
+        period=shown_period(x, mean, periods),
     )
     ax.fill_between(
         centres, band_low, band_high, color=ACCENT, alpha=BAND_ALPHA, linewidth=0, label="±2 sd"
@@ -99,10 +128,12 @@ def component_figure(
     y_label: str,
     title: str,
     fine: Curve | None = None,
+    periods: Sequence[float] = (),
 ) -> Figure:
     """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded.
     A curve too dense to read is drawn over its last few cycles (``fine``: the component on
-    the decomposition's window), with the whole span's envelope in a second panel below."""
+    the decomposition's window), with the whole span's envelope in a second panel below,
+    sliced by whole periods of the cycle it shows among its covariance's ``periods``."""
     x_grid, mean, sd = as_arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     end = float(x_data_range[1])
     window = dense_window(x_grid, mean, end, HALF_WIDTH)
@@ -115,7 +146,7 @@ def component_figure(
     fig, top, bottom = new_panels(HALF_WIDTH, HALF_HEIGHT)
     _window_panel(top, fine, (x_grid, mean, sd), window, "fitted mean")
     set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
-    draw_envelope(bottom, x_grid, mean, sd, "fitted mean")
+    draw_envelope(bottom, x_grid, mean, sd, "fitted mean", periods)
     shade_extrapolation(bottom, x_grid, end)
     set_labels(bottom, x_label, y_label, f"{title}: whole span")
     return fig
@@ -132,10 +163,13 @@ def cumulative_figure(
     title: str,
     fine: Curve | None = None,
     period: float | None = None,
+    periods: Sequence[float] = (),
 ) -> Figure:
     """Sum of the components so far (mean ± 2 sd) against the data points, half width; a
     curve too dense to read drawn as :func:`component_figure` draws it, over ``period``s
-    when given (a cycle with rough terms: its window shows whole cycles, not their wiggles)."""
+    when given (a cycle with rough terms: its window shows whole cycles, not their wiggles),
+    its envelope sliced by whole periods of the cycle it shows among the summed components'
+    ``periods``. The window's y limits hold its ±2 sd band and the data there."""
     x_grid, mean, sd = as_arrays(("x_grid", x_grid), ("mean", mean), ("sd", sd))
     x, y = as_arrays(("x", x), ("y", y))
     end = float(np.max(x)) if x.size else float(np.max(x_grid))
@@ -147,11 +181,17 @@ def cumulative_figure(
         set_labels(ax, x_label, y_label, title)
     else:
         fig, top, ax = new_panels(HALF_WIDTH, HALF_HEIGHT)
-        wx, wmean, _ = _window_panel(top, fine, (x_grid, mean, sd), window, "sum of components")
+        wx, wmean, wsd = _window_panel(top, fine, (x_grid, mean, sd), window, "sum of components")
         draw_points(top, x, y, size=1.8)
-        zoom_to(top, top.get_xlim(), np.concatenate([wx, x]), np.concatenate([wmean, y]))
+        band = 2 * np.abs(wsd)
+        zoom_to(
+            top,
+            top.get_xlim(),
+            np.concatenate([wx, wx, x]),
+            np.concatenate([wmean - band, wmean + band, y]),
+        )
         set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
-        draw_envelope(ax, x_grid, mean, sd, "sum of components")
+        draw_envelope(ax, x_grid, mean, sd, "sum of components", periods)
         draw_points(ax, x, y, size=1.8)
         set_labels(ax, x_label, y_label, f"{title}: whole span")
     if x.size:

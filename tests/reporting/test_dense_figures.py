@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from abcd_cli.reporting import dense_figures
+from abcd_cli.reporting import dense_figures, density
 from abcd_cli.reporting.density import MAX_PEAKS_PER_INCH, peak_count
+from abcd_cli.reporting.figures import HALF_WIDTH
 
 X_DATA = 1950.0 + np.arange(720) / 12.0  # 60 years, monthly
 GRID = np.linspace(1950.0, 2022.0, 900)
@@ -161,3 +162,94 @@ def test_a_steady_dense_cycle_says_what_its_envelope_shows() -> None:
     assert "envelope" in notes[1.0] and "not their shape" in notes[1.0]
     assert "a band of even width is a cycle that keeps its size" in notes[1.0]
     assert notes[20.0] == ""
+
+
+def _dark_band(ax) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The envelope's dark band as drawn: its slices' centres and its lower and upper edges."""
+    (band,) = [c for c in ax.collections if c.get_label().startswith("range of the")]
+    xy = band.get_paths()[0].vertices
+    centres = np.unique(xy[:, 0])
+    low = np.array([xy[xy[:, 0] == c, 1].min() for c in centres])
+    high = np.array([xy[xy[:, 0] == c, 1].max() for c in centres])
+    return centres, low, high
+
+
+def test_a_steady_cycle_s_envelope_is_a_band_of_even_width() -> None:
+    """Airline: a yearly cycle of two peaks a year has more peaks than cycles, so the old
+    envelope's 25 slices of 0.57 years each missed a peak or a trough in turn and its band
+    zig-zagged (top at about -8 at 1959.1 of a cycle swinging about ±100), read as a change
+    of size. Sliced by whole periods (1.0019 years, 27.96 grid steps), the band's edges stay
+    within 2% of the cycle's highest and lowest value in every slice."""
+    period = 1.0019014209412163
+    grid = np.linspace(1949.0, 1949.0 + 14.3, 400)
+    wave = lambda t: 100 * (np.sin(2 * np.pi * t / period) + 0.6 * np.sin(4 * np.pi * t / period))  # noqa: E731
+    fine = wave(np.linspace(0, period, 100_001))
+    top, bottom = float(fine.max()), float(fine.min())  # the cycle's true extremes
+    fig = dense_figures.component_figure(
+        grid, wave(grid), np.ones_like(grid), (1949.0, 1960.9), "year", "y", "Component 2",
+        periods=[period, 4.368204220327399],
+    )  # fmt: skip
+    fig.canvas.draw()
+    centres, low, high = _dark_band(fig.axes[1])
+    assert centres.size >= 10
+    assert np.all(np.abs(high - top) <= 0.02 * (top - bottom)), high
+    assert np.all(np.abs(low - bottom) <= 0.02 * (top - bottom)), low
+
+
+def test_a_steady_sinusoid_s_envelope_holds_its_amplitude_in_every_slice() -> None:
+    """A sinusoid of amplitude 2 and period 1.07 (14.6 grid steps) over 13.6 periods: equal
+    slices as many as its 14 peaks are shorter than a period and miss crests; slices of whole
+    periods reach ±2 within 3% in every one."""
+    period = 1.07
+    grid = np.linspace(0.0, 13.6 * period, 200)
+    mean = 2.0 * np.sin(2 * np.pi * grid / period + 1.3)
+    centres, ((low, high),) = density.envelope(grid, HALF_WIDTH, mean, period=period)
+    assert centres.size == 13 + 2  # 13 slices' centres, and the span's two ends
+    assert centres[0] == grid[0] and centres[-1] == grid[-1]  # the band spans the panel
+    assert np.all(np.abs(high - 2.0) <= 0.06) and np.all(np.abs(low + 2.0) <= 0.06)
+    # every slice spans whole periods: the edges step by a period, the last takes the rest
+    edges = density.slice_edges(grid, HALF_WIDTH, mean, period)
+    assert np.allclose(np.diff(edges)[:-1], period) and np.diff(edges)[-1] >= period
+
+
+def test_the_envelope_slices_by_the_cycle_the_curve_shows() -> None:
+    """Among a curve's covariance periods, the cycle it shows: a yearly cycle modulated by a
+    4.4-year one (airline's component 2) is yearly; a yearly cycle gathered with a small
+    monthly one is yearly, not monthly (slices of months would cut the yearly swing into a
+    saw-tooth); a weekly cycle on a yearly swing and a trend (births' sums) is weekly, so
+    the yearly swing stays in the band's level (its weekly cycle, two grid points a week, is
+    taken when the yearly one does not repeat); a 5-year cycle over 18 years that mostly
+    rises and falls every year (call-centre's, whose 3 slices of 5 years hid its drop at
+    1974) is its harmonic of 1 year; a period the span holds less than twice is none."""
+    x = np.linspace(1949.0, 1963.3, 400)
+    modulated = np.sin(2 * np.pi * x) * (1.5 + np.sin(2 * np.pi * x / 4.37))
+    assert density.shown_period(x, modulated, [4.37, 1.0]) == 1.0
+    gathered = np.sin(2 * np.pi * x) + 0.1 * np.sin(2 * np.pi * x * 12) + 3 * (x - 1949)
+    assert density.shown_period(x, gathered, [1 / 12, 1.0]) == 1.0  # months under 4 steps
+    fine = np.linspace(1949.0, 1963.3, 3000)  # 17 steps a month: the monthly lag is read
+    gathered = np.sin(2 * np.pi * fine) + 0.1 * np.sin(2 * np.pi * fine * 12) + 3 * (fine - 1949)
+    assert density.shown_period(fine, gathered, [1 / 12, 1.0]) == 1.0
+    grid, mean, _, _ = _births_like()
+    assert density.shown_period(grid, mean, [1.0, 1 / 52.18]) == 1 / 52.18
+    years = np.linspace(1962.0, 1979.9, 400)
+    yearly = np.sin(2 * np.pi * years) * (1 + 0.3 * np.sin(2 * np.pi * years / 5.0))
+    assert density.shown_period(years, yearly + 0.3 * np.sin(2 * np.pi * years / 5.0), [5.0]) == 1.0
+    assert density.shown_period(x, modulated, [10.0]) is None
+
+
+def test_the_window_of_a_dense_sum_holds_its_band() -> None:
+    """Solar: 'Sum of components 1-6: end of the data' fitted its y limits to the mean and the
+    data, so its ±2 sd band ran off the top and the bottom of the panel."""
+    mean = np.sin(2 * np.pi * GRID)
+    sd = 0.6 * np.ones_like(GRID)
+    y = np.sin(2 * np.pi * X_DATA)
+    fig = dense_figures.cumulative_figure(
+        GRID, mean, sd, X_DATA, y, "year", "y", "Sum of components 1-6", periods=[1.0]
+    )
+    fig.canvas.draw()
+    top = fig.axes[0]
+    low, high = top.get_xlim()
+    shown = (low <= GRID) & (high >= GRID)
+    bottom_limit, top_limit = top.get_ylim()
+    assert bottom_limit <= float((mean - 2 * sd)[shown].min())
+    assert top_limit >= float((mean + 2 * sd)[shown].max())
