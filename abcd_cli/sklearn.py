@@ -102,6 +102,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         parameter_moves: int = DEFAULTS.parameter_moves,
         budget: float | None = DEFAULTS.budget,
         moves_plan: tuple[tuple[int, int], ...] | None = DEFAULTS.moves_plan,
+        final_polish: int | None = DEFAULTS.final_polish,
     ) -> None:
         self.depth = depth
         self.restarts = restarts
@@ -141,6 +142,7 @@ class AbcdRegressor(RegressorMixin, BaseEstimator):
         self.parameter_moves = parameter_moves
         self.budget = budget
         self.moves_plan = moves_plan
+        self.final_polish = final_polish
 
     def fit(self, X: Any, y: Any) -> AbcdRegressor:
         """Search for the model of y given the columns of X, an (n, d) array or DataFrame;

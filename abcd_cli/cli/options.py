@@ -48,6 +48,7 @@ SETTING_NAMES = (
     "max_order",
     "engine",
     "inducing",
+    "final_polish",
     "buffer",
     "method",
     "pool",
@@ -385,6 +386,14 @@ def _engine_options() -> list[Any]:
             callback=_whole_number,
             help="Inducing inputs of the skc engine (default: every point up to 500, 500 up"
             " to 64,000 points, then fewer, 400 at 100,000). More: tighter bounds, slower.",
+        ),
+        click.option(
+            "--final-polish",
+            type=click.IntRange(min=0),
+            metavar="ITER",
+            help="With the skc engine, L-BFGS-B iterations polishing the chosen model on all"
+            " the data by the CGLB bound before the report, kept when its BIC is lower"
+            " (default: 25; 0: none). Other engines do not polish.",
         ),
         click.option(
             "--buffer",

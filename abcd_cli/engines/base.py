@@ -272,6 +272,12 @@ class Engine(ABC):
         """Bounds on −log p(y) at the kernel's values. ``objective``: the objective's value
         there when it is already known (the engine need not compute it again)."""
 
+    def polishing_engine(self) -> Engine | None:
+        """The engine whose objective polishes the search's chosen model on all the data
+        (``kernel_search.final_polish``), None when it has none (its objective is the
+        search's own, or no tighter one is known)."""
+        return None
+
     def likelihood_interval(
         self, kernel: Kernel, X: np.ndarray, y: np.ndarray, constant_mean: bool = False
     ) -> NLLBounds:

@@ -9,6 +9,9 @@ whole search is not yet faster with skc at 1,000 points: on the three 1,000-poin
 series skc took 138, 422 and 153 s against 95, 286 and 168 s exact, and one of the three
 chose a model more than 10 BIC worse (``benchmarks/long_series/outputs/skc_agreement.md``).
 
+With an engine that has a polishing objective (skc: CGLB), the greedy search's chosen model is
+polished by ``final_polish`` iterations, by default ``final_polish.DEFAULT_ITERATIONS``.
+
 The engine is built by its own class for the series (``Engine.for_series``: skc takes m,
 by default ``engines.inducing.default_inducing``, and the seed); the names come from the one
 registry (``abcd_cli.engines``).
@@ -30,6 +33,7 @@ from abcd_cli.engines import (
 from abcd_cli.engines.base import Engine
 from abcd_cli.engines.inducing import M_MAX, M_MIN, NM2_BUDGET, default_inducing
 from abcd_cli.errors import InputError
+from abcd_cli.kernel_search.final_polish import DEFAULT_ITERATIONS
 from abcd_cli.kernel_search.settings import SearchSettings
 
 __all__ = ["M_MAX", "M_MIN", "NM2_BUDGET", "default_inducing", "engine_name", "resolve"]
@@ -71,4 +75,14 @@ def resolve(settings: SearchSettings, n: int) -> tuple[SearchSettings, Engine]:
     inducing inputs records ``inducing`` None)."""
     name = engine_name(settings.engine, n, settings)
     engine = engine_class(name).for_series(n, settings.inducing, settings.seed)
-    return replace(settings, engine=name, inducing=engine.inducing_count), engine
+    chosen = replace(settings, engine=name, inducing=engine.inducing_count)
+    return replace(chosen, final_polish=polish_iterations(chosen, engine)), engine
+
+
+def polish_iterations(settings: SearchSettings, engine: Engine) -> int | None:
+    """The chosen model's polish (``final_polish``) on ``engine``: None (none) when the engine
+    has no polishing objective or the method is not the greedy search (the others choose
+    from weighed structures), else the settings' value, by default ``DEFAULT_ITERATIONS``."""
+    if engine.polishing_engine() is None or settings.method != "greedy":
+        return None
+    return DEFAULT_ITERATIONS if settings.final_polish is None else settings.final_polish

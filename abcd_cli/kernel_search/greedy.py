@@ -53,6 +53,7 @@ from abcd_cli.kernel_search.candidate import Candidate, FitTask, fit_candidate
 from abcd_cli.kernel_search.checkpoint import LevelState, checkpoint_paths, load_state, save_state
 from abcd_cli.kernel_search.engine_choice import resolve
 from abcd_cli.kernel_search.events import Events, SearchEvent, as_lines
+from abcd_cli.kernel_search.final_polish import polished
 from abcd_cli.kernel_search.finalists import narrowed
 from abcd_cli.kernel_search.fit import DEFAULT_ENGINE
 from abcd_cli.kernel_search.fitting import Fitter
@@ -340,12 +341,15 @@ class Search:
     def run(self) -> SearchResult:
         """Run the levels left; the result's model is the lowest BIC over all levels (with the
         method "posterior", ``pool`` then holds the structures to weigh:
-        ``pool_posterior``)."""
+        ``pool_posterior``); its fit polished at the end (``final_polish``)."""
         while self.step():
             pass
         if self.best is None:
             raise RunError("no model could be fitted to this series (every candidate failed)")
-        return self.result(self.best)
+        chosen, polish = polished(
+            self.best, self.data, self.engine, self.settings.final_polish or 0
+        )
+        return self.result(chosen, final_polish=polish)
 
     def result(self, chosen: Scored, **more: object) -> SearchResult:
         """The search's result with ``chosen`` (one it fitted) as the model; ``more`` are

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abcd_cli import __version__
 from abcd_cli.calibration import Calibration
@@ -17,6 +17,9 @@ from abcd_cli.kernel_search.posterior import StructurePosterior
 from abcd_cli.kernel_search.screening import Screen
 from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.model import Model
+
+if TYPE_CHECKING:
+    from abcd_cli.kernel_search.final_polish import FinalPolish
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,7 @@ class SearchResult:
     screen: Screen | None = None  # a table's screen by the additive GP (``screening``)
     # a table's coordinate-wise search: each stage's fits and seconds (``table_plan``)
     stages: list[dict[str, object]] = field(default_factory=list)
+    final_polish: FinalPolish | None = None  # the chosen model's polish (``final_polish``)
 
     def __post_init__(self) -> None:
         if self.posterior is None:  # a method that chose one model: that model alone

@@ -54,9 +54,10 @@ WHOLE_RANGES: dict[str, tuple[int, int | None]] = {
     "buffer": (1, None), "pool": (1, None), "draws": (1, MAX_DRAWS), "max_order": (1, MAX_ORDER),
     "particles": (2, MAX_DRAWS), "data_steps": (1, None), "first_points": (1, None),
     "structure_moves": (0, None), "parameter_moves": (0, None), "screen_fits": (1, None),
+    "final_polish": (0, None),
 }  # fmt: skip
 #: The whole-number settings a settings file may hold as null.
-MAY_BE_NONE = ("refine_size", "max_order")
+MAY_BE_NONE = ("refine_size", "max_order", "final_polish")
 #: The sampler's settings (method "smc"), kept in a settings file only with that method.
 SMC_FIELDS = ("particles", "data_steps", "first_points", "structure_moves", "parameter_moves")
 #: The sampler's time settings (``smc_budget``): given only with method "smc", kept in a
@@ -139,6 +140,11 @@ class SearchSettings:
     # a finished run's settings hold the plan it used, so that they give its result again)
     budget: float | None = None
     moves_plan: tuple[tuple[int, int], ...] | None = None
+    # the greedy search's chosen model polished on all the data by this many L-BFGS-B
+    # iterations of the engine's polishing objective (skc: CGLB; ``final_polish``); None: the
+    # engine's choice (``engine_choice.resolve``: 25 with skc, none with an engine that has no
+    # polishing objective); 0: none
+    final_polish: int | None = None
 
     def __post_init__(self) -> None:
         for name, (low, high) in WHOLE_RANGES.items():
@@ -230,9 +236,10 @@ class SearchSettings:
     def to_dict(self) -> dict[str, object]:
         """The settings as JSON; ``max_order`` only when it was given (the other languages
         ignore it), ``screen`` only when on, ``table_search`` only when not "grammar",
-        ``screen_fits`` only when not 1, the posterior's ``pool`` and ``draws`` only with their
-        method (the files of earlier versions, checkpoints among them, lack these); with the
-        sampler, only ``SAMPLER_SETTINGS`` and the ``BUDGET_FIELDS`` that were given."""
+        ``screen_fits`` only when not 1, ``final_polish`` only when not None, the posterior's
+        ``pool`` and ``draws`` only with their method (the files of earlier versions,
+        checkpoints among them, lack these); with the sampler, only ``SAMPLER_SETTINGS`` and
+        the ``BUDGET_FIELDS`` that were given."""
         d = asdict(self)
         for name in BUDGET_FIELDS:  # given only with the sampler
             del d[name]
@@ -257,6 +264,8 @@ class SearchSettings:
             del d["table_search"]
         if self.screen_fits == 1:  # one fit on the rows, as earlier versions: their files lack it
             del d["screen_fits"]
+        if self.final_polish is None:  # no polish (the exact engines): earlier files lack it
+            del d["final_polish"]
         return d
 
 

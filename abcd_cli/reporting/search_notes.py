@@ -9,6 +9,7 @@ The search records the facts (``kernel_search.records.SearchResult``).
 from __future__ import annotations
 
 from abcd_cli.kernel_search.agreement import AGREED_TV
+from abcd_cli.kernel_search.final_polish import FinalPolish
 from abcd_cli.kernel_search.records import SearchResult
 from abcd_cli.kernel_search.screening import INPUT_SHARE, SCREEN_ORDER, Screen
 from abcd_cli.kernel_search.smc_budget import fewer, overrun, plan_text
@@ -144,6 +145,8 @@ def _interval_notes(result: SearchResult) -> list[str]:
             f"{f['structure']} [{f['bic_low']:.2f}, {f['bic']:.2f}]" for f in finalists
         )
         notes.append(f"the last level's finalists (the models it kept) and their BICs: {listed}")
+    if result.final_polish is not None:
+        notes.append(_polish_note(result.final_polish))
     if high - low > WIDE_BIC:
         notes.append(
             f"the chosen model's BIC interval is {high - low:.1f} wide (more than"
@@ -151,6 +154,21 @@ def _interval_notes(result: SearchResult) -> list[str]:
             f" (e.g. --inducing {min(model.n, 2 * m)}) to narrow it"
         )
     return notes
+
+
+def _polish_note(polish: FinalPolish) -> str:
+    """What the chosen model's polish on all the data did (``kernel_search.final_polish``)."""
+    low, high = polish.before
+    what = (
+        f"the chosen model's fit was polished on all the data ({polish.iterations} L-BFGS-B"
+        f" iterations, {polish.evaluations} evaluations of the engine's tighter bound)"
+    )
+    if polish.after is None:
+        return f"{what}: the polish broke, and the search's fit was kept"
+    new_low, new_high = polish.after
+    change = f"BIC [{low:.2f}, {high:.2f}] before, [{new_low:.2f}, {new_high:.2f}] after"
+    kept = "the polished fit" if polish.kept else "the search's fit"
+    return f"{what}: {change}; {kept} kept"
 
 
 def _last_finalists(result: SearchResult) -> list[dict]:

@@ -46,6 +46,7 @@ class PathPoint:
     bic_titsias: float
     bic_cglb: float
     bic_exact: float
+    interval: tuple[float, float] | None = None  # the finalists' BIC interval, when scored
 
 
 def polish_path(
@@ -55,6 +56,7 @@ def polish_path(
     at: list[int],
     exact_bic: Callable[[Search, Kernel], float],
     scale: float = 1.0,
+    interval_bic: Callable[[Search, Kernel], tuple[float, float]] | None = None,
 ) -> list[PathPoint]:
     """Run L-BFGS-B on ``engine``'s objective from ``kernel`` for max(``at``) iterations on all
     the data, keeping the iterate at each iteration in ``at`` (0: the start; the last one if
@@ -62,7 +64,7 @@ def polish_path(
     ``exact_bic``, with the evaluations, wall and CPU seconds the run had used by then.
     ``scale`` s: the run is over u with θ = θ₀ + s·u (gradient s·∇F), so that L-BFGS-B's first
     step, of length 1 in u, is s long in θ (its default, s = 1, overshoots on a stiff
-    objective)."""
+    objective). ``interval_bic``: also each kept fit's BIC interval (the finalists' score)."""
     data = search.data
     start = kernel.theta()
     bounds = [
@@ -116,6 +118,7 @@ def polish_path(
                 objective_bic(search, titsias, k),
                 objective_bic(search, cglb, k),
                 exact_bic(search, k),
+                interval_bic(search, k) if interval_bic else None,
             )
         )
     return points
@@ -124,10 +127,11 @@ def polish_path(
 def shown_path(label: str, bound: str, points: list[PathPoint]) -> None:
     """Print a polish run's path as ``level_split`` reports it."""
     print(f"{bound} polish of {label} ({points[-1].iteration} iterations):")
-    print("   iter  evals   wall s    CPU s   BIC Titsias      BIC CGLB     BIC exact")
+    print("   iter  evals   wall s    CPU s   BIC Titsias      BIC CGLB     BIC exact  interval")
     for p in points:
+        shown = f" [{p.interval[0]:.2f}, {p.interval[1]:.2f}]" if p.interval else ""
         print(
             f"  {p.iteration:5d} {p.evaluations:6d} {p.wall:8.1f} {p.cpu:8.1f}"
-            f" {p.bic_titsias:13.2f} {p.bic_cglb:13.2f} {p.bic_exact:13.2f}",
+            f" {p.bic_titsias:13.2f} {p.bic_cglb:13.2f} {p.bic_exact:13.2f}{shown}",
             flush=True,
         )

@@ -10,6 +10,7 @@ import pytest
 
 from abcd_cli.engines.base import Capabilities
 from abcd_cli.engines.exact import ExactEngine
+from abcd_cli.kernel_search.final_polish import FinalPolish
 from abcd_cli.kernel_search.infer import run_search
 from abcd_cli.kernel_search.records import EarlyStop, SearchResult
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -132,6 +133,28 @@ def test_an_interval_engine_without_inducing_inputs_is_named_not_given_a_count(
     (note,) = search_notes(replace(result, model=model))
     assert note.startswith("likelihoods were bounded by the bounded engine: each BIC is the upper")
     assert "None" not in note
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_the_chosen_models_polish_is_stated_with_its_interval_before_and_after(
+    result: SearchResult, kept: bool
+) -> None:
+    class Bounded(ExactEngine):
+        name = "bounded"
+        capabilities = Capabilities(exact_likelihood=False)
+
+    polish = FinalPolish((-10.5, -2.25), (-30.0, -20.125), 25, 31, kept)
+    model = replace(result.model, engine=Bounded())
+    notes = search_notes(replace(result, model=model, final_polish=polish))
+    assert notes[1] == (
+        "the chosen model's fit was polished on all the data (25 L-BFGS-B iterations, 31"
+        " evaluations of the engine's tighter bound): BIC [-10.50, -2.25] before, [-30.00,"
+        f" -20.12] after; {'the polished fit' if kept else 'the search' + chr(39) + 's fit'} kept"
+    )
+    broken = FinalPolish((-10.5, -2.25), None, 0, 0, False)
+    assert search_notes(replace(result, model=model, final_polish=broken))[1].endswith(
+        "the polish broke, and the search's fit was kept"
+    )
 
 
 def test_the_samplers_halves_and_their_disagreement_are_stated(result: SearchResult) -> None:
