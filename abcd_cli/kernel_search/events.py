@@ -22,6 +22,7 @@ STAGES = {
     "refine": "on all the data",
     "finish": "converging the kept",
     "weigh": "weighing structures",
+    "polish": "polishing the chosen model on all the data",
 }
 
 
@@ -122,7 +123,9 @@ def live_text(event: SearchEvent) -> str:
     """The live line for a "stage" or "fit" event: the level, the stage and its fits done, the
     time since the level began and the best BIC so far."""
     stage = STAGES.get(event.stage, event.stage)
-    where = "posterior" if event.stage == "weigh" else f"level {event.level}/{event.depth}"
+    where = {"weigh": "posterior", "polish": "finish"}.get(
+        event.stage, f"level {event.level}/{event.depth}"
+    )
     text = f"{event.prefix}{where}: {stage} {event.done}/{event.total}  {clock(event.seconds)}"
     if event.best is not None:
         text += f"  best BIC {format_interval(*event.best)}"

@@ -17,6 +17,7 @@ finalists' score) is below the chosen model's, so the chosen model's score never
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,15 +50,22 @@ class FinalPolish:
 
 
 def polished(
-    chosen: Scored, data: SearchData, engine: Engine, iterations: int
+    chosen: Scored,
+    data: SearchData,
+    engine: Engine,
+    iterations: int,
+    started: Callable[[int], None] | None = None,
 ) -> tuple[Scored, FinalPolish | None]:
     """``chosen`` after up to ``iterations`` L-BFGS-B iterations of ``engine``'s polishing
     objective F on all the data from θ₀ = its θ, over u with θ = θ₀ + FIRST_STEP·u; the
     polished fit when its BIC (``likelihood_interval``'s upper end) is lower, else ``chosen``.
-    None for the record when the engine has no polishing objective or ``iterations`` is 0."""
+    None for the record when the engine has no polishing objective or ``iterations`` is 0.
+    ``started`` is told the iterations as the polish begins (the search's progress line)."""
     polisher = engine.polishing_engine()
     if polisher is None or iterations < 1:
         return chosen, None
+    if started is not None:
+        started(iterations)
     kernel, scale = chosen.kernel, FIRST_STEP
     start = kernel.theta()
     bounds = [

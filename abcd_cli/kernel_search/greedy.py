@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -346,9 +347,9 @@ class Search:
             pass
         if self.best is None:
             raise RunError("no model could be fitted to this series (every candidate failed)")
-        chosen, polish = polished(
-            self.best, self.data, self.engine, self.settings.final_polish or 0
-        )
+        announce, iterations = partial(self._on_stage, "polish"), self.settings.final_polish or 0
+        self.begin_stage()
+        chosen, polish = polished(self.best, self.data, self.engine, iterations, announce)
         return self.result(chosen, final_polish=polish)
 
     def result(self, chosen: Scored, **more: object) -> SearchResult:

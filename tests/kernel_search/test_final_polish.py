@@ -14,6 +14,7 @@ import pytest
 from abcd_cli.engines.exact import ExactEngine
 from abcd_cli.engines.sparse import SparseEngine
 from abcd_cli.kernel_search.engine_choice import resolve
+from abcd_cli.kernel_search.events import SearchEvent, live_text
 from abcd_cli.kernel_search.final_polish import DEFAULT_ITERATIONS, polished
 from abcd_cli.kernel_search.search_data import SearchData
 from abcd_cli.kernel_search.settings import SearchSettings
@@ -60,8 +61,12 @@ def test_a_polish_that_does_not_lower_the_bic_keeps_the_search_fit():
     data = SearchData.prepare(x, y, settings)
     chosen = _chosen(engine, data, START)
     worse = type(chosen)(chosen.kernel, chosen.nll, chosen.bic - 1e6, chosen.low)
-    result, record = polished(worse, data, engine, 3)
+    told: list[int] = []
+    result, record = polished(worse, data, engine, 3, told.append)
     assert result is worse and record is not None and not record.kept
+    assert told == [3]  # the progress line is told as the polish begins
+    line = live_text(SearchEvent("stage", stage="polish", total=3))
+    assert line.startswith("finish: polishing the chosen model on all the data 0/3")
 
 
 def test_without_a_polishing_objective_or_iterations_nothing_is_done():
@@ -69,9 +74,11 @@ def test_without_a_polishing_objective_or_iterations_nothing_is_done():
     settings, engine = resolve(SearchSettings(engine="skc", inducing=15), x.size)
     data = SearchData.prepare(x, y, settings)
     chosen = _chosen(engine, data, START)
-    assert polished(chosen, data, engine, 0) == (chosen, None)
+    told: list[int] = []
+    assert polished(chosen, data, engine, 0, told.append) == (chosen, None)
     assert ExactEngine().polishing_engine() is None
-    assert polished(chosen, data, ExactEngine(), 25) == (chosen, None)
+    assert polished(chosen, data, ExactEngine(), 25, told.append) == (chosen, None)
+    assert told == []  # nothing to announce
 
 
 @pytest.mark.parametrize(
