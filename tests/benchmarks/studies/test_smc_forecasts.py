@@ -72,3 +72,19 @@ def test_the_command_line_gives_the_budget_back() -> None:
         "--parameter-moves",
         "20",
     ]
+
+
+def test_budgets_keep_series_with_every_seed_by_setting() -> None:
+    from benchmarks.studies.smc_budgets import complete
+
+    rows = [
+        {"series": "a", "seed": "0", "settings": "p64 t10 s5 m10"},
+        {"series": "a", "seed": "1", "settings": "p64 t10 s5 m10"},
+        {"series": "b", "seed": "0", "settings": "p64 t10 s5 m10"},
+        {"series": "a", "seed": "1"},
+        {"series": "a", "seed": "0"},
+    ]
+    runs = complete(rows, [0, 1])
+    assert set(runs) == {"p64 t10 s5 m10", "p16 t10 s5 m10"}
+    assert list(runs["p64 t10 s5 m10"]) == ["a"]
+    assert [r["seed"] for r in runs["p16 t10 s5 m10"]["a"]] == ["0", "1"]
