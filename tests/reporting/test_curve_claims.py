@@ -35,7 +35,7 @@ def test_a_trend_whose_slope_grows_is_not_called_linear() -> None:
     19 to 32 a year and its forecast bends up to 52."""
     kernel = Lin((1.0, 1950.0))
     mean = 0.5 * (GRID - 1950.0) ** 2
-    inside = GRID <= DATA[-1]
+    inside = np.less_equal(GRID, DATA[-1])
     assert _r2(GRID[inside], mean[inside]) >= LINEAR_SHARE  # what the old check let pass
     facts = make_facts(kernel, mean, grid=GRID)
     assert trend_bend(facts, DATA) == "faster"
