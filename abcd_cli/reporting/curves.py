@@ -338,12 +338,16 @@ def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
 
 
 def trend_bend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
-    """How a rising or falling trend's slope changes where it applies (``TrendShape.bend``):
-    "faster", "slower", or None when it keeps one slope (or is no trend)."""
+    """How a rising or falling trend's slope changes where it applies (``TrendShape.bend``),
+    in words: "rises ever faster", "rises ever more slowly", "falls ever faster" or "falls ever
+    more slowly"; None when it keeps one slope (or is no trend)."""
     if leading_cycle(facts.kernel, x_data) is not None or facts.is_noise:
         return None
     shape = trend_shape(*applied_part(facts, x_data))
-    return shape.bend if shape is not None else None
+    if shape is None or shape.bend is None:
+        return None
+    verb = "rises" if shape.slopes[1] > 0 else "falls"
+    return f"{verb} ever {'faster' if shape.bend == 'faster' else 'more slowly'}"
 
 
 def applied_part(facts: ComponentFacts, x_data: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

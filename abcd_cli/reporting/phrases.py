@@ -153,22 +153,18 @@ def _head_phrase(
         if degree == 1 and direction == "flat":  # flat where it applies: a level, or a step
             return ("a constant level" if parts.gates else "a nearly flat linear trend"), []
         if degree == 1 and bend is not None:
-            return bent_trend(direction, bend)
+            return bent_trend(bend)
         if degree == 1 and direction in ("increasing", "decreasing"):
             return f"a linearly {direction} function", []
         return DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
     return "a constant", []
 
 
-def bent_trend(direction: str | None, bend: str) -> tuple[str, list[str]]:
-    """A trend whose fitted curve's slope grows ("faster") or shrinks ("slower") where it
-    applies (``curves.TrendShape.bend``), in words that claim no straight line, as a noun and
-    its clause: 'a trend' 'that rises ever faster'; 'that changes its slope' when its
-    direction is not said."""
-    verb = {"increasing": "rises", "decreasing": "falls"}.get(direction or "")
-    if verb is None:
-        return "a trend", ["that changes its slope"]
-    return "a trend", [f"that {verb} ever {'faster' if bend == 'faster' else 'more slowly'}"]
+def bent_trend(bend: str) -> tuple[str, list[str]]:
+    """A trend whose fitted curve's slope changes where it applies (``curves.trend_bend``: 'rises
+    ever faster'), in words that claim no straight line, as a noun and its clause: 'a trend'
+    'that rises ever faster'."""
+    return "a trend", [f"that {bend}"]
 
 
 def of_input(noun: str, name: str) -> str:
@@ -310,7 +306,7 @@ def _gathered_phrase(
     if g.head == "linear":
         degree = g.degree
         if degree == 1 and bend is not None:
-            noun, post = bent_trend(direction, bend)
+            noun, post = bent_trend(bend)
         elif degree == 1 and direction in ("increasing", "decreasing"):
             noun, post = f"a linearly {direction} function", []
         else:
@@ -373,7 +369,7 @@ def noun_phrase(
     ``harmonic``: the k at whose period/k what a cycle fits mostly repeats
     (``curves.repeat_harmonic``), which its heading says before its period; ``bend``: how a
     linear term's fitted slope changes where it applies (``curves.trend_bend``), which keeps
-    it from being called linear.
+    it from being called linear, whether or not ``direction`` is said.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;

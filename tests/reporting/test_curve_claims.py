@@ -38,9 +38,12 @@ def test_a_trend_whose_slope_grows_is_not_called_linear() -> None:
     inside = np.less_equal(GRID, DATA[-1])
     assert _r2(GRID[inside], mean[inside]) >= LINEAR_SHARE  # what the old check let pass
     facts = make_facts(kernel, mean, grid=GRID)
-    assert trend_bend(facts, DATA) == "faster"
-    phrase = noun_phrase(kernel, YEAR, x_data=DATA, direction="increasing", bend="faster")
-    assert phrase == "a trend that rises ever faster"
+    assert trend_bend(facts, DATA) == "rises ever faster"
+    for direction in ("increasing", None):  # its bullet, and its heading (no direction)
+        phrase = noun_phrase(
+            kernel, YEAR, x_data=DATA, direction=direction, bend=trend_bend(facts, DATA)
+        )
+        assert phrase == "a trend that rises ever faster"
     paragraph = component_paragraph(facts, YEAR, x_data=DATA)
     assert "a trend that rises ever faster" in paragraph and "linearly" not in paragraph
     assert "not at one slope: about 14.5 per year over the first third" in paragraph
