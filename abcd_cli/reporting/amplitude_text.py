@@ -15,7 +15,6 @@ from abcd_cli.reporting.trends import coarse_precision, data_range, data_spacing
 from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
-    format_span,
     join_words,
     place_in_data,
 )
@@ -25,20 +24,17 @@ def amplitude_sentence(
     amplitudes: Amplitudes, axis: Axis, x_data: np.ndarray | None, modulators: Sequence[str] = ()
 ) -> str:
     """A cycle's amplitude as its fitted curve shows it (:mod:`curves`): steady ('stays about
-    1.3') only within ``AMPLITUDE_SHARE``, else between what sizes it varies and where it is
-    largest, and by what cycles it is ``modulated`` ('a periodic function with a period of
-    10 years'); where a change factor's switch sets its smallest apart (``switched_low``), that
-    it is smallest there, and the modulators' range elsewhere."""
+    1.3') only within ``AMPLITUDE_SHARE``, else between what sizes it varies, where it is
+    largest (its largest swing: ``Amplitudes.swings``) and by what cycles it is ``modulated``
+    ('a periodic function with a period of 10 years'); where a change factor's switch sets its
+    smallest apart (``switched_low``), that it is smallest there, and the modulators' range
+    elsewhere."""
     sizes = amplitudes.sizes
-    within = "within a period"
-    if amplitudes.period and amplitudes.window < amplitudes.period * (1 - 1e-9):
-        repeat = format_span(amplitudes.window, axis)
-        within = f"within each {repeat}, in which it mostly rises and falls once"
-    lead = f"Measured from its fitted curve, its amplitude (half its rise and fall {within})"
+    lead = "Measured from its fitted curve, its amplitude (half its rise and fall within a period)"
     if amplitudes.steady:
         return f"{lead} stays about {format_amount(amplitudes.typical, axis)} across the data."
     low, high = format_amount(float(sizes.min()), axis), format_amount(float(sizes.max()), axis)
-    peak = float(amplitudes.centres[int(np.argmax(sizes))])
+    peak = float(amplitudes.swings[int(np.argmax(sizes))])  # the largest swing, in its window
     where = format_position(peak, axis, coarse_precision(x_data))
     text = f"{lead} varies between about {low} and {high} across the data, largest around {where}"
     verb = "modulates" if len(modulators) == 1 else "modulate"

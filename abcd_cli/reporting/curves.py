@@ -4,11 +4,11 @@ a flat level or a step, and whether a cycle keeps its size past the data.
 
 The curve is the component's posterior mean on its grid (``ComponentFacts.x_grid``, ``mean``),
 in the data's units. A cycle's amplitude in one window is half its rise and fall there,
-a_k = (max m − min m) / 2 over the k-th window: windows of one period (of period/k where its
-data repeat every period/k) covering all of the data, the last, partial period included, and
-none across a change factor's switch. Its amplitude "stays about ā" only when
-(max a_k − min a_k) / max a_k ≤ ``AMPLITUDE_SHARE``; otherwise the report says how it
-varies, between min a_k and max a_k, and where a switch makes it smallest.
+a_k = (max m − min m) / 2 over the k-th window: windows of one period covering all of the
+data, the last, partial period included, and none across a change factor's switch. Its
+amplitude "stays about ā" only when (max a_k − min a_k) / max a_k ≤ ``AMPLITUDE_SHARE``;
+otherwise the report says how it varies, between min a_k and max a_k, where its largest swing
+is, and where a switch makes it smallest.
 """
 
 from __future__ import annotations
@@ -71,9 +71,9 @@ FLAT_IN_BAND = 1e-3
 @dataclass(frozen=True)
 class Amplitudes:
     """A cycle's amplitude in windows across the data (``cycle_amplitudes``): the windows'
-    centres and a_k, each window's segment (the stretches between the change factors'
-    switches, ``segments``), and the windows' length (its period, or period/k where its data
-    repeat every period/k: ``repeat_harmonic``)."""
+    centres and a_k, where in each its swing lies (midway between its maximum and minimum),
+    each window's segment (the stretches between the change factors' switches, ``segments``),
+    and the windows' length (its period)."""
 
     centres: np.ndarray
     sizes: np.ndarray
@@ -81,7 +81,7 @@ class Amplitudes:
     segment: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     segments: tuple[tuple[float, float], ...] = ()
     cuts: tuple[tuple[float, float], ...] = ()  # the switches (x, steepness) between them
-    period: float = 0.0  # the cycle's period (the window is shorter at a harmonic)
+    swings: np.ndarray = field(default_factory=lambda: np.zeros(0))  # mid-x of each max, min
 
     @property
     def steady(self) -> bool:
@@ -131,12 +131,14 @@ def cycle_amplitudes(
         for low, high in _window_starts(start, end, window):
             inside = (x >= low) & (x <= high)
             if inside.sum() >= MIN_POINTS:
-                rows.append(((low + high) / 2, float(np.ptp(mean[inside])) / 2, s))
+                xs, ms = x[inside], mean[inside]
+                swing = (xs[int(np.argmax(ms))] + xs[int(np.argmin(ms))]) / 2
+                rows.append(((low + high) / 2, float(np.ptp(ms)) / 2, s, float(swing)))
     if len(rows) < 2 or max(r[1] for r in rows) <= 0.0:  # no curve to measure (a flat zero)
         return None
     rows.sort(key=lambda r: r[0])
-    centres, sizes, segment = (np.array(v) for v in zip(*rows, strict=True))
-    return Amplitudes(centres, sizes, window, segment.astype(int), segments, inner)
+    centres, sizes, segment, swings = (np.array(v) for v in zip(*rows, strict=True))
+    return Amplitudes(centres, sizes, window, segment.astype(int), segments, inner, swings)
 
 
 def switched_low(amplitudes: Amplitudes) -> int | None:
@@ -177,14 +179,10 @@ def fitted_amplitudes(
     facts: ComponentFacts, period: float, x_data: np.ndarray | None
 ) -> Amplitudes | None:
     """The cycle's amplitudes across the data, from its own fitted curve (its smooth shape
-    when it carries rough terms: ``ComponentFacts.cycle_mean``): in windows of its period, or
-    of period/k where its data mostly repeat every period/k (``repeat_harmonic``), split at
-    its change factors' switches (``switch_points``)."""
-    k = repeat_harmonic(facts, x_data)
-    window = period / k if k else period
+    when it carries rough terms: ``ComponentFacts.cycle_mean``): in windows of its period
+    covering all the data, split at its change factors' switches (``switch_points``)."""
     x, mean = in_data_range(replace(facts, mean=facts.cycle_mean), x_data)
-    found = cycle_amplitudes(x, mean, window, switch_points(facts.kernel, x_data))
-    return replace(found, period=period) if found is not None else None
+    return cycle_amplitudes(x, mean, period, switch_points(facts.kernel, x_data))
 
 
 def amplitude_trend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
