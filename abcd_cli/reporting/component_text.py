@@ -27,6 +27,7 @@ from abcd_cli.reporting.curves import (
     mean_trend,
     repeat_harmonic,
     size_profile,
+    trend_bend,
 )
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
@@ -132,6 +133,7 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
             side=level_side(c, x),
             reference=reference_name(dec.model.prior_mean),
             harmonic=repeat_harmonic(c, x),
+            bend=trend_bend(c, x),
         )
     if c.is_noise:
         if not c.dims:
@@ -152,6 +154,7 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
             x_data=x,
             direction=_direction(c, x, direction),
             input_name=dec.names[d],
+            bend=trend_bend(c, x),
         )
         return naming(phrase, dec.names[d])
     switched = switched_phrase(dec, c, direction)

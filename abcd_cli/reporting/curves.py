@@ -3,22 +3,27 @@ checked against it: a cycle's amplitude period by period, whether a trend is a s
 a flat level or a step, and whether a cycle keeps its size past the data.
 
 The curve is the component's posterior mean on its grid (``ComponentFacts.x_grid``, ``mean``),
-in the data's units. A cycle's amplitude in one period is half its rise and fall there,
-a_k = (max m − min m) / 2 over the k-th whole period of the data. Its amplitude "stays about
-ā" only when (max a_k − min a_k) / max a_k ≤ ``AMPLITUDE_SHARE``; otherwise the report says
-how it varies, between min a_k and max a_k.
+in the data's units. A cycle's amplitude in one window is half its rise and fall there,
+a_k = (max m − min m) / 2 over the k-th window: windows of one period covering all of the
+data, the last, partial period included, and none across a change factor's switch. Its
+amplitude "stays about ā" only when (max a_k − min a_k) / max a_k ≤ ``AMPLITUDE_SHARE``;
+otherwise the report says how it varies, between min a_k and max a_k, where its largest swing
+is, and where a switch makes it smallest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.periods import strongest_harmonic
+from abcd_cli.kernels import Kernel
 from abcd_cli.reporting.factors import STEADY_SHARE, factors_of, is_gradual, stated_intervals
-from abcd_cli.reporting.gathered import leading_cycle
+from abcd_cli.reporting.gathered import gathered, leading_cycle
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
@@ -43,6 +48,11 @@ FADE_SHARE = 0.5
 #: A trend is called linear only when a straight line explains at least this share of its
 #: curve's variance where it applies (R² of the line fitted to the curve).
 LINEAR_SHARE = 0.98
+#: A trend is called linear only when, besides, the slopes of lines fitted to the first and
+#: the last third of where it applies differ by at most this share of the larger: a curve
+#: whose slope grows by half or more (call-centre's, 19 then 32 a year) is no straight line,
+#: though a line explains 99% of its variance.
+SLOPE_SHARE = 0.25
 #: A trend whose straight-line change across the part of the data where it applies is below
 #: this share of its level there is flat (a constant level, not a rising or falling line).
 FLAT_SHARE = 0.05
@@ -61,49 +71,119 @@ FLAT_IN_BAND = 1e-3
 
 @dataclass(frozen=True)
 class Amplitudes:
-    """A cycle's amplitude in each whole period of the data: the periods' centres and a_k."""
+    """A cycle's amplitude in windows across the data (``cycle_amplitudes``): the windows'
+    centres and a_k, where in each its swing lies (midway between its maximum and minimum),
+    each window's segment (the stretches between the change factors' switches, ``segments``),
+    and the windows' length (its period)."""
 
     centres: np.ndarray
     sizes: np.ndarray
+    window: float = 0.0
+    segment: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    segments: tuple[tuple[float, float], ...] = ()
+    cuts: tuple[tuple[float, float], ...] = ()  # the switches (x, steepness) between them
+    swings: np.ndarray = field(default_factory=lambda: np.zeros(0))  # mid-x of each max, min
 
     @property
     def steady(self) -> bool:
         """Whether the amplitude varies by at most ``AMPLITUDE_SHARE`` of its largest."""
-        top = float(self.sizes.max())
-        return top <= 0.0 or (top - float(self.sizes.min())) / top <= AMPLITUDE_SHARE
+        return is_steady(self.sizes)
 
     @property
     def typical(self) -> float:
         return float(np.median(self.sizes))
 
 
-def cycle_amplitudes(x: np.ndarray, mean: np.ndarray, period: float) -> Amplitudes | None:
-    """a_k = (max − min) / 2 of ``mean`` over each whole period [x₀ + k·period, x₀ + (k+1)·period)
-    of ``x``; None when fewer than two periods hold ``MIN_POINTS`` points each, or the curve
-    does not move."""
+def is_steady(sizes: np.ndarray) -> bool:
+    """(max a_k − min a_k) / max a_k ≤ ``AMPLITUDE_SHARE``."""
+    top = float(sizes.max())
+    return top <= 0.0 or (top - float(sizes.min())) / top <= AMPLITUDE_SHARE
+
+
+def _window_starts(low: float, high: float, window: float) -> list[tuple[float, float]]:
+    """Windows of length ``window`` from ``low`` covering [low, high]: whole ones from low, and
+    one ending at ``high`` when they leave a remainder (the data's last, partial period is
+    measured too); the whole stretch when it is shorter than a window."""
+    if high - low <= window * (1 + 1e-9):
+        return [(low, high)]
+    count = int(np.floor((high - low) / window + 1e-9))
+    out = [(low + k * window, low + (k + 1) * window) for k in range(count)]
+    if high - out[-1][1] > 1e-9 * window:
+        out.append((high - window, high))
+    return out
+
+
+def cycle_amplitudes(
+    x: np.ndarray, mean: np.ndarray, window: float, cuts: Sequence[tuple[float, float]] = ()
+) -> Amplitudes | None:
+    """a_k = (max − min) / 2 of ``mean`` over windows of length ``window`` covering all of
+    ``x``, never across a switch (x, steepness) in ``cuts`` (the data are split there, each
+    covered by ``_window_starts``); None when fewer than two windows hold ``MIN_POINTS``
+    points each, or the curve does not move."""
     x = np.asarray(x, dtype=float)
     mean = np.asarray(mean, dtype=float)
-    if x.size < 2 or not np.isfinite(period) or period <= 0:
+    if x.size < 2 or not np.isfinite(window) or window <= 0:
         return None
-    count = int(np.floor((x[-1] - x[0]) / period + 1e-9))
-    centres, sizes = [], []
-    for k in range(count):
-        low = x[0] + k * period
-        inside = (x >= low) & (x < low + period)
-        if inside.sum() >= MIN_POINTS:
-            centres.append(low + period / 2)
-            sizes.append(float(np.ptp(mean[inside])) / 2)
-    if len(sizes) < 2 or max(sizes) <= 0.0:  # no curve to measure (a flat zero)
+    inner = tuple(sorted(c for c in cuts if x[0] < c[0] < x[-1]))
+    edges = [float(x[0]), *(c[0] for c in inner), float(x[-1])]
+    segments = tuple(zip(edges[:-1], edges[1:], strict=True))
+    rows = []
+    for s, (start, end) in enumerate(segments):
+        for low, high in _window_starts(start, end, window):
+            inside = (x >= low) & (x <= high)
+            if inside.sum() >= MIN_POINTS:
+                xs, ms = x[inside], mean[inside]
+                swing = (xs[int(np.argmax(ms))] + xs[int(np.argmin(ms))]) / 2
+                rows.append(((low + high) / 2, float(np.ptp(ms)) / 2, s, float(swing)))
+    if len(rows) < 2 or max(r[1] for r in rows) <= 0.0:  # no curve to measure (a flat zero)
         return None
-    return Amplitudes(np.array(centres), np.array(sizes))
+    rows.sort(key=lambda r: r[0])
+    centres, sizes, segment, swings = (np.array(v) for v in zip(*rows, strict=True))
+    return Amplitudes(centres, sizes, window, segment.astype(int), segments, inner, swings)
+
+
+def switched_low(amplitudes: Amplitudes) -> int | None:
+    """The segment (``Amplitudes.segments``) where a change factor's switch, not a modulating
+    cycle, makes a cycle's amplitude smallest: the one holding its smallest a_k, when that is
+    below (1 − ``AMPLITUDE_SHARE``) × every a_k of the other segments and its largest lies
+    elsewhere (internet's daily cycle, about ±3,100 over the holiday its gates switch and
+    ±9,800 at least around it); None otherwise."""
+    sizes, segment = amplitudes.sizes, amplitudes.segment
+    if len(amplitudes.segments) < 2 or segment.size != sizes.size:
+        return None
+    low = int(segment[int(np.argmin(sizes))])
+    rest = sizes[segment != low]
+    if not rest.size or int(segment[int(np.argmax(sizes))]) == low:
+        return None
+    return low if float(sizes.min()) < (1 - AMPLITUDE_SHARE) * float(rest.min()) else None
+
+
+def switch_points(kernel: Kernel, x_data: np.ndarray | None) -> list[tuple[float, float]]:
+    """Where change factors switch a component (any of its terms) within the data, with each
+    switch's steepness: the finite ends of the intervals the report states
+    (``factors.stated_intervals``) of each term its gates switch rather than scale gradually."""
+    parts = factors_of(kernel, x_data)
+    together = gathered(kernel, x_data) if parts is None else None
+    terms = [parts] if parts is not None else (together.terms if together is not None else [])
+    points = {
+        end
+        for t in terms
+        if t.gates and not is_gradual(t.gates, x_data)
+        for i in stated_intervals(t.gates, x_data)
+        for end in ((i.low, i.low_steep), (i.high, i.high_steep))
+        if math.isfinite(end[0])
+    }
+    return sorted(points)
 
 
 def fitted_amplitudes(
     facts: ComponentFacts, period: float, x_data: np.ndarray | None
 ) -> Amplitudes | None:
-    """The cycle's amplitudes period by period over the data, from its own fitted curve (its
-    smooth shape when it carries rough terms: ``ComponentFacts.cycle_mean``)."""
-    return cycle_amplitudes(*in_data_range(replace(facts, mean=facts.cycle_mean), x_data), period)
+    """The cycle's amplitudes across the data, from its own fitted curve (its smooth shape
+    when it carries rough terms: ``ComponentFacts.cycle_mean``): in windows of its period
+    covering all the data, split at its change factors' switches (``switch_points``)."""
+    x, mean = in_data_range(replace(facts, mean=facts.cycle_mean), x_data)
+    return cycle_amplitudes(x, mean, period, switch_points(facts.kernel, x_data))
 
 
 def amplitude_trend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
@@ -218,16 +298,44 @@ def level_side(facts: ComponentFacts, x_data: np.ndarray | None) -> int:
 class TrendShape:
     """A trend's curve where it applies within the data: its level there, whether a straight
     line fits it (``linear``), and whether the curve (its 5th to 95th percentile) stays within
-    ``FLAT_SHARE`` of its size (``flat``: neither a slope nor a swing about its level)."""
+    ``FLAT_SHARE`` of its size (``flat``: neither a slope nor a swing about its level); the
+    slopes of lines fitted to its first and last third (``slopes``, per unit of x), and
+    ``bend``: "faster" when the later slope is steeper the same way by more than
+    ``SLOPE_SHARE``, "slower" when flatter, None when they agree or change sign."""
 
     level: float
     linear: bool
     flat: bool
+    slopes: tuple[float, float] = (0.0, 0.0)
+    bend: str | None = None
+
+
+def third_slopes(x: np.ndarray, mean: np.ndarray) -> tuple[float, float] | None:
+    """The least-squares slopes b of m ≈ a + b·x over the first and the last third of ``x``'s
+    range; None when a third holds fewer than two points."""
+    edges = np.linspace(float(x[0]), float(x[-1]), 4)
+    first, last = x <= edges[1], x >= edges[2]
+    if first.sum() < 2 or last.sum() < 2:
+        return None
+    return float(np.polyfit(x[first], mean[first], 1)[0]), float(
+        np.polyfit(x[last], mean[last], 1)[0]
+    )
+
+
+def slope_bend(slopes: tuple[float, float]) -> str | None:
+    """ "faster" or "slower" when two slopes of one sign differ by more than ``SLOPE_SHARE`` of
+    the larger |b| (|b₁ − b₂| > share · max |b|), the later steeper or flatter; else None."""
+    early, late = slopes
+    top = max(abs(early), abs(late))
+    if top <= 0.0 or early * late <= 0.0 or abs(early - late) <= SLOPE_SHARE * top:
+        return None
+    return "faster" if abs(late) > abs(early) else "slower"
 
 
 def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
     """The shape of a trend's curve ``mean`` on ``x`` (the part where it applies); None with
-    fewer than three points. A line m ≈ a + b·x is fitted by least squares; R² = 1 − SSE/SST."""
+    fewer than three points. A line m ≈ a + b·x is fitted by least squares; R² = 1 − SSE/SST;
+    linear needs R² ≥ ``LINEAR_SHARE`` and the thirds' slopes to agree (``slope_bend``)."""
     x = np.asarray(x, dtype=float)
     mean = np.asarray(mean, dtype=float)
     if x.size < 3:
@@ -240,7 +348,22 @@ def trend_shape(x: np.ndarray, mean: np.ndarray) -> TrendShape | None:
     scale = max(abs(level), float(np.max(np.abs(mean))))
     low, high = np.percentile(mean, [5.0, 95.0])  # a point on the switch itself aside
     flat = scale <= 0.0 or float(high - low) <= FLAT_SHARE * scale
-    return TrendShape(level, linear, flat)
+    slopes = third_slopes(x, mean)
+    bend = slope_bend(slopes) if slopes is not None and not flat else None
+    return TrendShape(level, linear and bend is None, flat, slopes or (0.0, 0.0), bend)
+
+
+def trend_bend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
+    """How a rising or falling trend's slope changes where it applies (``TrendShape.bend``),
+    in words: "rises ever faster", "rises ever more slowly", "falls ever faster" or "falls ever
+    more slowly"; None when it keeps one slope (or is no trend)."""
+    if leading_cycle(facts.kernel, x_data) is not None or facts.is_noise:
+        return None
+    shape = trend_shape(*applied_part(facts, x_data))
+    if shape is None or shape.bend is None:
+        return None
+    verb = "rises" if shape.slopes[1] > 0 else "falls"
+    return f"{verb} ever {'faster' if shape.bend == 'faster' else 'more slowly'}"
 
 
 def applied_part(facts: ComponentFacts, x_data: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

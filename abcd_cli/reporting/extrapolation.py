@@ -13,9 +13,13 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting.curves import (
     FLAT_SHARE,
     amplitude_trend,
+    applied_part,
     fades_beyond,
     flat_in_band,
+    slope_bend,
     swells_beyond,
+    third_slopes,
+    trend_shape,
 )
 from abcd_cli.reporting.factors import (
     SWITCH_SHARE,
@@ -56,6 +60,7 @@ from abcd_cli.reporting.wording import (
     format_amount,
     format_position,
     format_span,
+    rate_unit,
 )
 
 #: What a component does past the data: keeps repeating its cycle, continues its trend or
@@ -110,6 +115,43 @@ def swelling(
     )
 
 
+def bent_continuation(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> str | None:
+    """What a trend's fitted curve does past the data when it is no straight line there: the
+    slope b of its last third within the data (``curves.third_slopes``) against that of the
+    last third of its forecast; when they differ by more than ``curves.SLOPE_SHARE``
+    (``curves.slope_bend``), that it keeps bending, with both slopes; when only the curve
+    within the data bends, that it goes on at the slope it ends the data with; None for a
+    curve that keeps one slope throughout (or with no forecast to read)."""
+    span = data_range(x_data)
+    x, mean = np.asarray(facts.x_grid, dtype=float), np.asarray(facts.mean, dtype=float)
+    inside = applied_part(facts, x_data)
+    shape = trend_shape(*inside)
+    if span is None or shape is None or shape.flat:
+        return None
+    beyond = x > span[1]
+    ahead = third_slopes(x[beyond], mean[beyond]) if beyond.sum() >= 6 else None
+    late = shape.slopes[1]
+    unit, size = rate_unit(float(inside[0][-1] - inside[0][0]), axis)
+
+    def rate(b: float) -> str:
+        return f"about {format_amount(abs(b) * size, axis)} per {unit}"
+
+    bend = slope_bend((late, ahead[1])) if ahead is not None else None
+    if ahead is not None and bend is not None:
+        verb = "rises" if ahead[1] > 0 else "falls"
+        how = "faster" if bend == "faster" else "more slowly"
+        return (
+            "Beyond the data it is assumed to follow its fitted curve, which keeps bending: it"
+            f" {verb} ever {how}, from {rate(late)} at the end of the data to {rate(ahead[1])}"
+            " by the end of the forecast."
+        )
+    if shape.bend is None:
+        return None
+    return (
+        f"Beyond the data it is assumed to go on at the slope it ends the data with, {rate(late)}."
+    )
+
+
 def _continuation(
     parts: Factors, axis: Axis, x_data: np.ndarray | None, facts: ComponentFacts | None = None
 ) -> Extrapolation:
@@ -146,6 +188,9 @@ def _continuation(
         span = format_span(product_lengthscale(parts.smooth), axis)
         return Extrapolation("returns", smooth_continuation(span))
     if head == "linear":
+        bending = bent_continuation(facts, axis, x_data) if facts is not None else None
+        if len(lin) == 1 and bending:
+            return Extrapolation("continues", bending)
         if len(lin) == 1:
             return Extrapolation(
                 "continues",

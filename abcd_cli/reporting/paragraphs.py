@@ -12,8 +12,8 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
+from abcd_cli.reporting.amplitude_text import amplitude_sentence
 from abcd_cli.reporting.curves import (
-    Amplitudes,
     amplitude_trend,
     applied_part,
     fitted_amplitudes,
@@ -23,6 +23,7 @@ from abcd_cli.reporting.curves import (
     repeat_harmonic,
     size_profile,
     slow_cycle_sentences,
+    trend_bend,
     trend_shape,
     unsteady_level_sentences,
 )
@@ -124,27 +125,6 @@ def finer_than_data_sentences(
         " the data it shows as jumps from one observation to the next, and its smooth course"
         " between observations is the model's interpolation, not a shape the data show."
     ]
-
-
-def amplitude_sentence(
-    amplitudes: Amplitudes, axis: Axis, x_data: np.ndarray | None, modulators: Sequence[str] = ()
-) -> str:
-    """A cycle's amplitude as its fitted curve shows it (:mod:`curves`): steady ('stays about
-    1.3') only within ``AMPLITUDE_SHARE``, else between what sizes it varies and where it is
-    largest, and by what cycles it is ``modulated`` ('a periodic function with a period of
-    10 years')."""
-    sizes = amplitudes.sizes
-    lead = "Measured from its fitted curve, its amplitude (half its rise and fall within a period)"
-    if amplitudes.steady:
-        return f"{lead} stays about {format_amount(amplitudes.typical, axis)} across the data."
-    low, high = format_amount(float(sizes.min()), axis), format_amount(float(sizes.max()), axis)
-    peak = float(amplitudes.centres[int(np.argmax(sizes))])
-    where = format_position(peak, axis, coarse_precision(x_data))
-    text = f"{lead} varies between about {low} and {high} across the data, largest around {where}"
-    if modulators:
-        verb = "modulates" if len(modulators) == 1 else "modulate"
-        text += f", as {join_words(list(modulators))} {verb} it"
-    return text + "."
 
 
 def _modulators(terms: Sequence[Factors], axis: Axis) -> list[str]:
@@ -270,7 +250,9 @@ def _trend_sentences(
     parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None, where: str = ""
 ) -> list[str]:
     """Whether the mean rises or falls ('where it applies' only of gates that switch, not scale,
-    it; or ``where``), and a single Lin's slope per unit of x (:func:`rate_unit`)."""
+    it; or ``where``), and a single Lin's slope per unit of x (:func:`rate_unit`); when the
+    fitted curve's slope changes (``curves.TrendShape.bend``), its slopes over the first and
+    last third of where it applies instead."""
     x, mean = applied_part(facts, x_data)
     trend = mean_trend(facts, x_data)
     switched = bool(parts.gates) and not is_gradual(parts.gates, x_data)
@@ -295,6 +277,16 @@ def _trend_sentences(
             f" {format_position(x[high], axis, precision)})."
         ]
     shape = trend_shape(x, mean)
+    if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and shape.bend:
+        unit, size = rate_unit(float(x[-1] - x[0]), axis)
+        early, late = (format_amount(abs(b) * size, axis) for b in shape.slopes)
+        stretch = "where it applies" if parts.gates else "the data"
+        return [
+            f"{text}, though not at one slope: about {early} per {unit} over the first third of"
+            f" {stretch} and about {late} per {unit} over the last, so it"
+            f" {'rises' if trend == 'increasing' else 'falls'} ever"
+            f" {'faster' if shape.bend == 'faster' else 'more slowly'}."
+        ]
     if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
         text += ", though not along a straight line"
     if parts.head == "linear" and len(parts.lin) == 1 and not parts.gates and x[-1] > x[0]:
@@ -479,6 +471,7 @@ def component_paragraph(
         side=level_side(facts, x_data),
         reference=reference,
         harmonic=repeat_harmonic(facts, x_data),
+        bend=trend_bend(facts, x_data),
     )
     if is_flat_cycle(facts, x_data):  # said by what its curve shows, as its heading is
         phrase = FLAT_PHRASE

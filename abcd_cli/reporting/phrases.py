@@ -132,9 +132,11 @@ def _head_phrase(
     direction: str | None,
     x_data: np.ndarray | None = None,
     harmonic: int | None = None,
+    bend: str | None = None,
 ) -> tuple[str, list[str]]:
     """The determiner, premodifiers and head noun, and the head's own postmodifiers (a
-    cycle's repetition as :func:`_repetition` states it)."""
+    cycle's repetition as :func:`_repetition` states it; a linear term whose fitted slope
+    changes, ``bend``, as :func:`bent_trend` words it)."""
     head = parts.head
     if head == "noise":
         return "uncorrelated noise", []
@@ -151,10 +153,19 @@ def _head_phrase(
         degree = len(parts.lin)
         if degree == 1 and direction == "flat":  # flat where it applies: a level, or a step
             return ("a constant level" if parts.gates else "a nearly flat linear trend"), []
+        if degree == 1 and bend is not None:
+            return bent_trend(bend)
         if degree == 1 and direction in ("increasing", "decreasing"):
             return f"a linearly {direction} function", []
         return DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
     return "a constant", []
+
+
+def bent_trend(bend: str) -> tuple[str, list[str]]:
+    """A trend whose fitted curve's slope changes where it applies (``curves.trend_bend``: 'rises
+    ever faster'), in words that claim no straight line, as a noun and its clause: 'a trend'
+    'that rises ever faster'."""
+    return "a trend", [f"that {bend}"]
 
 
 def of_input(noun: str, name: str) -> str:
@@ -288,6 +299,7 @@ def _gathered_phrase(
     input_name: str | None,
     amplitude: str | None = None,
     harmonic: int | None = None,
+    bend: str | None = None,
 ) -> str:
     """The phrase of a gathered component: its leading term's head ('a periodic function with
     a period of 1.0 year', a polynomial of the terms' largest degree), how a cycle's amplitude
@@ -295,7 +307,9 @@ def _gathered_phrase(
     around 1715 and 1794': ``gathered_sides``), and where the terms together apply."""
     if g.head == "linear":
         degree = g.degree
-        if degree == 1 and direction in ("increasing", "decreasing"):
+        if degree == 1 and bend is not None:
+            noun, post = bent_trend(bend)
+        elif degree == 1 and direction in ("increasing", "decreasing"):
             noun, post = f"a linearly {direction} function", []
         else:
             noun, post = DEGREE_NOUNS.get(degree, f"a polynomial of degree {degree}"), []
@@ -348,6 +362,7 @@ def noun_phrase(
     side: int = 0,
     reference: str = "zero",
     harmonic: int | None = None,
+    bend: str | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
@@ -358,7 +373,9 @@ def noun_phrase(
     amplitude, with ``side``, the side of the ``reference`` its level keeps
     (``curves.level_side``; ``reference``: what levels are measured from, in words);
     ``harmonic``: the k at whose period/k what a cycle fits mostly repeats
-    (``curves.repeat_harmonic``), which its heading says before its period.
+    (``curves.repeat_harmonic``), which its heading says before its period; ``bend``: how a
+    linear term's fitted slope changes where it applies (``curves.trend_bend``), which keeps
+    it from being called linear, whether or not ``direction`` is said.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -375,10 +392,10 @@ def noun_phrase(
         together = gathered(kernel, x_data)
         if together is not None:
             return _gathered_phrase(
-                together, axis, x_data, direction, input_name, amplitude, harmonic
+                together, axis, x_data, direction, input_name, amplitude, harmonic, bend
             )
         return f"a function with covariance {kernel.structure}"
-    noun, post = _head_phrase(parts, axis, direction, x_data, harmonic)
+    noun, post = _head_phrase(parts, axis, direction, x_data, harmonic, bend)
     if input_name is not None and parts.head not in ("noise", "constant"):
         noun = of_input(noun, input_name)
     x_range = data_range(x_data)

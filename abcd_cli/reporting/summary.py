@@ -13,6 +13,7 @@ from abcd_cli.reporting.curves import (
     mean_trend,
     repeat_harmonic,
     size_profile,
+    trend_bend,
 )
 from abcd_cli.reporting.numbers import format_pvalue
 from abcd_cli.reporting.phrases import noun_phrase
@@ -103,6 +104,7 @@ def summary_sentences(
                 strength=size_profile(facts, x_data),
                 side=level_side(facts, x_data),
                 harmonic=repeat_harmonic(facts, x_data),
+                bend=trend_bend(facts, x_data),
             )
             for facts in components
         ]
