@@ -63,7 +63,7 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     elif c.partial.size:
         d = c.dims[0] if c.dims else 0
         cycles = float(np.ptp(dec.model.X[:, d])) / period
-        if cycles < MIN_CYCLES:
+        if 1.0 <= cycles < MIN_CYCLES:  # under one, it is said as a slow swing instead
             reasons.append(f"the data span only {format_number(cycles, 2)} of its cycles")
         rivals = period_rivals(dec.model.X[:, d], c.partial, period, cycle_drift(dec, c))
         if rivals is not None and rivals >= MIN_RIVALS:
