@@ -127,15 +127,17 @@ _CHECK_HINTS = {
 
 
 def describe_checks(checks: list[ModelCheck]) -> str:
-    """Which posterior predictive checks are significant and what that suggests."""
+    """Which posterior predictive checks are significant and what that suggests, in a reader's
+    words (the checks compare the data with series simulated from the fitted model)."""
     if not checks:
-        return "No posterior predictive checks were run."
+        return "The model was not checked against series simulated from it."
     flagged = [c for c in checks if c.significant]
     names = join_words([c.name for c in checks])
     if not flagged:
         return (
-            f"None of the posterior predictive checks ({names}) is significant at the 5% level, "
-            "so the residuals show no clear sign of structure that the model misses."
+            "None of the checks that compare the data with series simulated from the fitted"
+            f" model ({names}) is significant at the 5% level, so the residuals show no clear"
+            " sign of structure that the model misses."
         )
     sentences = []
     for check in flagged:
