@@ -52,7 +52,7 @@ def amplitude_sentence(
         )
     return (
         f"{text}. It is smallest, about {low}, {segment_words(amplitudes, segment, axis, x_data)},"
-        f" where its change factors switch it; {elsewhere}."
+        f" where its change points switch it; {elsewhere}."
     )
 
 

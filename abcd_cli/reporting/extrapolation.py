@@ -288,7 +288,7 @@ def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Ext
         return Extrapolation(
             going.kind,
             going.sentence
-            + " Its change factors keep scaling it gradually beyond the data, as over it.",
+            + " Its change points keep scaling it gradually beyond the data, as over it.",
         )
     if parts.gates:
         on = on_intervals(sharp_gates(parts.gates, x_data))
@@ -336,8 +336,7 @@ def _scaled_level(
     )
     return Extrapolation(
         "returns" if towards else "continues",
-        "Beyond the data its change factors keep scaling it, as over it: its level goes"
-        f" {amounts}.",
+        f"Beyond the data its change points keep scaling it, as over it: its level goes {amounts}.",
         f"the level of {{name}} {level_move(at_end, far)} {{reference}}, {amounts}",
     )
 

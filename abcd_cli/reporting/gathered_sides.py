@@ -179,7 +179,7 @@ def _what_switches(sharp: list[Switch], axis: Axis, x_data: np.ndarray | None) -
     what = {
         (True, False): "change windows" if many else "a change window",
         (False, True): "changepoints" if many else "a changepoint",
-    }.get((windows, points), "change factors")
+    }.get((windows, points), "change points")
     return f"{what} of the model, which {join_words(said, 'and then')}"
 
 

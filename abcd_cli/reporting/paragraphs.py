@@ -305,7 +305,7 @@ def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> 
 def _interval_sentences(on: list[Interval], axis: Axis, x_data: np.ndarray | None) -> list[str]:
     """When a component switches on and off within the data, given where it is on."""
     if not on:
-        return ["Its change factors leave it switched off everywhere."]
+        return ["Its change points leave it switched off everywhere."]
     spacing = data_spacing(x_data)
     events: list[tuple[float, str, float]] = []
     for i in on:

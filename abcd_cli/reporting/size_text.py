@@ -42,7 +42,7 @@ def gradual_sentences(
         else:
             ends.append(f"about as large at the {end} of the data")
     text = (
-        "Its change factors do not switch it on or off but scale it gradually: on its fitted"
+        "Its change points do not switch it on or off but scale it gradually: on its fitted"
         f" curve, its size is {largest}"
     )
     if ends:

@@ -118,7 +118,7 @@ def test_an_amplitude_a_switch_collapses_is_put_down_to_the_switch() -> None:
     envelope[(grid > 1968.0) & (grid < 1970.0)] = 1.0
     mean = envelope * np.sin(2 * np.pi * grid)
     paragraph = component_paragraph(make_facts(kernel, mean, grid=grid), YEAR, x_data=WEEKS)
-    assert "between January 1968 and January 1970, where its change factors switch it" in paragraph
+    assert "between January 1968 and January 1970, where its change points switch it" in paragraph
     assert "It is smallest, about 1.00," in paragraph
     assert paragraph.count("modulates it") == 1
     assert "elsewhere it varies between about 7.29 and 12.7, as a periodic function" in paragraph
