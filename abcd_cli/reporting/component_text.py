@@ -42,7 +42,7 @@ from abcd_cli.reporting.factors import (
 from abcd_cli.reporting.gathered import gathered
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
-from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle
+from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle, said_as_rough
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.wording import (
     format_amount,
@@ -134,6 +134,7 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
             reference=reference_name(dec.model.prior_mean),
             harmonic=repeat_harmonic(c, x),
             bend=trend_bend(c, x),
+            rough=said_as_rough(c, x),
         )
     if c.is_noise:
         if not c.dims:

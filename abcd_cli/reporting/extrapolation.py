@@ -47,7 +47,7 @@ from abcd_cli.reporting.phrases import (
     modulator_phrases,
     seen_words,
 )
-from abcd_cli.reporting.rough_cycle import is_rough_cycle, rough_cycle_continuation
+from abcd_cli.reporting.rough_cycle import rough_cycle_continuation, said_as_rough
 from abcd_cli.reporting.trends import (
     SLOW_CYCLES,
     coarse_precision,
@@ -244,7 +244,7 @@ def extrapolation_record(
 
 def _record(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> Extrapolation:
     """:func:`extrapolation_record` before a slow cycle's caveat."""
-    if is_rough_cycle(facts.kernel, x_data):
+    if said_as_rough(facts, x_data):
         fades, sentence = rough_cycle_continuation(facts, axis, x_data)
         if flat_in_band(facts):  # the assumptions say what its figure shows, as it does
             return Extrapolation("other", sentence, "{name} stays flat at zero")

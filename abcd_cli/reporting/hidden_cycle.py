@@ -21,12 +21,18 @@ MIN_REPEATS = 3.0
 REPEAT_CORRELATION = 0.7
 #: Frequencies of the periodogram.
 FREQUENCIES = 1000
+#: Pairs of observations exactly a lag apart that a lagged correlation is read from, at least;
+#: with fewer, it interpolates between observations.
+MIN_PAIRS = 20
 
 
 def lagged_correlation(x: np.ndarray, values: np.ndarray, lag: float) -> float:
-    """r = corr(v(x_i), v(x_i + lag)) over the x_i with x_i + lag within the data, v(x_i + lag)
-    interpolated between them (NaN when fewer than three such points or either side does not
-    move)."""
+    """r = corr(v(x_i), v(x_i + lag)) over the x_i with x_i + lag within the data: over the
+    pairs of observations one lag apart (to a tenth of the smallest spacing) where at least
+    ``MIN_PAIRS`` exist, since interpolating across gaps blurs what repeats (births, a weekly
+    pattern sampled on scattered days: 0.26 interpolated, 1.00 at the 196 pairs a week
+    apart); else v(x_i + lag) interpolated between observations. NaN when fewer than three
+    points or either side does not move."""
     order = np.argsort(x)
     xs = np.asarray(x, dtype=float)[order]
     vs = np.asarray(values, dtype=float)[order]
@@ -34,6 +40,15 @@ def lagged_correlation(x: np.ndarray, values: np.ndarray, lag: float) -> float:
     if inside.sum() < 3:
         return float("nan")
     now, later = vs[inside], np.interp(xs[inside] + lag, xs, vs)
+    steps = np.diff(xs)
+    steps = steps[steps > 0]
+    if steps.size:
+        targets = xs[inside] + lag
+        j = np.clip(np.searchsorted(xs, targets), 1, xs.size - 1)
+        nearest = np.where(np.abs(xs[j] - targets) < np.abs(xs[j - 1] - targets), j, j - 1)
+        paired = np.abs(xs[nearest] - targets) <= 0.1 * float(steps.min())
+        if paired.sum() >= MIN_PAIRS:
+            now, later = now[paired], vs[nearest[paired]]
     if np.std(now) <= 0 or np.std(later) <= 0:
         return float("nan")
     return float(np.corrcoef(now, later)[0, 1])

@@ -52,8 +52,8 @@ from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_ph
 from abcd_cli.reporting.rough_cycle import (
     FLAT_PHRASE,
     is_flat_cycle,
-    is_rough_cycle,
     rough_cycle_sentences,
+    said_as_rough,
 )
 from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
@@ -415,8 +415,12 @@ def _gathered_sentences(
         if g.head == "periodic"
         else None
     )
-    if amplitudes is None:
-        out = [gathered_sentence(g, axis, x_data)]
+    if amplitudes is None:  # a cycle's size from its fitted values, never from its prior
+        cycle = g.head == "periodic" and facts.data_mean.size > 0
+        out = [gathered_sentence(g, axis, x_data, amplitude=not cycle)]
+        if cycle:
+            low, high = (format_amount(f(facts.data_mean), axis) for f in (np.min, np.max))
+            out.append(f"Its fitted values at the data range from about {low} to {high}.")
     else:
         shaping = (
             [t for t in g.terms if not is_rough_term(t, g)]
@@ -472,12 +476,13 @@ def component_paragraph(
         reference=reference,
         harmonic=repeat_harmonic(facts, x_data),
         bend=trend_bend(facts, x_data),
+        rough=said_as_rough(facts, x_data),
     )
     if is_flat_cycle(facts, x_data):  # said by what its curve shows, as its heading is
         phrase = FLAT_PHRASE
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
-    if x_data is not None and is_rough_cycle(facts.kernel, x_data):
+    if said_as_rough(facts, x_data):
         sentences += rough_cycle_sentences(facts, axis, x_data)
         return " ".join(sentences + statistics_sentences(facts, axis, previous_r2))
     if parts is not None:

@@ -363,6 +363,7 @@ def noun_phrase(
     reference: str = "zero",
     harmonic: int | None = None,
     bend: str | None = None,
+    rough: bool | None = None,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
@@ -375,7 +376,9 @@ def noun_phrase(
     ``harmonic``: the k at whose period/k what a cycle fits mostly repeats
     (``curves.repeat_harmonic``), which its heading says before its period; ``bend``: how a
     linear term's fitted slope changes where it applies (``curves.trend_bend``), which keeps
-    it from being called linear, whether or not ``direction`` is said.
+    it from being called linear, whether or not ``direction`` is said; ``rough``: whether it is
+    said as irregular variation (``rough_cycle.said_as_rough``, from its fitted curve), else
+    as the kernel alone tells (``is_rough_cycle``).
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -383,7 +386,7 @@ def noun_phrase(
     a linear trend. ``input_name`` names the input the function is of, after its head noun
     ('a smooth function of weight'), in a model of several inputs.
     """
-    if is_rough_cycle(kernel, x_data):
+    if is_rough_cycle(kernel, x_data) if rough is None else rough:
         return ROUGH_PHRASE
     parts = factors_of(kernel, x_data)
     if parts is None:

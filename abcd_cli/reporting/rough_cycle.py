@@ -34,6 +34,22 @@ def is_rough_cycle(kernel: Kernel, x_data: np.ndarray | None) -> bool:
     return x_data is not None and all_rough(kernel, data_spacing(x_data))
 
 
+def said_as_rough(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
+    """``is_rough_cycle``, unless what it fits, its partial residuals (the data less the other
+    components), recur one (shortest) period later at ``ALIKE_CORRELATION`` or more: then the
+    data show its jumps repeating every period, and it is said as the cycle it is (births: a
+    weekly pattern on scattered days, the data a week apart correlating at 0.8). Its fitted
+    values alone cannot tell: a periodic factor makes them recur whatever the data do."""
+    if x_data is None or not is_rough_cycle(facts.kernel, x_data):
+        return False
+    if facts.partial.size != np.asarray(x_data).size:
+        return True
+    bases = facts.kernel.bases()
+    period = min(float(b.param("period")) for b in bases if getattr(b, "role", "") == "periodic")
+    r = lagged_correlation(np.asarray(x_data, dtype=float), facts.partial, period)
+    return not (np.isfinite(r) and r >= ALIKE_CORRELATION)
+
+
 def is_flat_cycle(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
     """Whether the component is a rough cycle (``is_rough_cycle``) whose fitted curve is flat
     at zero inside its own band (``curves.flat_in_band``): said by ``FLAT_PHRASE``."""

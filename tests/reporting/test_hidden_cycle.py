@@ -88,3 +88,16 @@ def test_the_smooth_finding_of_a_repeating_curve_is_not_called_non_periodic() ->
         " and falls about every 1.0 year"
     )
     assert curve_repeats(c, X) is not None
+
+
+def test_a_lag_is_read_at_pairs_of_observations_one_lag_apart() -> None:
+    """Births: a weekly pattern (five days up, two down) on a thousand scattered days of
+    fourteen years. Interpolating across the gaps blurred it (r = 0.26, read 'Nor do its
+    values recur a period later'); at the pairs of observations a week apart it is exact."""
+    rng = np.random.default_rng(0)
+    days = np.sort(rng.choice(np.arange(5000), size=1000, replace=False))
+    weekly = np.where(days % 7 < 5, 25.0, -50.0) + rng.standard_normal(days.size)
+    x = 1977.0 + days / 365.0
+    assert lagged_correlation(x, weekly, 7.0 / 365.0) > 0.99
+    # too few exact pairs (every other day dropped, an odd lag): interpolation as before
+    assert np.isfinite(lagged_correlation(x[::3], weekly[::3], 7.5 / 365.0))

@@ -150,3 +150,25 @@ def test_rough_terms_finer_than_the_spacing_are_said_to_be_scatter() -> None:
     model = Model(scaling.kernel_in(parse_kernel(smooth)), scaling, x, y, 0.0)
     cycle = next(c for c in decompose(model, (YEAR,)).components if not c.is_noise)
     assert "much as noise is" not in component_paragraph(cycle, YEAR, x_data=x)
+
+
+def test_a_rough_cycle_whose_jumps_repeat_every_period_is_said_as_a_cycle() -> None:
+    """Births' week on daily data: a periodic factor with features narrower than the spacing
+    is rough by its kernel, but what it fits recurs a period later in the data, so it is the
+    cycle it is, not 'short-term irregular variation' that does not repeat."""
+    from abcd_cli.reporting.rough_cycle import said_as_rough
+
+    rng = np.random.default_rng(4)
+    x = 1990.0 + np.arange(0.0, 20.0, 1.0 / 12.0)
+    y = np.where(np.round((x - 1990.0) * 12) % 12 == 6, 5.0, 0.0) + 0.1 * rng.standard_normal(
+        x.size
+    )
+    scaling = Scaling.from_data(x, y)
+    model = Model(scaling.kernel_in(parse_kernel(NARROW)), scaling, x, y, 0.0)
+    cycle = next(c for c in decompose(model, (YEAR,)).components if not c.is_noise)
+    assert is_rough_cycle(cycle.kernel, x) and not said_as_rough(cycle, x)
+    assert period_correlation(cycle, 1.0, x) >= 0.9
+    text = component_paragraph(cycle, YEAR, x_data=x)
+    assert ROUGH_PHRASE not in text and "period of 1.0 year" in text, text
+    irregular, x_irregular = _made(NARROW)  # no pattern: rough, as before
+    assert said_as_rough(irregular, x_irregular)
