@@ -209,7 +209,7 @@ def _modulating_at_end(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> li
     end = np.array([float(np.max(x_data))]) if x_data is not None and len(x_data) else None
     on = [
         t
-        for t in g.terms
+        for t in g.telling
         if not t.gates or end is None or gate_amplitude(t.gates, end)[0] >= SWITCH_SHARE
     ]
     return list(dict.fromkeys(m for t in on for m in modulator_phrases(t, axis)))

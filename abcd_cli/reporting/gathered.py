@@ -66,10 +66,23 @@ class Gathered:
     xs: np.ndarray  # 201 points across the data
     trend: str
     on: list[Interval]
+    shares: tuple[float, ...] = ()  # each term's share of the sum's prior variance over the data
 
     @property
     def head(self) -> str:
         return self.lead.head
+
+    @property
+    def telling(self) -> list[Factors]:
+        """The terms holding at least ``TELLING_SHARE`` of the sum's prior variance: those whose
+        factors (a modulating cycle) may be said to shape it (airline: a term of 0.02% does
+        not make its yearly cycle 'modulated by a periodic function with a period of 4.4
+        years')."""
+        if len(self.shares) != len(self.terms):
+            return self.terms
+        return [
+            t for t, share in zip(self.terms, self.shares, strict=True) if share >= TELLING_SHARE
+        ]
 
     @property
     def degree(self) -> int:
@@ -113,12 +126,13 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
     lead = parts[int(np.argmax([v.mean() for v in variances]))]
     ending = parts[int(np.argmax([v[-1] for v in variances]))]
     amplitude = np.sqrt(np.sum(variances, axis=0))
+    means = np.array([v.mean() for v in variances])
+    shares = tuple(float(v) for v in means / means.sum()) if means.sum() > 0 else ()
     on: list[Interval] = []
     for t in parts:
         on += stated_intervals(t.gates, x_data) if t.gates else [Interval(-math.inf, math.inf)]
-    return Gathered(
-        parts, lead, ending, amplitude, xs, classify_trend(amplitude, DIP_TOLERANCE), _union(on)
-    )
+    trend = classify_trend(amplitude, DIP_TOLERANCE)
+    return Gathered(parts, lead, ending, amplitude, xs, trend, _union(on), shares)
 
 
 def leading_cycle(kernel: Kernel, x_data: np.ndarray | None) -> Factors | None:
@@ -146,6 +160,10 @@ def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:
         return f"with {trend} amplitude"
     return "whose amplitude changes across the data"
 
+
+#: A gathered term holding less of the sum's prior variance than this share shapes nothing a
+#: reader can see: its factors are not said as modulating the component.
+TELLING_SHARE = 0.01
 
 #: A length is counted, for telling close periods apart, in the largest unit it fills ten
 #: times (24.4 hours, not 1.02 days; 12.4 months, not 1.03 years).

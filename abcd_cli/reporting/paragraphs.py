@@ -423,9 +423,9 @@ def _gathered_sentences(
             out.append(f"Its fitted values at the data range from about {low} to {high}.")
     else:
         shaping = (
-            [t for t in g.terms if not is_rough_term(t, g)]
+            [t for t in g.telling if not is_rough_term(t, g)]
             if facts.rough_sd is not None
-            else g.terms
+            else g.telling
         )
         out = [
             gathered_sentence(g, axis, x_data, amplitude=False),

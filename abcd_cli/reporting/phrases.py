@@ -316,7 +316,7 @@ def _gathered_phrase(
     else:
         noun, post = _head_phrase(g.lead, axis, direction, x_data, harmonic)
         if g.head == "periodic":
-            others = [m for t in g.terms for m in modulator_phrases(t, axis)]
+            others = [m for t in g.telling for m in modulator_phrases(t, axis)]
             post += [
                 f"modulated by {m}"
                 for m in dict.fromkeys(others)

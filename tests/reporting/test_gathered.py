@@ -227,3 +227,18 @@ def test_two_gathered_smooth_components_that_read_alike_name_their_scales() -> N
     assert len(phrases) == 2 and len(set(phrases)) == 2, phrases
     assert any("on a scale of about 3.0 years" in p for p in phrases)
     assert not any("amplitude" in p for p in phrases)
+
+
+def test_a_negligible_term_does_not_modulate_a_gathered_cycle() -> None:
+    """Airline: a yearly cycle gathered from a large term and one of 0.02% of its variance
+    whose second factor is a 4.4-year cycle read 'modulated by a periodic function with a
+    period of 4.4 years', which its figure does not show; a term of a fair share still does."""
+    big = "Per(lengthscale=1, period=1.0, sd=3) * SE(lengthscale=30, sd=1)"
+    faint = "Per(lengthscale=1, period=1.0, sd=1) * Per(lengthscale=1, period=4.4, sd=0.04)"
+    phrase = noun_phrase(parse_kernel(f"{big} + {faint}"), AXIS, x_data=X)
+    assert phrase.startswith("an approximately periodic function with a period of 1.0 year")
+    assert "4.4" not in phrase, phrase
+    fair = faint.replace("sd=0.04", "sd=2")
+    assert "modulated by a periodic function with a period of 4.4 years" in noun_phrase(
+        parse_kernel(f"{big} + {fair}"), AXIS, x_data=X
+    )
