@@ -61,7 +61,7 @@ class Per(BaseKernel):
         if ell < SPIKY_LENGTHSCALE:
             return (
                 "Within each period it has a sharp, spiky shape, with features only about "
-                f"{detail} wide, and this pattern recurs every period."
+                f"{detail} wide."
             )
         return (
             "Within each period its shape is smooth but not a plain sinusoid; its features "

@@ -9,6 +9,7 @@ blend its sides.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,31 +39,36 @@ STEP_SHARE = 0.1
 @dataclass(frozen=True)
 class Switch:
     """A switch of a gathered component's change factor within the data: where (``at``), its
-    steepness, the operator it belongs to ("CW" or "CP"), which edge of a window it is
+    steepness, what it belongs to ("window" or "point"), which edge of a window it is
     ("begins", "ends"; "" for a changepoint), and whether it switches (``sharp``) or its window
     only blends the sides (a soft window: ``at`` is then its location, ``width`` its width)."""
 
     at: float
     steepness: float
-    operator: str
+    kind: str
     edge: str
     sharp: bool
     width: float = 0.0
 
 
 def _gate_switches(gate: BaseKernel, sharp: bool) -> list[Switch]:
-    """A change factor's switches: a changepoint's location; a window's start and end, or,
-    when its edges are soft, its location and width."""
-    operator = str(getattr(gate, "operator", "CP"))
-    if operator == "CP":
-        loc, s = gate.params
-        return [Switch(float(loc), float(s), "CP", "", sharp)]
-    loc, width, s = (float(p) for p in gate.params)
+    """A change factor's switches, from the intervals it declares itself on
+    (``switched_on``): one finite end is a changepoint's location; two are a window's start
+    and end, or, when its edges are soft, its middle and width."""
+    ends = sorted(
+        (float(end), float(steep))
+        for low, high, low_steep, high_steep in gate.switched_on()  # type: ignore[attr-defined]
+        for end, steep in ((low, low_steep), (high, high_steep))
+        if math.isfinite(end)
+    )
+    if len(ends) == 1:
+        return [Switch(ends[0][0], ends[0][1], "point", "", sharp)]
+    (start, steep), (end, _) = ends[0], ends[-1]
     if not sharp:
-        return [Switch(loc, s, "CW", "", False, width)]
+        return [Switch(0.5 * (start + end), steep, "window", "", False, end - start)]
     return [
-        Switch(loc - 0.5 * width, s, "CW", "begins", True, width),
-        Switch(loc + 0.5 * width, s, "CW", "ends", True, width),
+        Switch(start, steep, "window", "begins", True, end - start),
+        Switch(end, steep, "window", "ends", True, end - start),
     ]
 
 
@@ -173,8 +179,8 @@ def _what_switches(sharp: list[Switch], axis: Axis, x_data: np.ndarray | None) -
     for s in sharp:
         when = _where([s], axis, x_data)
         said.append(f"{s.edge} around {when}" if s.edge else f"lies around {when}")
-    windows = any(s.operator == "CW" for s in sharp)
-    points = any(s.operator == "CP" for s in sharp)
+    windows = any(s.kind == "window" for s in sharp)
+    points = any(s.kind == "point" for s in sharp)
     many = sum(s.edge != "ends" for s in sharp) > 1
     what = {
         (True, False): "change windows" if many else "a change window",

@@ -73,7 +73,17 @@ def combined(children: st.SearchStrategy[Kernel]) -> st.SearchStrategy[Kernel]:
 
 
 KERNELS = st.recursive(st.one_of(base_kernels(), additive_kernels()), combined, max_leaves=6)
-PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Derandomised, so that a run in CI draws what a run here drew.
+PROPERTY = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+#: Rescaling a kernel's parameters moves its Gram matrix's last bits: an additive kernel's
+#: orders (Newton-Girard sums of products) lose up to ~1e-8 relatively. A broken convention
+#: (a scale applied twice, a location scaled as a length) moves it by far more.
+RESCALED_RTOL = 1e-7
 
 
 def test_every_registered_class_is_drawn() -> None:
@@ -108,7 +118,7 @@ def test_user_units_are_the_internal_kernel_rescaled(kernel: Kernel) -> None:
     user = SCALING.kernel_out(kernel)
     expected = SCALING.y_scale**2 * kernel.gram(X_INTERNAL)
     np.testing.assert_allclose(
-        user.gram(X_USER), expected, rtol=1e-9, atol=1e-10 * np.abs(expected).max()
+        user.gram(X_USER), expected, rtol=RESCALED_RTOL, atol=1e-10 * np.abs(expected).max()
     )
 
 
@@ -121,7 +131,7 @@ def test_user_text_reads_back_into_the_internal_kernel(kernel: Kernel) -> None:
     back = SCALING.kernel_in(parse_kernel(text, NAMES))
     expected = kernel.gram(X_INTERNAL)
     np.testing.assert_allclose(
-        back.gram(X_INTERNAL), expected, rtol=1e-9, atol=1e-10 * np.abs(expected).max()
+        back.gram(X_INTERNAL), expected, rtol=RESCALED_RTOL, atol=1e-10 * np.abs(expected).max()
     )
     np.testing.assert_allclose(back.values(), kernel.values(), rtol=1e-9, atol=1e-12)
 
