@@ -353,10 +353,11 @@ def rough_terms_sentences(
         # var(rough) / var(m) at the data: the share of the component that is scatter
         share = min(facts.rough_sd**2 / total, 1.0)
         out.append(
-            f"That is shorter than the spacing of the data ({format_span(spacing, axis)}), so at"
-            " the data this variation is scatter from one observation to the next, much as"
-            f" noise is: it makes up about {format_percent(share, 0)} of the component's"
-            " variance at the data, which the variance it explains below counts, though it"
-            " cannot be forecast."
+            f"Its term of about {span} is shorter than the spacing of the data"
+            f" ({format_span(spacing, axis)}), so at the data this variation is scatter from one"
+            " observation to the next, much as noise is: it makes up about"
+            f" {format_percent(share, 0)} of the component's variance at the data. The share of"
+            " the variance the component explains, below, counts that scatter, which cannot be"
+            " forecast."
         )
     return out
