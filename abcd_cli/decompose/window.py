@@ -10,6 +10,7 @@ rough terms) gets a window of the same rule over its own period (``cycle_window`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,15 +40,20 @@ class Window:
     cumulative_sd: list[np.ndarray]
 
 
-def shortest_period(terms: list[Kernel]) -> float | None:
-    """The shortest period of any periodic factor of ``terms`` (internal units); None when
-    none is periodic."""
-    periods = [
+def periods_of(terms: Sequence[Kernel]) -> list[float]:
+    """The period of every periodic factor of ``terms`` (in the kernels' units)."""
+    return [
         float(b.param("period"))
         for t in terms
         for b in t.bases()
         if getattr(b, "role", "") == "periodic"
     ]
+
+
+def shortest_period(terms: Sequence[Kernel]) -> float | None:
+    """The shortest period of any periodic factor of ``terms`` (internal units); None when
+    none is periodic."""
+    periods = periods_of(terms)
     return min(periods) if periods else None
 
 

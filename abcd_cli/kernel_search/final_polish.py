@@ -80,7 +80,7 @@ def polished(
         )
         return value, scale * grad
 
-    before = (chosen.low if chosen.low is not None else chosen.bic, chosen.bic)
+    before = (chosen.low, chosen.bic)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -97,7 +97,7 @@ def polished(
     except (ValueError, LinAlgError, ArithmeticError):
         return chosen, FinalPolish(before, None, 0, 0, False)
     scored = data.scorer.scored(moved, interval.high, data.n, interval)
-    after = (scored.low if scored.low is not None else scored.bic, scored.bic)
+    after = (scored.low, scored.bic)
     kept = bool(np.isfinite(scored.bic) and scored.bic < chosen.bic)
     record = FinalPolish(before, after, int(res.nit), int(res.nfev), kept)
     return (scored if kept else chosen), record

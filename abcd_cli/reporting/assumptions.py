@@ -79,11 +79,7 @@ def assumptions_paragraph(dec: Decomposition) -> str:
         )
         text += f" Far from the data the forecast therefore returns to {what}: {trend}."
     changing = any(c.is_noise and not c.kernel.stationary for c in dec.components)
-    noise = (
-        f"the noise's size and how it changes with {dec.axis.x_name}"
-        if changing
-        else ("the noise's size")
-    )
+    noise = "the noise's size" + (f" and how it changes with {dec.axis.x_name}" if changing else "")
     text += (
         f" Held constant throughout: every fitted value (periods, slopes, lengths, {noise}) and"
         " the structure itself; nothing the data do not show, such as a new event or a change"

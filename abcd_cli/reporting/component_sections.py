@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.decompose.window import shortest_period
+from abcd_cli.decompose.window import periods_of, shortest_period
 from abcd_cli.reporting import dense_figures, inputs_figures
 from abcd_cli.reporting.certainty import (
     LIKELY,
@@ -216,12 +216,7 @@ def series_drawings(
 def kernel_periods(components: list[ComponentFacts]) -> list[float]:
     """The periods of every periodic factor of ``components``' covariances (the cycles their
     curves may show, whose whole periods slice a dense figure's envelope)."""
-    return [
-        float(b.param("period"))
-        for c in components
-        for b in c.kernel.bases()
-        if getattr(b, "role", "") == "periodic"
-    ]
+    return periods_of([c.kernel for c in components])
 
 
 def shaped_period(components: list[ComponentFacts]) -> float | None:

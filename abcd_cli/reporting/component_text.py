@@ -32,14 +32,12 @@ from abcd_cli.reporting.curves import (
 from abcd_cli.reporting.effects import effect_sentences
 from abcd_cli.reporting.extrapolation import describe_extrapolation
 from abcd_cli.reporting.factors import (
-    Factors,
-    factors_of,
     gate_profile,
     is_gradual,
     product_lengthscale,
     stated_intervals,
 )
-from abcd_cli.reporting.gathered import gathered
+from abcd_cli.reporting.gathered import leading_factors
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
 from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle, said_as_rough
@@ -97,7 +95,7 @@ def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
     x = column(dec, 0)
     out = []
     for c, phrase in zip(dec.components, phrases, strict=True):
-        parts = _smooth_factors(c, x) if counts[phrase] > 1 else None
+        parts = leading_factors(c.kernel, x) if counts[phrase] > 1 else None
         if parts is None or parts.head != "smooth" or parts.lead is None:
             out.append(phrase)
             continue
@@ -105,16 +103,6 @@ def component_phrases(dec: Decomposition, direction: bool = True) -> list[str]:
         noun = parts.lead.noun
         out.append(phrase.replace(noun, f"{noun} on a scale of about {scale}", 1))
     return out
-
-
-def _smooth_factors(c: ComponentFacts, x: np.ndarray) -> Factors | None:
-    """The factors that set a component's scale: its own product's, or its gathered terms'
-    leading one's."""
-    parts = factors_of(c.kernel, x)
-    if parts is None:
-        together = gathered(c.kernel, x)
-        parts = together.lead if together is not None else None
-    return parts
 
 
 def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:

@@ -362,8 +362,14 @@ def trend_bend(facts: ComponentFacts, x_data: np.ndarray | None) -> str | None:
     shape = trend_shape(*applied_part(facts, x_data))
     if shape is None or shape.bend is None:
         return None
-    verb = "rises" if shape.slopes[1] > 0 else "falls"
-    return f"{verb} ever {'faster' if shape.bend == 'faster' else 'more slowly'}"
+    return bend_words(shape.slopes[1], shape.bend)
+
+
+def bend_words(slope: float, bend: str) -> str:
+    """'rises ever faster', 'falls ever more slowly': the way a trend of the later ``slope``
+    goes, and its ``bend`` (``slope_bend``) in words."""
+    verb = "rises" if slope > 0 else "falls"
+    return f"{verb} ever {'faster' if bend == 'faster' else 'more slowly'}"
 
 
 def applied_part(facts: ComponentFacts, x_data: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ from abcd_cli.reporting.curves import (
     FLAT_SHARE,
     amplitude_trend,
     applied_part,
+    bend_words,
     fades_beyond,
     flat_in_band,
     slope_bend,
@@ -22,11 +23,9 @@ from abcd_cli.reporting.curves import (
     trend_shape,
 )
 from abcd_cli.reporting.factors import (
-    SWITCH_SHARE,
     Factors,
     Interval,
     factors_of,
-    gate_amplitude,
     is_gradual,
     noise_terms,
     on_intervals,
@@ -40,6 +39,7 @@ from abcd_cli.reporting.gathered import (
     gathered_continuation,
     leading_cycle,
     smooth_continuation,
+    terms_on,
 )
 from abcd_cli.reporting.phrases import (
     DEGREE_NOUNS,
@@ -138,12 +138,10 @@ def bent_continuation(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | No
 
     bend = slope_bend((late, ahead[1])) if ahead is not None else None
     if ahead is not None and bend is not None:
-        verb = "rises" if ahead[1] > 0 else "falls"
-        how = "faster" if bend == "faster" else "more slowly"
         return (
             "Beyond the data it is assumed to follow its fitted curve, which keeps bending: it"
-            f" {verb} ever {how}, from {rate(late)} at the end of the data to {rate(ahead[1])}"
-            " by the end of the forecast."
+            f" {bend_words(ahead[1], bend)}, from {rate(late)} at the end of the data to"
+            f" {rate(ahead[1])} by the end of the forecast."
         )
     if shape.bend is None:
         return None
@@ -204,14 +202,13 @@ def _continuation(
 
 
 def _modulating_at_end(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """The cycles multiplying a gathered cycle's terms that are on at the data's end (their
-    gates' Π g(x) at least ``SWITCH_SHARE``), each once."""
-    end = np.array([float(np.max(x_data))]) if x_data is not None and len(x_data) else None
-    on = [
-        t
-        for t in g.telling
-        if not t.gates or end is None or gate_amplitude(t.gates, end)[0] >= SWITCH_SHARE
-    ]
+    """The cycles multiplying a gathered cycle's terms that are on at the data's end
+    (``gathered.terms_on``), each once."""
+    on = (
+        terms_on(g.telling, float(np.max(x_data)))
+        if x_data is not None and len(x_data)
+        else g.telling
+    )
     return list(dict.fromkeys(m for t in on for m in modulator_phrases(t, axis)))
 
 

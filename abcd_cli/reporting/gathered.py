@@ -23,9 +23,11 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.features import PERIOD_TOLERANCE
 from abcd_cli.kernels import Kernel, Sum
 from abcd_cli.reporting.factors import (
+    SWITCH_SHARE,
     Factors,
     Interval,
     factors_of,
+    gate_amplitude,
     product_lengthscale,
     stated_intervals,
 )
@@ -123,10 +125,10 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
         return None
     xs = np.linspace(span[0], span[1], 201)
     variances = [np.maximum(t.diag(xs), 0.0) for t in kernel.operands]
-    lead = parts[int(np.argmax([v.mean() for v in variances]))]
+    means = np.array([v.mean() for v in variances])
+    lead = parts[int(np.argmax(means))]
     ending = parts[int(np.argmax([v[-1] for v in variances]))]
     amplitude = np.sqrt(np.sum(variances, axis=0))
-    means = np.array([v.mean() for v in variances])
     shares = tuple(float(v) for v in means / means.sum()) if means.sum() > 0 else ()
     on: list[Interval] = []
     for t in parts:
@@ -135,14 +137,26 @@ def gathered(kernel: Kernel, x_data: np.ndarray | None) -> Gathered | None:
     return Gathered(parts, lead, ending, amplitude, xs, trend, _union(on), shares)
 
 
-def leading_cycle(kernel: Kernel, x_data: np.ndarray | None) -> Factors | None:
-    """The factors of a component that is a cycle: its own product's, or its gathered terms'
-    leading one; None for any other component."""
+def leading_factors(kernel: Kernel, x_data: np.ndarray | None) -> Factors | None:
+    """The factors that word a component: its own product's, or its gathered terms' leading
+    one; None for a sum that is not gathered."""
     parts = factors_of(kernel, x_data)
     if parts is None:
         together = gathered(kernel, x_data)
         parts = together.lead if together is not None else None
+    return parts
+
+
+def leading_cycle(kernel: Kernel, x_data: np.ndarray | None) -> Factors | None:
+    """The ``leading_factors`` of a component that is a cycle; None for any other component."""
+    parts = leading_factors(kernel, x_data)
     return parts if parts is not None and parts.head == "periodic" else None
+
+
+def terms_on(terms: Sequence[Factors], x: float) -> list[Factors]:
+    """The terms on at ``x``: no change factors, or their Π g(x) at least ``SWITCH_SHARE``."""
+    point = np.array([x])
+    return [t for t in terms if not t.gates or gate_amplitude(t.gates, point)[0] >= SWITCH_SHARE]
 
 
 def amplitude_modifier(g: Gathered, curve: str | None = None) -> str:

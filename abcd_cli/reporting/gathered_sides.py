@@ -18,12 +18,11 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import BaseKernel
 from abcd_cli.reporting.factors import (
     Factors,
-    gate_amplitude,
     product_lengthscale,
     sharp_gates,
     switch_precision,
 )
-from abcd_cli.reporting.gathered import Gathered
+from abcd_cli.reporting.gathered import Gathered, terms_on
 from abcd_cli.reporting.trends import data_range, data_spacing, in_data_range
 from abcd_cli.reporting.wording import format_amount, format_span, join_words, place_in_data
 
@@ -91,12 +90,6 @@ def side_switches(g: Gathered, x_data: np.ndarray | None) -> list[Switch]:
     return sorted(found.values(), key=lambda s: s.at)
 
 
-def _terms_on(g: Gathered, x: float) -> list[Factors]:
-    """The terms on at ``x``: their change factors' Π g(x) at least half."""
-    point = np.array([x])
-    return [t for t in g.terms if not t.gates or float(gate_amplitude(t.gates, point)[0]) >= 0.5]
-
-
 def _lengths(terms: list[Factors]) -> list[float]:
     """The lengths the smooth terms vary over (their smooth factors' product's lengthscale)."""
     return sorted({product_lengthscale(t.smooth) for t in terms if t.smooth})
@@ -108,7 +101,7 @@ def _sides_text(g: Gathered, switches: list[Switch], axis: Axis, span: tuple[flo
     inside the window and 8.0 years outside it'; a side is a function of its own when no term
     is on both there and on the side before it."""
     cuts = [span[0], *[s.at for s in switches], span[1]]
-    on = [_terms_on(g, 0.5 * (a + b)) for a, b in zip(cuts, cuts[1:], strict=False)]
+    on = [terms_on(g.terms, 0.5 * (a + b)) for a, b in zip(cuts, cuts[1:], strict=False)]
     own = all(not any(any(t is u for u in b) for t in a) for a, b in zip(on, on[1:], strict=False))
     tail = ", each side a function of its own" if own else ""
     if g.head != "smooth":
@@ -145,7 +138,7 @@ def _steps(
     out = []
     for s in switches:
         reach = max(2.0 * s.steepness, grid)
-        lengths = _lengths(_terms_on(g, s.at - reach) + _terms_on(g, s.at + reach))
+        lengths = _lengths(terms_on(g.terms, s.at - reach) + terms_on(g.terms, s.at + reach))
         if g.head == "smooth" and (not lengths or reach >= STEP_REACH * lengths[0]):
             continue
         if s.at - reach < x[0] or s.at + reach > x[-1]:

@@ -16,6 +16,7 @@ from abcd_cli.reporting.amplitude_text import amplitude_sentence
 from abcd_cli.reporting.curves import (
     amplitude_trend,
     applied_part,
+    bend_words,
     fitted_amplitudes,
     harmonic_sentences,
     level_side,
@@ -284,8 +285,7 @@ def _trend_sentences(
         return [
             f"{text}, though not at one slope: about {early} per {unit} over the first third of"
             f" {stretch} and about {late} per {unit} over the last, so it"
-            f" {'rises' if trend == 'increasing' else 'falls'} ever"
-            f" {'faster' if shape.bend == 'faster' else 'more slowly'}."
+            f" {bend_words(shape.slopes[1], shape.bend)}."
         ]
     if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
         text += ", though not along a straight line"

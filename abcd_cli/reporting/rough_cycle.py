@@ -12,6 +12,7 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.decompose.rough import all_rough
+from abcd_cli.decompose.window import shortest_period
 from abcd_cli.kernels import Kernel
 from abcd_cli.reporting.curves import fades_beyond, flat_in_band
 from abcd_cli.reporting.hidden_cycle import lagged_correlation
@@ -42,10 +43,9 @@ def said_as_rough(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
     values alone cannot tell: a periodic factor makes them recur whatever the data do."""
     if x_data is None or not is_rough_cycle(facts.kernel, x_data):
         return False
-    if facts.partial.size != np.asarray(x_data).size:
+    period = shortest_period([facts.kernel])
+    if period is None or facts.partial.size != np.asarray(x_data).size:
         return True
-    bases = facts.kernel.bases()
-    period = min(float(b.param("period")) for b in bases if getattr(b, "role", "") == "periodic")
     r = lagged_correlation(np.asarray(x_data, dtype=float), facts.partial, period)
     return not (np.isfinite(r) and r >= ALIKE_CORRELATION)
 

@@ -8,8 +8,6 @@ computes the reasons once (``weak_reasons``) and passes them to every part that 
 
 from __future__ import annotations
 
-import numpy as np
-
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.periods import dominant_harmonic, period_rivals
@@ -17,6 +15,7 @@ from abcd_cli.reporting.curves import flat_in_band
 from abcd_cli.reporting.factors import Factors, product_lengthscale
 from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.trends import cycles_in_data
 from abcd_cli.reporting.wording import format_span, join_words, number_word, percent
 
 #: A cycle lowering the cross-validated MAE by less than this share is possible at most.
@@ -62,7 +61,7 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
         reasons.append("its fitted curve is flat at zero")
     elif c.partial.size:
         d = c.dims[0] if c.dims else 0
-        cycles = float(np.ptp(dec.model.X[:, d])) / period
+        cycles = cycles_in_data(period, dec.model.X[:, d]) or 0.0
         if 1.0 <= cycles < MIN_CYCLES:  # under one, it is said as a slow swing instead
             reasons.append(f"the data span only {format_number(cycles, 2)} of its cycles")
         rivals = period_rivals(dec.model.X[:, d], c.partial, period, cycle_drift(dec, c))

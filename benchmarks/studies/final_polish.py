@@ -17,15 +17,11 @@ import json
 import time
 from dataclasses import replace
 
-import numpy as np
-
 from abcd_cli.engines.sparse import BOUNDS
-from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.greedy import Search
-from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.text import parse_kernel
-from benchmarks.studies.level_split import exact_bic
+from benchmarks.studies.level_split import exact_bic, search_of
 from benchmarks.studies.polish_path import polish_path, shown_path
 
 
@@ -34,7 +30,7 @@ def interval_bic(search: Search, kernel: Kernel) -> tuple[float, float]:
     data = search.data
     bounds = search.engine.likelihood_interval(kernel, data.X, data.Y, data.constant_mean)
     scored = data.scorer.scored(kernel, bounds.high, data.n, bounds)
-    return (scored.bic if scored.low is None else scored.low, scored.bic)
+    return (scored.low, scored.bic)
 
 
 def main() -> None:
@@ -46,9 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.model) as file:
         doc = json.load(file)
-    settings = SearchSettings(**dict(doc["settings"], bases=tuple(doc["settings"]["bases"])))
-    x, y = np.asarray(doc["data"]["x"], dtype=float), np.asarray(doc["data"]["y"], dtype=float)
-    search = Search(x, y, settings, executor=SerialExecutor())
+    search = search_of(doc)
     kernel = parse_kernel(doc["internal"]["kernel"])
     at = sorted({int(i) for i in args.at.split(",")})
     engine = replace(search.engine, bound=args.bound)

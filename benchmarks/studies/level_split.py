@@ -62,6 +62,13 @@ from benchmarks.studies.interval_ends import dense_parts
 from benchmarks.studies.polish_path import polish_path, shown_path
 
 
+def search_of(doc: dict, **changes: object) -> Search:
+    """A serial search over a model file's data with its settings, ``changes`` replacing some."""
+    settings = SearchSettings(**dict(doc["settings"], bases=tuple(doc["settings"]["bases"])))
+    x, y = np.asarray(doc["data"]["x"], dtype=float), np.asarray(doc["data"]["y"], dtype=float)
+    return Search(x, y, replace(settings, **changes), executor=SerialExecutor())
+
+
 def rebuilt(search: Search, trace: list[dict], level: int, parent_text: str | None = None) -> None:
     """Set ``search``'s state to the one after level ``level − 1`` of ``trace``; ``parent_text``
     (user units) in place of that level's recorded kernel when given."""
@@ -157,12 +164,7 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.model) as file:
         doc = json.load(file)
-    values = dict(doc["settings"], bases=tuple(doc["settings"]["bases"]))
-    if args.buffer:
-        values["buffer"] = args.buffer
-    settings = SearchSettings(**values)
-    x, y = np.asarray(doc["data"]["x"], dtype=float), np.asarray(doc["data"]["y"], dtype=float)
-    search = Search(x, y, settings, executor=SerialExecutor())
+    search = search_of(doc, **({"buffer": args.buffer} if args.buffer else {}))
     rebuilt(search, doc["trace"], args.level, args.parent)
     full: list[Scored] = []
     undo = instrumented(search, full)
@@ -199,7 +201,7 @@ def main() -> None:
                 shown_path(data.text(c.kernel, params=False), bound, points)
         return
     for c in full[: len(full) if args.polish else 0]:
-        task = data.task(c.kernel, "all", settings, search.engine, 1, args.polish)
+        task = data.task(c.kernel, "all", search.settings, search.engine, 1, args.polish)
         more = fit_candidate(task)
         if more.status != "ok" or more.bounds is None:
             print(f"  polishing failed: {more.status}")

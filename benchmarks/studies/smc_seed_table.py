@@ -22,7 +22,7 @@ import numpy as np
 from abcd_cli.kernel_search.agreement import total_variation
 from benchmarks.accuracy.peers.scores import coverage_verdict
 from benchmarks.studies.posterior_stability import same
-from benchmarks.studies.report_certainty import TARGET_KINDS
+from benchmarks.studies.report_certainty import TARGET_KINDS, shown
 
 #: a feature is a fact at this probability or more (the issue's bar)
 FACT = 0.9
@@ -50,15 +50,6 @@ def same_facts(by_seed: Sequence[list[dict]], width: float, kinds: tuple[str, ..
     seed's."""
     chosen = [[f for f in facts if not kinds or f["kind"] in kinds] for facts in by_seed]
     return all(same(chosen[0], other, width) for other in chosen[1:])
-
-
-def facts_shown(facts: list[dict]) -> str:
-    """'periodic 1.002 (1.00); linear trend (0.95)' ('none')."""
-    parts = []
-    for f in facts:
-        value = f" {f['value']:.4g}" if f.get("value") is not None else ""
-        parts.append(f"{f['kind']}{value} ({f['probability']:.2f})")
-    return "; ".join(parts) or "none"
 
 
 def ratio_median(values: Sequence[float]) -> float:
@@ -97,7 +88,7 @@ def series_line(
         f"{seeds_tv(by_kinds):.2f}",
         " / ".join(f"{float(r['halves_structures_tv']):.2f}" for r in runs),
         " / ".join(f"{float(r['halves_kinds_tv']):.2f}" for r in runs),
-        " · ".join(f"s{r['seed']}: {facts_shown(f)}" for r, f in zip(runs, facts, strict=True)),
+        " · ".join(f"s{r['seed']}: {shown(f)}" for r, f in zip(runs, facts, strict=True)),
     ]
     tally = {
         "covered": covered,

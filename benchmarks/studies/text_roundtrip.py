@@ -31,18 +31,14 @@ import argparse
 import json
 import math
 
-import numpy as np
-
-from abcd_cli.execution.pool import SerialExecutor
 from abcd_cli.kernel_search.greedy import Search
 from abcd_cli.kernel_search.scoring import Scored
-from abcd_cli.kernel_search.settings import SearchSettings
 from abcd_cli.kernels import Kernel
 from abcd_cli.kernels.algebra import count_params
 from abcd_cli.kernels.base import _fmt
 from abcd_cli.kernels.text import parse_kernel
 from abcd_cli.model import bic
-from benchmarks.studies.level_split import exact_bic, instrumented, rebuilt
+from benchmarks.studies.level_split import exact_bic, instrumented, rebuilt, search_of
 
 DIGITS = (4, 6, 8, 10, 12, 15, 17)
 
@@ -129,9 +125,7 @@ def main() -> None:
     args = parser.parse_args()
     with open(args.model) as file:
         doc = json.load(file)
-    settings = SearchSettings(**dict(doc["settings"], bases=tuple(doc["settings"]["bases"])))
-    x, y = np.asarray(doc["data"]["x"], dtype=float), np.asarray(doc["data"]["y"], dtype=float)
-    search = Search(x, y, settings, executor=SerialExecutor())
+    search = search_of(doc)
     data = search.data
     print(f"scaling: {data.scaling}; N = {data.n}, log N = {math.log(data.n):.4f}")
     compared(search, "the model's kernel", parse_kernel(doc["internal"]["kernel"]), args.exact)

@@ -27,15 +27,10 @@ def _amounts(text: str) -> list[float]:
     return [float(v.replace("−", "-").replace(",", "")) for pair in pairs for v in pair]
 
 
-def test_a_change_found_by_the_posterior_names_the_component_that_steps() -> None:
-    """Eight years of monthly data, flat, then 5 higher from 2004 on; the structure holding the
-    change is a level before it and a level after it, both measured from the series' mean. The
-    change's finding says which components change and how, in the data's units."""
-    x = 2000.0 + np.arange(96) / 12.0
-    rng = np.random.default_rng(4)
-    y = np.where(x >= STEP, 5.0, 0.0) + 0.2 * rng.standard_normal(x.size)
+def _posterior_context(x: np.ndarray, y: np.ndarray, text: str) -> dict:
+    """The report's context of a posterior holding the one structure ``text`` (user units)
+    fitted to (x, y): its summary's findings name what changes at a change."""
     sc = Scaling.from_data(x, y)
-    text = f"CP(C(sd=3.0), C(sd=3.0), location={STEP}, steepness=0.01) + WN(sd=0.2)"
     kernel = sc.kernel_in(parse_kernel(text))
     nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
     model = Model(kernel, sc, x, y, nll)
@@ -47,9 +42,20 @@ def test_a_change_found_by_the_posterior_names_the_component_that_steps() -> Non
         "draws": 3,
         "structures": [_structure(model.kernel, 1.0, model.bic)],
     }
-    context = build_context(
+    return build_context(
         dec, "Level", "level.csv", doc, figures=False, record=posterior_of(doc, model)
     )
+
+
+def test_a_change_found_by_the_posterior_names_the_component_that_steps() -> None:
+    """Eight years of monthly data, flat, then 5 higher from 2004 on; the structure holding the
+    change is a level before it and a level after it, both measured from the series' mean. The
+    change's finding says which components change and how, in the data's units."""
+    x = 2000.0 + np.arange(96) / 12.0
+    rng = np.random.default_rng(4)
+    y = np.where(x >= STEP, 5.0, 0.0) + 0.2 * rng.standard_normal(x.size)
+    text = f"CP(C(sd=3.0), C(sd=3.0), location={STEP}, steepness=0.01) + WN(sd=0.2)"
+    context = _posterior_context(x, y, text)
     changes = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "change"]
     assert changes
     words = changes[0]["text"]
@@ -72,25 +78,11 @@ def test_a_smooth_function_at_a_change_is_said_by_its_signed_average() -> None:
     x = 2000.0 + np.arange(96) / 12.0
     rng = np.random.default_rng(5)
     y = np.linspace(-5.0, 5.0, x.size) + 0.2 * rng.standard_normal(x.size)
-    sc = Scaling.from_data(x, y)
     text = (
         "CP(SE(lengthscale=3.0, sd=3.0), SE(lengthscale=3.0, sd=3.0), location=2004.0,"
         " steepness=0.01) + WN(sd=0.2)"
     )
-    kernel = sc.kernel_in(parse_kernel(text))
-    nll = sc.nll_out(negative_log_likelihood(kernel, sc.x_in(x), sc.y_in(y)), x.size)
-    model = Model(kernel, sc, x, y, nll)
-    dec = decompose(model, (Axis("year", "date", "level"),), extrapolate=0.1, seed=0)
-    doc = _search_doc(model)
-    doc["settings"].update({"method": "posterior", "pool": 1, "draws": 3})
-    doc["posterior"] = {
-        "prior": {"structures": "uniform over the pool", "parameters": "normal"},
-        "draws": 3,
-        "structures": [_structure(model.kernel, 1.0, model.bic)],
-    }
-    context = build_context(
-        dec, "Level", "level.csv", doc, figures=False, record=posterior_of(doc, model)
-    )
+    context = _posterior_context(x, y, text)
     changes = [f for f in context["json"]["summary"]["findings"] if f["kind"] == "change"]
     words = changes[0]["text"]
     assert "(a smooth function) rises from about −" in words and "on average before" in words
