@@ -159,7 +159,9 @@ def decompose(
     time_dim = time_input(axes)
     terms, off = component_terms(model.kernel, sc.x_in(model.X))
     series = model.n_dims == 1
-    order, cv_path, baseline = order_by_cv(terms, post, folds=folds_for(model.X, time_dim, seed))
+    order, cv_path, baseline, cv_without = order_by_cv(
+        terms, post, folds=folds_for(model.X, time_dim, seed)
+    )
     terms = [terms[i] for i in order]
     y_c = post.residual  # scaled data minus the prior mean (the level, if estimated)
     means = [post.mean(t) for t in terms]
@@ -191,6 +193,8 @@ def decompose(
                 residual_r2=(r2[k] - r2_before) / (1.0 - r2_before) if r2_before < 1.0 else 0.0,
                 cv_mae_before=sc.y_scale * (cv_path[k - 1] if k else baseline),
                 cv_mae=sc.y_scale * cv_path[k],
+                cv_mae_whole=sc.y_scale * cv_path[-1],
+                cv_mae_without=sc.y_scale * cv_without[k],
                 is_noise=noise[k],
                 dims=dims,
                 partial=sc.y_scale * partials[k],

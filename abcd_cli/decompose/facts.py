@@ -50,6 +50,11 @@ class Surface:
     mean: np.ndarray
 
 
+#: See :attr:`ComponentFacts.helps_jointly`: the rise of the whole model's CV MAE, as a
+#: share of it, past which leaving a component out counts as a loss of prediction.
+JOINT_GAIN = 0.02
+
+
 @dataclass(frozen=True)
 class ComponentFacts:
     """One additive component of the chosen model, after ordering.
@@ -88,6 +93,10 @@ class ComponentFacts:
     rough_sd: float | None = None
     #: that shape over its last few periods on a fine grid (x, mean, sd: ``window.cycle_window``)
     shape_window: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: the cross-validated MAE of the whole model, and of the whole model without this
+    #: component (None: not measured)
+    cv_mae_whole: float | None = None
+    cv_mae_without: float | None = None
 
     @property
     def cycle_mean(self) -> np.ndarray:
@@ -110,6 +119,14 @@ class ComponentFacts:
     @property
     def improves_cv(self) -> bool:
         return self.mae_reduction > 0.001
+
+    @property
+    def helps_jointly(self) -> bool:
+        """It does not lower the CV MAE where it is added, yet the whole model's CV MAE rises
+        by more than ``JOINT_GAIN`` without it: it predicts together with later components."""
+        if self.improves_cv or self.cv_mae_whole is None or self.cv_mae_without is None:
+            return False
+        return self.cv_mae_without > (1.0 + JOINT_GAIN) * self.cv_mae_whole
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ given the other folds.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from abcd_cli.engines.base import Posterior, PosteriorError
@@ -20,18 +22,31 @@ def contiguous_folds(n: int, k: int) -> list[np.ndarray]:
     return [f for f in np.array_split(np.arange(n), min(k, n)) if f.size]
 
 
+class CvOrder(NamedTuple):
+    """The greedy order (positions in the terms given), the CV MAE after each addition, the
+    baseline MAE (predicting zero residual) and, in the same order, the CV MAE of the whole
+    model without each component (telling a component that helps only together with later
+    ones from one that never helps)."""
+
+    order: list[int]
+    path: list[float]
+    baseline: float
+    without: list[float]
+
+
 def order_by_cv(
     terms: list[Kernel],
     post: Posterior,
     k: int = N_FOLDS,
     folds: list[np.ndarray] | None = None,
-) -> tuple[list[int], list[float], float]:
+) -> CvOrder:
     """Greedy order of components by k-fold cross-validated MAE, over ``folds`` (positions
     of the data; default: k contiguous blocks).
 
     ``post``: the model (the sum of ``terms``) conditioned on all the data; each fold predicts
     its residual (the data minus the prior mean) from the others'. Returns the order, the CV MAE
-    after each addition, and the baseline MAE (predicting the prior mean, i.e. zero residual).
+    after each addition, the baseline MAE (predicting the prior mean, i.e. zero residual) and
+    the MAE of all components but each one (:class:`CvOrder`).
     A fold whose training points cannot be conditioned on is left out.
     """
     y = post.residual
@@ -65,4 +80,5 @@ def order_by_cv(
         order.append(best)
         remaining.remove(best)
         path.append(mae(order))
-    return order, path, mae([])
+    without = [mae([j for j in order if j != i]) for i in order]
+    return CvOrder(order, path, mae([]), without)

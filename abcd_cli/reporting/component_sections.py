@@ -115,6 +115,7 @@ def component_section(
             "cv_mae_before": c.cv_mae_before,
             "cv_mae": c.cv_mae,
             "mae_reduction": c.mae_reduction,
+            "cv_mae_without": c.cv_mae_without,
         },
     }
     if dec.series is not None:

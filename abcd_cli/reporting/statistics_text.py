@@ -117,6 +117,13 @@ def _cv_sentences(facts: ComponentFacts, axis: Axis) -> list[str]:
             " cross-validated error: it is probably a by-product of the model rather than a"
             " pattern that helps prediction."
         )
+    elif facts.helps_jointly:
+        whole, without = _told_apart(facts.cv_mae_whole, facts.cv_mae_without)
+        warning = (
+            "That is an effect of the order in which the components are added: the whole"
+            f" model's cross-validated error is {without} without it rather than {whole}, so it"
+            " helps prediction together with the components ranked after it."
+        )
     else:
         warning = (
             f"Since it explains variance {CV_WARNING}, it probably captures short-lived "

@@ -65,7 +65,8 @@ def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
     if not any(helping):
         return "No component lowers the cross-validated mean absolute error by more than 0.1%."
     last = max(i + 1 for i, h in enumerate(helping) if h)
-    if last < n:
+    joint = [str(c.index) for c in components if c.helps_jointly]
+    if last < n and not joint:
         lead = "After the first component" if last == 1 else f"After the first {last} components"
         return (
             f"{lead} the cross-validated mean absolute error no longer falls by more than 0.1%, "
@@ -74,10 +75,18 @@ def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
         )
     idle = [str(i + 1) for i, h in enumerate(helping) if not h]
     label = "component" if len(idle) == 1 else "components"
-    return (
+    sentence = (
         f"Every component except {label} {join_words(idle)} lowers the cross-validated mean"
         " absolute error by more than 0.1%."
     )
+    if joint:
+        one = len(joint) == 1
+        sentence += (
+            f" Yet without {'component' if one else 'components'} {join_words(joint)} the whole"
+            f" model would predict worse: {'it helps' if one else 'each helps'} together with"
+            " the components ranked after it."
+        )
+    return sentence
 
 
 def summary_sentences(

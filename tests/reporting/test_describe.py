@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -599,4 +601,24 @@ def test_a_gap_narrower_than_its_switches_is_a_dip_not_a_switch_off() -> None:
     wide = Outside((1955.0, 8.0, 0.5))  # off 1951-1959, each side 1 year: switched off, on
     assert "applies before 1951 and after 1959" in noun_phrase(
         prod(SE((0.5, 1.0)), wide), YEAR, x_data=X_DATA
+    )
+
+
+def test_a_component_that_predicts_only_with_later_ones_is_not_called_noise() -> None:
+    """Internet's 2.9-week trough raised the error where it was added (9,540 to 11,300) while
+    the whole model's error is 4,280 with it and 11,700 without: not 'short-lived fluctuations'."""
+    worse = make_facts(SE((1.0, 1.0)), index=7, cv_before=9540.0, cv_after=11300.0)
+    joint = dataclasses.replace(worse, cv_mae_whole=4280.0, cv_mae_without=11700.0)
+    idle = dataclasses.replace(worse, cv_mae_whole=4280.0, cv_mae_without=4300.0)
+    text = component_paragraph(joint, YEAR)
+    assert "short-lived" not in text
+    assert "11,700 without it rather than 4,280" in text
+    assert "short-lived" in component_paragraph(idle, YEAR)
+    comps = airline_components()[:2] + [joint]
+    stops = summary_sentences(comps, YEAR)["stops_improving"]
+    assert "most likely capture" not in stops
+    assert "Yet without component 7 the whole model would predict worse" in stops
+    assert (
+        "most likely capture"
+        in summary_sentences(airline_components()[:2] + [idle], YEAR)["stops_improving"]
     )
