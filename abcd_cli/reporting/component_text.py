@@ -22,11 +22,7 @@ from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.kernels import Additive, BaseKernel, Kernel, Product, product
 from abcd_cli.kernels.base import copy_with, reads_x
 from abcd_cli.reporting.curves import (
-    amplitude_trend,
-    level_side,
     mean_trend,
-    repeat_harmonic,
-    size_profile,
     trend_bend,
 )
 from abcd_cli.reporting.effects import effect_sentences
@@ -38,9 +34,9 @@ from abcd_cli.reporting.factors import (
     stated_intervals,
 )
 from abcd_cli.reporting.gathered import leading_factors
+from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.paragraphs import component_paragraph, opening
 from abcd_cli.reporting.phrases import gradual_clause, noun_phrase, on_clause
-from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle, said_as_rough
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.wording import (
     format_amount,
@@ -109,20 +105,12 @@ def _phrase(dec: Decomposition, c: ComponentFacts, direction: bool) -> str:
     """:func:`component_phrase` before smooth components that read alike are told apart."""
     if dec.series is not None:
         x = column(dec, 0)
-        if is_flat_cycle(c, x):  # what its curve shows, not what its kernel could
-            return FLAT_PHRASE
-        return noun_phrase(
-            c.kernel,
+        return curve_phrase(
+            c,
             dec.axis,
-            x_data=x,
+            x,
             direction=_direction(c, x, direction),
-            amplitude=amplitude_trend(c, x),
-            strength=size_profile(c, x),
-            side=level_side(c, x),
             reference=reference_name(dec.model.prior_mean),
-            harmonic=repeat_harmonic(c, x),
-            bend=trend_bend(c, x),
-            rough=said_as_rough(c, x),
         )
     if c.is_noise:
         if not c.dims:

@@ -57,8 +57,11 @@ SLOPE_SHARE = 0.25
 #: this share of its level there is flat (a constant level, not a rising or falling line).
 FLAT_SHARE = 0.05
 #: A level switched on and off has a plateau, and is said as a level with steps, when its
-#: median where it applies is within this share of its extreme there.
+#: median where it applies is within this share of its extreme there, and it stays that
+#: close to its extreme over at least ``PLATEAU_SPAN`` of the interval where it applies.
 PLATEAU_SHARE = 0.1
+#: See ``PLATEAU_SHARE``: a dip whose bottom fills less of its interval is a bell, not a step.
+PLATEAU_SPAN = 2.0 / 3.0
 #: Points of the grid a period must hold for its amplitude to be measured.
 MIN_POINTS = 4
 #: Equal windows across the data in which the size of a component that is not a cycle is
@@ -453,16 +456,21 @@ def unsteady_level_sentences(
     facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
 ) -> list[str]:
     """A switched level with no plateau where it applies: its median m̃ there short of its
-    extreme m* by more than ``PLATEAU_SHARE`` of it, (|m*| − |m̃|) > share·|m*| (its switches
-    take up much of its interval: internet's ten-day holiday dip, switched over 1.3 weeks
-    each way). How far it reaches and when, in place of a level and its steps; [] when it
+    extreme m* by more than ``PLATEAU_SHARE`` of it, (|m*| − |m̃|) > share·|m*|, or within
+    that share of m* over less than ``PLATEAU_SPAN`` of the interval (its switches take up
+    much of its interval: internet's 12.7-day holiday dip, switched over 6.4 days each way,
+    is a bell). How far it reaches and when, in place of a level and its steps; [] when it
     has its plateau."""
     x, mean = applied_part(facts, x_data)
     if mean.size < 3:
         return []
     k = int(np.argmax(np.abs(mean)))
     top = abs(float(mean[k]))
-    if top <= 0.0 or top - abs(float(np.median(mean))) <= PLATEAU_SHARE * top:
+    if top <= 0.0:
+        return []
+    near = np.abs(mean) >= (1.0 - PLATEAU_SHARE) * top
+    flat_span = float(np.ptp(x[near])) / float(np.ptp(x)) if np.ptp(x) > 0 else 1.0
+    if top - abs(float(np.median(mean))) <= PLATEAU_SHARE * top and flat_span >= PLATEAU_SPAN:
         return []
     when = format_position(x[k], axis, coarse_precision(x_data))
     return [

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from abcd_cli.decompose.averaged import (
@@ -143,9 +144,12 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
         f" {format_position(end, dec.axis, precision)}"
     )
     if posterior is None:
+        curves = dec.series
+        low = curves.forecast_mean - 2.0 * curves.forecast_sd
+        high = curves.forecast_mean + 2.0 * curves.forecast_sd
         return (
             f"The full model's forecast {reach}; the band shows two standard deviations of a"
-            " new observation, noise included."
+            " new observation, noise included." + sign_sentence(dec, low, high)
         )
     fitted = (
         "the search"
@@ -165,7 +169,32 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
         f" forecasts of {mixed}; the"
         " band holds the central 95% of a new observation, noise included. The components"
         " above describe the most probable structure, of weight"
-        f" {probability_text(posterior.top_weight)}." + agreement_text(dec, posterior)
+        f" {probability_text(posterior.top_weight)}."
+        + sign_sentence(dec, posterior.low, posterior.high)
+        + agreement_text(dec, posterior)
+    )
+
+
+def sign_sentence(dec: Decomposition, low: np.ndarray, high: np.ndarray) -> str:
+    """' From about 2001 its band reaches below zero, though every observation is above it:
+    ...' when every observation keeps one side of zero and the band (``low``, ``high`` on the
+    series' grid) crosses it past the data; '' otherwise (a Gaussian model knows no sign)."""
+    assert dec.series is not None
+    x, y = column(dec, 0), np.asarray(dec.model.y, dtype=float)
+    grid = dec.series.x_grid
+    past = grid > float(x.max())
+    if bool(np.all(y > 0)):
+        crossing, side, way = past & (low < 0), "above", "below"
+    elif bool(np.all(y < 0)):
+        crossing, side, way = past & (high > 0), "below", "above"
+    else:
+        return ""
+    if not crossing.any():
+        return ""
+    when = format_position(float(grid[crossing][0]), dec.axis, ends_precision(x))
+    return (
+        f" From about {when} its band reaches {way} zero, though every observation lies"
+        f" {side} it: the model does not know whether values {way} zero can occur."
     )
 
 

@@ -14,17 +14,13 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
 from abcd_cli.reporting.amplitude_text import amplitude_sentence
 from abcd_cli.reporting.curves import (
-    amplitude_trend,
     applied_part,
     bend_words,
     fitted_amplitudes,
     harmonic_sentences,
-    level_side,
     mean_trend,
-    repeat_harmonic,
     size_profile,
     slow_cycle_sentences,
-    trend_bend,
     trend_shape,
     unsteady_level_sentences,
 )
@@ -47,12 +43,12 @@ from abcd_cli.reporting.gathered import (
     rough_terms_sentences,
 )
 from abcd_cli.reporting.gathered_sides import character_sentences
+from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
+from abcd_cli.reporting.level_text import zero_band_sentences
 from abcd_cli.reporting.numbers import format_number
-from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases, noun_phrase
+from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases
 from abcd_cli.reporting.rough_cycle import (
-    FLAT_PHRASE,
-    is_flat_cycle,
     rough_cycle_sentences,
     said_as_rough,
 )
@@ -367,6 +363,7 @@ def _detail_sentences(
                 )
             unsteady = unsteady_level_sentences(facts, axis, x_data) if not gradual else []
             out += unsteady or [f"{where} level is about {format_amount(level, axis)}."]
+            out += zero_band_sentences(facts, axis, x_data)
     if gradual and x_data is not None:
         profile = size_profile(facts, x_data) or gate_profile(parts.gates, x_data)
         out += gradual_sentences(profile, axis, x_data)
@@ -464,22 +461,9 @@ def component_paragraph(
     """
     parts = factors_of(facts.kernel, x_data)
     direction = mean_trend(facts, x_data)
-    phrase = noun_phrase(
-        facts.kernel,
-        axis,
-        x_data=x_data,
-        direction=direction,
-        input_name=input_name,
-        amplitude=amplitude_trend(facts, x_data),
-        strength=size_profile(facts, x_data),
-        side=level_side(facts, x_data),
-        reference=reference,
-        harmonic=repeat_harmonic(facts, x_data),
-        bend=trend_bend(facts, x_data),
-        rough=said_as_rough(facts, x_data),
+    phrase = curve_phrase(
+        facts, axis, x_data, direction=direction, input_name=input_name, reference=reference
     )
-    if is_flat_cycle(facts, x_data):  # said by what its curve shows, as its heading is
-        phrase = FLAT_PHRASE
     sentences = [opening(facts.index, phrase)]
     together = gathered(facts.kernel, x_data) if parts is None else None
     if said_as_rough(facts, x_data):

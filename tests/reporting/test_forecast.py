@@ -203,3 +203,27 @@ def test_the_samplers_forecast_mixes_its_particles_not_a_searchs_structures() ->
     certainty = context["summary"]["certainty"]
     assert "no particle holds" in certainty and "the search did not keep" not in certainty
     assert context["posterior"]["sampler"] is True  # its page prints no empty BIC column
+
+
+def _falling(offset: float) -> Decomposition:
+    """A series falling by 0.9 a year from 10 (+ ``offset``) over 1990-2000, every value above
+    zero, modelled as a line: its forecast to 2003.5 falls below zero without an offset."""
+    from abcd_cli.data.scaling import Scaling
+    from abcd_cli.engines import get_engine
+    from abcd_cli.kernels.text import parse_kernel
+    from abcd_cli.model import Model
+
+    x = np.linspace(1990.0, 2000.0, 41)
+    y = offset + 10.0 - 0.9 * (x - 1990.0) + 0.2 * np.sin(7.0 * x)
+    scaling = Scaling.from_data(x, y)
+    kernel = scaling.kernel_in(parse_kernel("Lin(sd=1.0, location=1995.0) + WN(sd=0.2)"))
+    model = Model(kernel, scaling, x, y, 0.0, engine=get_engine("exact"))
+    return decompose(model, AXIS, extrapolate=0.35, seed=0)
+
+
+def test_a_band_crossing_zero_past_positive_data_is_said() -> None:
+    """Gas production: every observation above zero, the band's lower edge below zero from
+    about 2000 on, and not a word on it."""
+    text = forecast_text(_falling(0.0))
+    assert "its band reaches below zero, though every observation lies above it" in text
+    assert "zero" not in forecast_text(_falling(100.0))

@@ -243,3 +243,36 @@ def test_a_gradually_scaled_smooth_function_never_says_where_it_applies() -> Non
     assert "do not switch it on or off" in text
     assert "where it applies" not in text.lower()
     assert "over the data it goes both up and down" in text
+
+
+def test_a_switched_level_whose_bottom_is_a_bell_is_called_a_level_not_a_constant() -> None:
+    """Internet's greedy report: 'a constant which applies between 24 December 2004 and
+    5 January 2005. Where it applies, its level is about −6,720', a bell that reaches −7,380
+    around 30 December: its median where it applies is within a tenth of its extreme, but it
+    stays that close over only half of the window. A plateau over the window keeps its words."""
+    from abcd_cli.kernels import Inside
+
+    kernel = prod(C((1.0,)), Inside((1955.0, 4.0, 0.5)))
+    inside = (GRID > 1953.0) & (GRID < 1957.0)  # median 0.925 of the bottom, near it 58%
+    bell = np.where(inside, -7380.0 * (1.0 - 0.3 * ((GRID - 1955.0) / 2.0) ** 2), 0.0)
+    paragraph = component_paragraph(make_facts(kernel, bell), YEAR, x_data=X_DATA)
+    assert paragraph.startswith("This component is a level which applies between")
+    assert "no flat stretch there: it reaches about −7,380 around 1955" in paragraph
+    flat = np.where(inside, -7380.0, 0.0)
+    paragraph = component_paragraph(make_facts(kernel, flat), YEAR, x_data=X_DATA)
+    assert paragraph.startswith("This component is a constant which applies between")
+    assert "Where it applies, its level is about −7,380" in paragraph
+
+
+def test_a_level_whose_band_holds_zero_says_so() -> None:
+    """Radio's 'a constant. Its level is about 0.00386' and births' 'about 11.1' were stated as
+    findings with bands of −0.125 to 0.133 and −10.3 to 32.5; a level that the data pin down
+    keeps its plain sentence."""
+    loose = make_facts(C((1.0,)), np.full(GRID.size, 11.1))
+    loose = replace(loose, sd=np.full(GRID.size, 10.7))
+    text = component_paragraph(loose, YEAR, x_data=X_DATA)
+    assert "Its level is about 11.1. Its band of two standard deviations, from about −10.3" in text
+    assert "to 32.5, includes zero: the data are consistent with no such level" in text
+    tight = replace(loose, sd=np.full(GRID.size, 1.0))
+    text = component_paragraph(tight, YEAR, x_data=X_DATA)
+    assert "Its level is about 11.1." in text and "includes zero" not in text
