@@ -132,3 +132,30 @@ def strongest_harmonic(x: np.ndarray, r: np.ndarray, period: float) -> int | Non
     if k < 2 or strengths[0] >= RIVAL_SHARE * strengths[k - 1]:
         return None
     return k
+
+
+#: A peak of a cycle's fitted values counts as one of its rises and falls within a period when
+#: its prominence is at least this share of the period's whole range (``peaks_per_period``).
+PEAK_SHARE = 0.5
+
+
+def peaks_per_period(x: np.ndarray, m: np.ndarray, period: float) -> float | None:
+    """The median, over the whole periods within the data holding at least 6 points, of the
+    number of peaks of the fitted values ``m`` whose prominence is at least ``PEAK_SHARE`` of
+    that period's range, the period read as a cycle (a peak at its edge counts once); None
+    without such a period. A yearly shape with one tall spike and a small second bump has 1,
+    though its periodogram may peak at 6 months."""
+    from scipy.signal import find_peaks
+
+    order = np.argsort(x)
+    x, m = np.asarray(x, dtype=float)[order], np.asarray(m, dtype=float)[order]
+    counts = []
+    for start in np.arange(x[0], x[-1] - period + 1e-9 * period, period):
+        inside = (x >= start) & (x < start + period)
+        values = m[inside]
+        if values.size < 6 or np.ptp(values) <= 0:
+            continue
+        n = values.size
+        peaks, _ = find_peaks(np.tile(values, 3), prominence=PEAK_SHARE * np.ptp(values))
+        counts.append(int(np.sum((peaks >= n) & (peaks < 2 * n))))
+    return float(np.median(counts)) if counts else None

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from abcd_cli.decompose.certainty import Finding, PosteriorFacts
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
-from abcd_cli.decompose.window import periods_of, shortest_period
+from abcd_cli.decompose.window import WINDOW_CYCLES, Window, periods_of, shortest_period
 from abcd_cli.reporting import dense_figures, inputs_figures
 from abcd_cli.reporting.certainty import (
     LIKELY,
@@ -177,10 +177,7 @@ def series_drawings(
     curves = dec.series
     window, k = curves.window, c.index - 1
     shaped = c.shape_mean.size > 0  # a cycle drawn as its smooth shape (``decompose/rough.py``)
-    # its last few periods on a fine grid: the shape's own window, else the component's
-    fine = c.shape_window if shaped else None
-    if window is not None and not shaped:
-        fine = (window.x, window.mean[k], window.sd[k])
+    fine = c.shape_window if shaped else window_curve(c, window)
     alone = partial(
         dense_figures.component_figure,
         c.x_grid,
@@ -212,6 +209,20 @@ def series_drawings(
         periods=kernel_periods(dec.components[: k + 1]),
     )
     return alone, so_far
+
+
+def window_curve(c: ComponentFacts, window: Window | None) -> dense_figures.Curve | None:
+    """Component ``c`` on the series' window of its shortest cycle (``decompose/window.py``),
+    as (x, mean, sd); None without a window or when the window holds fewer than two of ``c``'s
+    own cycles (births' yearly cycle on four weeks of the weekly one): its figure then reads
+    its whole span's grid."""
+    if (
+        window is None
+        or min(periods_of([c.kernel]), default=0.0) > window.period * WINDOW_CYCLES / 2
+    ):
+        return None
+    k = c.index - 1
+    return window.x, window.mean[k], window.sd[k]
 
 
 def kernel_periods(components: list[ComponentFacts]) -> list[float]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
-from abcd_cli.decompose.periods import strongest_harmonic
+from abcd_cli.decompose.periods import peaks_per_period, strongest_harmonic
 from abcd_cli.kernels import Kernel
 from abcd_cli.reporting.factors import STEADY_SHARE, factors_of, is_gradual, stated_intervals
 from abcd_cli.reporting.gathered import gathered, leading_cycle
@@ -404,7 +404,8 @@ def mean_trend(facts: ComponentFacts, x_data: np.ndarray | None = None) -> str:
 
 def repeat_harmonic(facts: ComponentFacts, x_data: np.ndarray | None) -> int | None:
     """The k ≥ 2 at whose period/k what a cycle fits (its partial residuals) mostly repeats,
-    its periodogram peaking there rather than at the period (``periods.strongest_harmonic``);
+    its periodogram peaking there rather than at the period (``periods.strongest_harmonic``)
+    and its fitted values rising and falling k times in a period (``periods.peaks_per_period``);
     None for a component that is not a cycle, whose data peak at its period, or whose fitted
     curve is flat at zero (``flat_in_band``: it fits nothing that could repeat)."""
     parts = leading_cycle(facts.kernel, x_data)
@@ -413,7 +414,11 @@ def repeat_harmonic(facts: ComponentFacts, x_data: np.ndarray | None) -> int | N
     if flat_in_band(facts):
         return None
     period = parts.periodic[0].param("period")
-    return strongest_harmonic(np.asarray(x_data, dtype=float), facts.partial, period)
+    x = np.asarray(x_data, dtype=float)
+    k = strongest_harmonic(x, facts.partial, period)
+    if k is None or peaks_per_period(x, facts.data_mean, period) != k:
+        return None  # its curve must show the k rises and falls the words will state
+    return k
 
 
 def harmonic_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:

@@ -8,15 +8,10 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.reporting.curves import (
-    amplitude_trend,
-    level_side,
     mean_trend,
-    repeat_harmonic,
-    size_profile,
-    trend_bend,
 )
+from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.numbers import format_pvalue
-from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.wording import (
     capitalise,
     join_words,
@@ -104,17 +99,7 @@ def summary_sentences(
     intro = f"The search found {number_word(n)} additive {noun} in the data."
     if phrases is None:
         phrases = [
-            noun_phrase(
-                facts.kernel,
-                axis,
-                x_data=x_data,
-                direction=mean_trend(facts, x_data),
-                amplitude=amplitude_trend(facts, x_data),
-                strength=size_profile(facts, x_data),
-                side=level_side(facts, x_data),
-                harmonic=repeat_harmonic(facts, x_data),
-                bend=trend_bend(facts, x_data),
-            )
+            curve_phrase(facts, axis, x_data, direction=mean_trend(facts, x_data))
             for facts in components
         ]
     bullets = [capitalise(phrase) + "." for phrase in phrases]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from abcd_cli.kernels import SE, After, Before, C, Inside, Per
-from abcd_cli.reporting.curves import level_side, size_profile
+from abcd_cli.reporting.curves import level_side, repeat_harmonic, size_profile
 from abcd_cli.reporting.describe import component_paragraph, noun_phrase
 from tests.axes import YEAR
 from tests.reporting.test_describe import make_facts, prod
@@ -185,3 +185,21 @@ def test_a_harmonic_cycles_further_clause_reads_as_a_clause_of_its_own() -> None
         "a periodic function that mostly rises and falls every 1.0 year, its pattern repeating"
         " every 4.0 years, and which is strongest around"
     )
+
+
+@pytest.mark.parametrize(("wave", "claimed"), [(1.0, False), (2.0, True)])
+def test_a_harmonic_is_claimed_only_where_the_curve_rises_and_falls_that_often(
+    wave: float, claimed: bool
+) -> None:
+    """Unemployment: 'mostly rises and falls every 6.0 months' above a yearly shape of one tall
+    spike and a small second bump (its periodogram peaks at 6 months; its curve rises and
+    falls once a year). A 4-year spike beside a 2-year wave of amplitude 1 reads the same way;
+    with amplitude 2 the curve shows both rises and falls and the words say so."""
+    from tests.reporting.test_weak import X
+
+    rng = np.random.default_rng(6)
+    spike = 6.0 * (((X - 1960.0) % 4.0) == 1.0)
+    y = spike + wave * np.sin(2 * np.pi * X / 2.0) + 0.2 * rng.standard_normal(X.size)
+    dec = _cycle_decomposition(y, HARMONIC_KERNEL)
+    cycle = next(c for c in dec.components if not c.is_noise)
+    assert (repeat_harmonic(cycle, X) == 2) is claimed
