@@ -333,6 +333,23 @@ def negligible_rough(facts: ComponentFacts) -> bool:
     return facts.rough_sd is not None and facts.rough_sd < NEGLIGIBLE_ROUGH * spread
 
 
+def scatter_share(facts: ComponentFacts, x_data: np.ndarray | None) -> float | None:
+    """var(rough) / var(m) at the data, the share of a gathered cycle's variance there that is
+    scatter from one observation to the next: its rough terms (``rough_terms_sentences``)
+    change over less than the data's spacing; None when it has no such term."""
+    g = gathered(facts.kernel, x_data)
+    spacing = data_spacing(x_data)
+    total = float(np.var(facts.data_mean))
+    if g is None or facts.rough_sd is None or spacing is None or total <= 0:
+        return None
+    lengths = [
+        product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and is_rough_term(t, g)
+    ]
+    if not lengths or min(lengths) >= spacing or negligible_rough(facts):
+        return None
+    return min(facts.rough_sd**2 / total, 1.0)
+
+
 def rough_terms_sentences(
     g: Gathered, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None = None
 ) -> list[str]:
@@ -362,10 +379,8 @@ def rough_terms_sentences(
         " without this variation."
     ]
     spacing = data_spacing(x_data)
-    total = float(np.var(facts.data_mean))
-    if spacing is not None and min(lengths) < spacing and total > 0:
-        # var(rough) / var(m) at the data: the share of the component that is scatter
-        share = min(facts.rough_sd**2 / total, 1.0)
+    share = scatter_share(facts, x_data)
+    if spacing is not None and share is not None:
         out.append(
             f"Its term of about {span} is shorter than the spacing of the data"
             f" ({format_span(spacing, axis)}), so at the data this variation is scatter from one"

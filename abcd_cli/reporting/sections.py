@@ -233,7 +233,10 @@ def summary_section(
         settled = not facts.unsettled
         tags = [component_tag(component_finding(c, facts), dec, settled) for c in dec.components]
         phrases = [f"{p} ({tag})" if tag else p for p, tag in zip(phrases, tags, strict=True)]
-    summary: dict[str, Any] = describe.summary_sentences(dec.components, dec.axis, phrases=phrases)
+    x_data = column(dec, 0) if dec.series is not None else None
+    summary: dict[str, Any] = describe.summary_sentences(
+        dec.components, dec.axis, x_data=x_data, phrases=phrases
+    )
     if dec.series is None:  # what each component does along its inputs; small ones folded
         summary["bullets"] = summary_bullets(dec, phrases)
     if facts is None:

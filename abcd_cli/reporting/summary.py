@@ -10,14 +10,18 @@ from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck
 from abcd_cli.reporting.curves import (
     mean_trend,
 )
+from abcd_cli.reporting.gathered import scatter_share
 from abcd_cli.reporting.headings import curve_phrase
-from abcd_cli.reporting.numbers import format_pvalue
+from abcd_cli.reporting.numbers import format_percent, format_pvalue
 from abcd_cli.reporting.wording import (
     capitalise,
     join_words,
     number_word,
     percent,
 )
+
+#: A cycle whose variance at the data is at least this share scatter says so in the summary.
+SCATTER_SAID = 0.1
 
 
 def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
@@ -45,6 +49,25 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
     elif percent(cum[-1]) != shown[-1]:
         sentences.append(f"{every} together explain {percent(cum[-1])}.")
     return " ".join(sentences)
+
+
+def _scatter_sentence(components: Sequence[ComponentFacts], x_data: np.ndarray | None) -> str:
+    """' About 35% of component 1's variance ... is scatter ...' for the cycles whose variance
+    at the data is in part scatter from one observation to the next (a
+    ``gathered.scatter_share`` of at least ``SCATTER_SAID``): the variance they explain
+    counts what cannot be forecast."""
+    shares = [(c.index, scatter_share(c, x_data)) for c in components]
+    said = [(k, s) for k, s in shares if s is not None and s >= SCATTER_SAID]
+    if not said:
+        return ""
+    parts = join_words([f"{format_percent(s, 0)} of component {k}'s" for k, s in said])
+    who, says = ("it", "its paragraph says") if len(said) == 1 else ("they", "their paragraphs say")
+    explains = "it explains" if who == "it" else "they explain"
+    return (
+        f" About {parts} variance at the data is scatter from one observation to the next,"
+        f" which cannot be forecast: the share of the variation {explains} overstates what"
+        f" {who} can predict ({says} why)."
+    )
 
 
 def _stops_sentence(components: Sequence[ComponentFacts]) -> str:
@@ -105,7 +128,7 @@ def summary_sentences(
     bullets = [capitalise(phrase) + "." for phrase in phrases]
     return {
         "intro": intro,
-        "explained": _explained_sentence(components),
+        "explained": _explained_sentence(components) + _scatter_sentence(components, x_data),
         "stops_improving": _stops_sentence(components),
         "bullets": bullets,
     }

@@ -125,7 +125,10 @@ def test_a_flat_cycle_is_headed_and_opened_by_what_its_curve_shows() -> None:
 def test_rough_terms_finer_than_the_spacing_are_said_to_be_scatter() -> None:
     """Temperature's yearly cycle plus a term of 1.3 days on data two days apart: 'explains
     97.6%' counted the scatter that term fits through the observations as the cycle's; the
-    paragraph says what share of the component that scatter is, from its own fitted values."""
+    paragraph, and the summary beside its 97.6%, say what share of the component that scatter
+    is, from its own fitted values."""
+    from abcd_cli.reporting.summary import summary_sentences
+
     rng = np.random.default_rng(3)
     x = 2000.0 + np.arange(600) / 60.0  # ten years, about six days apart
     y = 4.0 * np.sin(2 * np.pi * x) + 1.5 * rng.standard_normal(x.size)
@@ -146,10 +149,16 @@ def test_rough_terms_finer_than_the_spacing_are_said_to_be_scatter() -> None:
     assert said, paragraph
     share = cycle.rough_sd**2 / np.var(cycle.data_mean)
     assert abs(int(said[0]) - 100 * share) <= 0.5 and 10 < int(said[0]) < 90
+    summary = summary_sentences(dec.components, YEAR, x_data=x)["explained"]
+    assert f"About {said[0]}% of component {cycle.index}'s variance at the data is scatter" in (
+        summary
+    )
     smooth = text.replace("lengthscale=0.0036", "lengthscale=0.1")  # five weeks: no scatter
     model = Model(scaling.kernel_in(parse_kernel(smooth)), scaling, x, y, 0.0)
-    cycle = next(c for c in decompose(model, (YEAR,)).components if not c.is_noise)
+    dec = decompose(model, (YEAR,))
+    cycle = next(c for c in dec.components if not c.is_noise)
     assert "much as noise is" not in component_paragraph(cycle, YEAR, x_data=x)
+    assert "scatter" not in summary_sentences(dec.components, YEAR, x_data=x)["explained"]
 
 
 def test_a_rough_cycle_whose_jumps_repeat_every_period_is_said_as_a_cycle() -> None:
