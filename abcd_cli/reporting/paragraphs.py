@@ -46,6 +46,7 @@ from abcd_cli.reporting.gathered_sides import character_sentences
 from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
 from abcd_cli.reporting.level_text import zero_band_sentences
+from abcd_cli.reporting.noise_text import noise_sentence
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases
 from abcd_cli.reporting.rough_cycle import (
@@ -55,15 +56,11 @@ from abcd_cli.reporting.rough_cycle import (
 from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
 from abcd_cli.reporting.trends import (
-    DIP_TOLERANCE,
-    classify_trend,
     coarse_precision,
     data_range,
     data_spacing,
     in_data_range,
     lin_trend,
-    noise_profile,
-    overall_direction,
 )
 from abcd_cli.reporting.wording import (
     format_amount,
@@ -170,38 +167,6 @@ def _periodic_sentences(
                 f" {format_number(periods, decimals=1)} periods)."
             )
     return out
-
-
-def _noise_sentence(
-    facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None, adverb: str | None
-) -> str:
-    """How big the noise is, and how its standard deviation changes across the data."""
-    span = data_range(x_data) or (float(facts.x_grid[0]), float(facts.x_grid[-1]))
-    sd = noise_profile(facts.kernel, span)
-    lead = "Its values are independent from point to point"
-    trend = classify_trend(sd, DIP_TOLERANCE)
-    if trend == "flat":
-        return f"{lead}, with a standard deviation of about {format_amount(sd[0], axis)}."
-    first, last = format_amount(sd[0], axis), format_amount(sd[-1], axis)
-    how = f" {adverb}" if adverb else ""
-    if trend == "increasing":
-        if sd.min() < sd[0]:
-            first = format_amount(sd.min(), axis)
-        return f"{lead}; its standard deviation grows{how}, from about {first} to about {last}."
-    if trend == "decreasing":
-        if sd.min() < sd[-1]:
-            last = format_amount(sd.min(), axis)
-        return f"{lead}; its standard deviation shrinks{how}, from about {first} to about {last}."
-    low, high = format_amount(sd.min(), axis), format_amount(sd.max(), axis)
-    overall = overall_direction(sd)
-    if overall:
-        change = "rising" if overall == "increasing" else "falling"
-        return (
-            f"{lead}; its standard deviation ranges between about {low} and {high},"
-            f" {change} overall from about {first} at the start of the data to about {last} at"
-            " the end, though not steadily."
-        )
-    return f"{lead}; its standard deviation ranges between about {low} and {high}."
 
 
 def _lin_sentences(
@@ -339,7 +304,7 @@ def _detail_sentences(
     out: list[str] = []
     if head == "noise":
         adverb = degree_adverb(len(parts.lin)) if parts.lin and not parts.gates else None
-        out.append(_noise_sentence(facts, axis, x_data, adverb))
+        out.append(noise_sentence(facts, axis, x_data, adverb))
     elif head == "periodic":
         out += _periodic_sentences(parts, axis, facts, x_data)
     elif head == "smooth":
@@ -433,7 +398,10 @@ def _gathered_sentences(
     else:
         out += character_sentences(g, facts, axis, x_data)
     if g.head == "smooth":
-        out += _shape_sentences(g.lead, axis)
+        shape = _shape_sentences(g.lead, axis)
+        span = format_span(product_lengthscale(g.lead.smooth), axis) if g.lead.smooth else None
+        if span is None or not any(f"varies over about {span}" in s for s in out):
+            out += shape  # unless its sides have said the length it varies over (wheat)
         out += finer_than_data_sentences(g.lead, facts, axis, x_data)
     if g.head in ("smooth", "linear"):
         where = "Over the data" if g.always_on else "Where it applies"
@@ -472,7 +440,7 @@ def component_paragraph(
     if parts is not None:
         sentences += _detail_sentences(parts, facts, axis, x_data)
     elif noise_terms(facts.kernel):
-        sentences.append(_noise_sentence(facts, axis, x_data, None))
+        sentences.append(noise_sentence(facts, axis, x_data, None))
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)
     sentences += slow_cycle_sentences(facts, axis, x_data)

@@ -127,11 +127,17 @@ def noise_profile(kernel: Kernel, span: tuple[float, float]) -> np.ndarray:
 
 
 def overall_direction(values: np.ndarray) -> str | None:
-    """'increasing' when a non-monotonic profile ends at its maximum at least twice its start,
-    'decreasing' for the mirror case, else None."""
-    first, last = float(values[0]), float(values[-1])
-    if last >= float(values.max()) and last >= 2.0 * first:
+    """'increasing' when a non-monotonic profile ends at its maximum at least twice its start
+    and never dips below ``OVERALL_DIP`` of its start first, 'decreasing' for the mirror case,
+    else None (wages' noise halves before it quadruples: not 'increasing overall')."""
+    first, last, low = float(values[0]), float(values[-1]), float(values.min())
+    if last >= float(values.max()) and last >= 2.0 * first and low >= OVERALL_DIP * first:
         return "increasing"
-    if first >= float(values.max()) and first >= 2.0 * last:
+    if first >= float(values.max()) and first >= 2.0 * last and low >= OVERALL_DIP * last:
         return "decreasing"
     return None
+
+
+#: See ``overall_direction``: the lowest share of its start (end) a profile rising (falling)
+#: overall may dip to.
+OVERALL_DIP = 0.75

@@ -521,7 +521,10 @@ def test_noise_that_mostly_grows_is_called_increasing():
     assert "standard deviation varying linearly" in noun_phrase(inside, axis, x_data=x)
 
 
-def test_noise_that_dips_but_ends_far_higher_is_increasing_overall():
+def test_noise_that_falls_below_its_start_is_not_increasing_overall():
+    """A standard deviation that rises, falls to nearly zero, then rises far higher was
+    'increasing overall'; below its start on the way, it is varying, and its paragraph
+    follows each turn (``noise_text``)."""
     from abcd_cli.kernels import WN as _WN
     from abcd_cli.kernels import Lin as _Lin
 
@@ -529,7 +532,9 @@ def test_noise_that_dips_but_ends_far_higher_is_increasing_overall():
     x = np.linspace(2000.0, 2010.0, 121)
     # sd ∝ |x - 2000.1|·|x - 2006|: rises, falls to zero at 2006, then rises far higher
     dips = _WN((1.0,)) * _Lin((1.0, 2000.1)) * _Lin((1.0, 2006.0)) + _WN((0.01,))
-    assert "standard deviation increasing overall" in noun_phrase(dips, axis, x_data=x)
+    assert noun_phrase(dips, axis, x_data=x).endswith("with varying standard deviation")
+    rising = _WN((1.0,)) * _Lin((1.0, 1999.0)) + _WN((0.01,))
+    assert "increasing standard deviation" in noun_phrase(rising, axis, x_data=x)
 
 
 # ------------------------------------------------------------------ units x counts time in

@@ -155,6 +155,7 @@ def test_smooth_sides_of_a_window_say_where_they_switch_and_the_curves_steps() -
         "a change window of the model, which begins around 1920 and then ends around 1950" in text
     )
     assert "inside the window and outside it alike it varies over about 10.0 years" in text
+    assert text.count("10.0 years") == 1  # not again as 'It varies smoothly over about ...'
     # measured on the curve one switch width (1 year) either side: up by 8 into the window
     assert (
         "its curve steps, in the units of y: from about 0.946 to 8.86 around 1920 and from"

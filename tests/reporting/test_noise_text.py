@@ -1,0 +1,58 @@
+"""How the noise's standard deviation is said to move across the data."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from abcd_cli.kernels import WN, After, Before, Inside, Lin, Outside, Sum
+from abcd_cli.reporting.describe import component_paragraph, noun_phrase
+from abcd_cli.reporting.noise_text import turning_points
+from tests.axes import YEAR
+from tests.reporting.test_describe import make_facts, prod
+
+X = np.arange(1500.0, 1870.0)
+GRID = np.linspace(1500.0, 1900.0, 401)
+
+
+def test_turning_points_follow_the_turns_and_ignore_wiggles() -> None:
+    x = np.linspace(0.0, 1.0, 201)
+    assert turning_points(np.abs(x - 0.3)) == [60]
+    assert turning_points(x) == []
+    top, bottom = turning_points(np.sin(2 * np.pi * x) + 0.01 * np.sin(80 * x))
+    assert abs(top - 50) <= 2 and abs(bottom - 150) <= 2  # the wiggles are no turns
+
+
+def test_a_noise_that_halves_before_it_quadruples_is_not_increasing_overall() -> None:
+    """Wages: 'uncorrelated noise with standard deviation increasing overall ... rising overall
+    from about 0.344 ... though not steadily' while it falls to 0.165 by 1800 first."""
+    kernel = Sum(
+        (
+            prod(Before((1800.0, 20.0)), Lin((0.0008, 2230.0)), WN((1.0,))),
+            prod(After((1800.0, 20.0)), Lin((0.012, 1790.0)), WN((1.0,))),
+        )
+    )
+    phrase = noun_phrase(kernel, YEAR, x_data=X)
+    assert "overall" not in phrase and phrase.endswith("with varying standard deviation")
+    text = component_paragraph(make_facts(kernel, grid=GRID, is_noise=True), YEAR, x_data=X)
+    assert (
+        "its standard deviation falls from about 0.584 at the start of the data to about 0.170"
+        " around 1804 and then rises to about 0.947 at the end of the data." in text
+    )
+
+
+def test_a_noise_that_steps_and_stays_says_so() -> None:
+    """Wheat: rising to 1714, about 0.0044 between 1714 and 1794, rising after: 'ranges ...
+    rising overall ..., though not steadily' named none of it."""
+    window = (1754.0, 80.0, 0.05)
+    kernel = Sum(
+        (
+            prod(Inside(window), WN((0.0044,))),
+            prod(Lin((0.0000363, 1483.0)), Outside(window), WN((1.0,))),
+        )
+    )
+    text = component_paragraph(make_facts(kernel, grid=GRID, is_noise=True), YEAR, x_data=X)
+    assert (
+        "rises from about 0.000617 at the start of the data to about 0.00832 around 1712, falls"
+        " to about 0.00440 around 1714, stays there until 1793 and then rises to about 0.0140"
+        " at the end of the data." in text
+    )
