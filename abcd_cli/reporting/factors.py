@@ -95,6 +95,9 @@ def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | No
         if role is None:
             return None
         getattr(parts, role).append(base)
+    if len(parts.periodic) > 1:
+        cycle = common_cycle(parts.periodic)
+        parts.periodic = parts.periodic if cycle is None else [cycle]
     if parts.gates and x_data is not None:
         # A constant's curve is c·Π g(x): any change of its gates beyond STEADY_SHARE shows in
         # its figure. Other curves have shapes of their own; their gates are said when they switch.
@@ -102,6 +105,51 @@ def factors_of(kernel: Kernel, x_data: np.ndarray | None = None) -> Factors | No
         if not acts_in_data(parts.gates, x_data, share):
             parts.gates = []
     return parts
+
+
+#: Cycles multiplied together whose periods all divide a period P at most this many times
+#: their shortest are one cycle of period P (``common_period``); further apart, the longer ones
+#: modulate the shortest.
+MAX_MULTIPLE = 6
+#: The relative tolerance of ``common_period``'s whole multiples.
+MULTIPLE_TOLERANCE = 0.005
+
+
+def common_period(periods: Sequence[float]) -> float | None:
+    """The shortest P = n·max(p), n = 1 .. ``MAX_MULTIPLE``, that every period p divides a
+    whole number of times (within ``MULTIPLE_TOLERANCE``), with P ≤ MAX_MULTIPLE·min(p); None
+    when there is none: cycles of 3 and 4 months repeat together every 12 months, cycles of 1
+    and 10 years are a cycle and its modulation."""
+    longest, shortest = max(periods), min(periods)
+    for n in range(1, MAX_MULTIPLE + 1):
+        period = n * longest
+        if period > MAX_MULTIPLE * shortest * (1.0 + MULTIPLE_TOLERANCE):
+            return None
+        ratios = [period / p for p in periods]
+        if all(abs(r - round(r)) <= MULTIPLE_TOLERANCE * r for r in ratios):
+            return period
+    return None
+
+
+def common_cycle(periodic: Sequence[BaseKernel]) -> BaseKernel | None:
+    """Periodic factors that repeat together (``common_period``) read as one cycle of that
+    period: the first factor with its period P, its amplitude the product of theirs, and, when
+    it declares a lengthscale ℓ (relative to its period), the one that keeps the narrowest
+    feature of theirs, ℓ = ℓ_k·p_k / P (features ℓ·p/2π wide); None when they do not."""
+    period = common_period([k.param("period") for k in periodic])
+    if period is None:
+        return None
+    lead = periodic[0]
+    values = dict(zip(lead.own_names, lead.own_values, strict=True))
+    values["period"] = period
+    if "sd" in values:
+        values["sd"] = math.prod(k.param("sd") for k in periodic if "sd" in k.own_names)
+    scaled = [
+        k.param("lengthscale") * k.param("period") for k in periodic if "lengthscale" in k.own_names
+    ]
+    if "lengthscale" in values and scaled:
+        values["lengthscale"] = min(scaled) / period
+    return lead.with_own_values([values[name] for name in lead.own_names])
 
 
 #: Change factors switch a component within the data when its amplitude, Π g(x), falls below

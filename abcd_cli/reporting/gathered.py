@@ -26,6 +26,7 @@ from abcd_cli.reporting.factors import (
     SWITCH_SHARE,
     Factors,
     Interval,
+    common_period,
     factors_of,
     gate_amplitude,
     product_lengthscale,
@@ -203,7 +204,18 @@ def drift_sentence(periods: list[float], x_data: np.ndarray | None, axis: Axis) 
     """Why close periods gathered as one are one cycle, or how they beat: over the data's span
     their phases drift apart by span·|1/p₁ − 1/p₂| cycles; less than one and their sum is one
     cycle whose shape and size change slowly, more and it swells and fades every
-    1/|1/p₁ − 1/p₂| (the beat)."""
+    1/|1/p₁ − 1/p₂| (the beat). Periods that all divide the longest (``factors.common_period``:
+    a cycle of 3 months gathered with one of 12, as its harmonic) repeat together with it."""
+    longest = max(periods)
+    if (
+        min(periods) < longest / (1.0 + 2.0 * PERIOD_TOLERANCE)
+        and common_period(periods) == longest
+    ):
+        return (
+            "Each shorter period fits a whole number of times into the longest, so together"
+            f" they repeat every {format_span(longest, axis)}, one cycle with a more detailed"
+            " shape, not separate cycles."
+        )
     span = data_range(x_data)
     gap = abs(1.0 / periods[0] - 1.0 / periods[-1])
     reason = f"Their periods lie within about {format_percent(PERIOD_TOLERANCE, 0)} of each other"

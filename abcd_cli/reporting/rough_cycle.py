@@ -15,6 +15,7 @@ from abcd_cli.decompose.rough import all_rough
 from abcd_cli.decompose.window import shortest_period
 from abcd_cli.kernels import Kernel
 from abcd_cli.reporting.curves import fades_beyond, flat_in_band
+from abcd_cli.reporting.gathered import leading_cycle
 from abcd_cli.reporting.hidden_cycle import lagged_correlation
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.trends import data_range, data_spacing
@@ -43,11 +44,21 @@ def said_as_rough(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
     values alone cannot tell: a periodic factor makes them recur whatever the data do."""
     if x_data is None or not is_rough_cycle(facts.kernel, x_data):
         return False
-    period = shortest_period([facts.kernel])
+    period = cycle_period(facts.kernel, x_data)
     if period is None or facts.partial.size != np.asarray(x_data).size:
         return True
     r = lagged_correlation(np.asarray(x_data, dtype=float), facts.partial, period)
     return not (np.isfinite(r) and r >= ALIKE_CORRELATION)
+
+
+def cycle_period(kernel: Kernel, x_data: np.ndarray | None) -> float | None:
+    """The period a rough cycle is read at: its leading cycle's (``gathered.leading_cycle``,
+    which reads cycles multiplied together as one of their common period: 3 and 4 months
+    together repeat every year), else its shortest periodic factor's; None without one."""
+    parts = leading_cycle(kernel, x_data)
+    if parts is not None:
+        return float(parts.periodic[0].param("period"))
+    return shortest_period([kernel])
 
 
 def is_flat_cycle(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
@@ -56,13 +67,14 @@ def is_flat_cycle(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
     return is_rough_cycle(facts.kernel, x_data) and flat_in_band(facts)
 
 
-def _period_and_reason(kernel: Kernel, axis: Axis, spacing: float | None) -> tuple[float, str]:
-    """The shortest period of the component's periodic factors, and why it is no regular
-    cycle in words: its smooth factors' lengthscale below the period, or its periodic
-    factor's features narrower than the data's spacing."""
+def _period_and_reason(kernel: Kernel, axis: Axis, x_data: np.ndarray | None) -> tuple[float, str]:
+    """The component's period (``cycle_period``), and why it is no regular cycle in words:
+    its smooth factors' lengthscale below the period, or its periodic factor's features
+    narrower than the data's spacing."""
     bases = kernel.bases()
     periodic = [b for b in bases if getattr(b, "role", "") == "periodic"]
-    period = min(float(b.param("period")) for b in periodic)
+    spacing = data_spacing(x_data)
+    period = cycle_period(kernel, x_data) or min(float(b.param("period")) for b in periodic)
     smooth = [float(b.param("lengthscale")) for b in bases if getattr(b, "role", "") == "smooth"]
     if smooth:
         length = sum(v**-2 for v in smooth) ** -0.5
@@ -96,8 +108,7 @@ def period_correlation(facts: ComponentFacts, period: float, x_data: np.ndarray)
 def rough_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray) -> list[str]:
     """The sentences after the opening of a cycle made only of rough terms; of one whose
     curve is flat inside its band (``curves.flat_in_band``), that and its sizes alone."""
-    spacing = data_spacing(x_data)
-    period, reason = _period_and_reason(facts.kernel, axis, spacing)
+    period, reason = _period_and_reason(facts.kernel, axis, x_data)
     size = format_amount(float(np.std(facts.data_mean)), axis)
     if flat_in_band(facts):
         band = format_amount(float(np.mean(facts.sd)), axis)
@@ -136,7 +147,7 @@ def rough_cycle_continuation(
             "Beyond the data its fitted curve stays flat at zero: it adds only its uncertainty"
             " to the forecast's band."
         )
-    period, _ = _period_and_reason(facts.kernel, axis, data_spacing(x_data))
+    period, _ = _period_and_reason(facts.kernel, axis, x_data)
     span = data_range(x_data)
     if span is None or fades_beyond(facts, period, x_data):
         return True, (

@@ -181,3 +181,27 @@ def test_a_rough_cycle_whose_jumps_repeat_every_period_is_said_as_a_cycle() -> N
     assert ROUGH_PHRASE not in text and "period of 1.0 year" in text, text
     irregular, x_irregular = _made(NARROW)  # no pattern: rough, as before
     assert said_as_rough(irregular, x_irregular)
+
+
+def test_cycles_of_three_and_four_months_together_are_a_yearly_pattern() -> None:
+    """Wine sales (held out): Per(3 months) × Per(4 months), each with features of hours on
+    monthly data, was 'short-term irregular variation ... Its covariance holds a period of
+    3.0 months ... Nor do its values recur a period later', though together they give each
+    month of the year its own level and the data recur every year."""
+    from abcd_cli.reporting.component_text import section_phrases
+
+    rng = np.random.default_rng(5)
+    x = 1980.0 + np.arange(0.0, 15.0, 1.0 / 12.0)
+    months = np.array([3.0, -1.0, 0.5, 2.0, -2.5, 1.0, -0.5, 0.0, -1.5, 2.5, 4.0, -7.5])
+    y = months[np.round((x % 1.0) * 12).astype(int) % 12] + 0.3 * rng.standard_normal(x.size)
+    kernel = (
+        "Per(lengthscale=0.01, period=0.25, sd=2.0) * Per(lengthscale=0.01, period=0.333333,"
+        " sd=1.5) + WN(sd=0.3)"
+    )
+    scaling = Scaling.from_data(x, y)
+    model = Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0)
+    dec = decompose(model, (YEAR,))
+    cycle = next(c for c in dec.components if not c.is_noise)
+    phrase = section_phrases(dec)[cycle.index - 1]
+    assert phrase.startswith("a periodic function with a period of 1.0 year"), phrase
+    assert "3.0 months" not in component_paragraph(cycle, YEAR, x_data=x)
