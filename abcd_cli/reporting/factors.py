@@ -132,13 +132,16 @@ def common_period(periods: Sequence[float]) -> float | None:
 
 
 def common_cycle(periodic: Sequence[BaseKernel]) -> BaseKernel | None:
-    """Periodic factors that repeat together (``common_period``) read as one cycle of that
-    period: the first factor with its period P, its amplitude the product of theirs, and, when
-    it declares a lengthscale ℓ (relative to its period), the one that keeps the narrowest
-    feature of theirs, ℓ = ℓ_k·p_k / P (features ℓ·p/2π wide); None when they do not."""
-    period = common_period([k.param("period") for k in periodic])
-    if period is None:
-        return None
+    """Periodic factors that repeat together (``common_period``) only at a period P longer
+    than any of theirs read as one cycle of period P (3 and 4 months: a year; a daily cycle
+    times a weekly one stays a daily cycle modulated weekly): the first factor with period P,
+    its amplitude the product of theirs and, when it declares a lengthscale ℓ (relative to its
+    period), the one that keeps the narrowest feature of theirs, ℓ = ℓ_k·p_k / P (features
+    ℓ·p/2π wide); None otherwise."""
+    periods = [k.param("period") for k in periodic]
+    period = common_period(periods)
+    if period is None or period <= max(periods) * (1.0 + MULTIPLE_TOLERANCE):
+        return None  # the longest holds the others: it modulates the shortest (1 day, 1 week)
     lead = periodic[0]
     values = dict(zip(lead.own_names, lead.own_values, strict=True))
     values["period"] = period
