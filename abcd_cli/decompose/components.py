@@ -33,6 +33,7 @@ from abcd_cli.decompose.effects import Effect, component_effects
 from abcd_cli.decompose.facts import Axis, ComponentFacts, ModelCheck, Surface
 from abcd_cli.decompose.folds import folds_for
 from abcd_cli.decompose.input_terms import expand_additive, term_inputs
+from abcd_cli.decompose.lattice import lattice_grid, noise_like_between
 from abcd_cli.decompose.merging import gather
 from abcd_cli.decompose.ordering import order_by_cv
 from abcd_cli.decompose.partial import partial_residuals
@@ -248,11 +249,14 @@ def _along(model: Model, dims: tuple[int, ...]) -> int | None:
 
 
 def _grid(model: Model, d: int, past: float, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``grid_size`` even steps over input d's range and ``past`` times that range beyond it,
+    """``grid_size`` even steps over input d's range and ``past`` times that range beyond it
+    (the data's own lattice when the model is noise-like between the data: ``lattice.py``),
     and those points as rows of inputs in internal units, the others held at ``centre``."""
     column = model.X[:, d]
     lo, hi = float(column.min()), float(column.max())
-    grid = np.linspace(lo, hi + past * (hi - lo), grid_size(model, past))
+    grid = lattice_grid(model, d, past)
+    if grid is None:
+        grid = np.linspace(lo, hi + past * (hi - lo), grid_size(model, past))
     G = np.tile(centre, (grid.size, 1))
     G[:, d] = grid
     return grid, model.scaling.x_in(G)
@@ -303,5 +307,5 @@ def _series_curves(
         cumulative_sd,
         sc.y_out(f_mean),
         sc.y_scale * np.sqrt(f_var),
-        series_window(model, terms),
+        None if noise_like_between(model, 0) else series_window(model, terms),
     )

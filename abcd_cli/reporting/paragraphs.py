@@ -85,12 +85,23 @@ def opening(index: int, phrase: str) -> str:
     return form.format(p=phrase, i=index, o=ordinal(index))
 
 
-def _shape_sentences(parts: Factors, axis: Axis) -> list[str]:
+def _shape_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None = None) -> list[str]:
     """The sentence the leading factor declares on the component's shape (within a period for
-    a periodic one; how far apart its changes are for a smooth one), if it has one."""
+    a periodic one; how far apart its changes are for a smooth one), if it has one; a cycle
+    whose features are narrower than the data's spacing has no shape between the data (wine
+    sales' yearly pattern, 'features only about 3.5 hours wide' on monthly data)."""
     lead = parts.lead
     if lead is None:
         return []
+    steps = np.diff(np.unique(x_data)) if x_data is not None else np.zeros(0)
+    step = float(steps.min()) if steps.size else None  # the finest step of the data
+    width = getattr(lead, "feature_length", None)
+    if parts.head == "periodic" and step and width is not None and width() < step:
+        return [
+            "Within each period its features are narrower than the finest step of the data"
+            f" ({format_span(step, axis)}): each point of the period the data fall on has a"
+            " level of its own, and its curve between the data only joins them."
+        ]
     span = format_span(product_lengthscale(parts.smooth), axis) if parts.smooth else ""
     words = Wording(span, lambda v: format_span(v, axis), lambda v: format_number(v, 2))
     sentence = lead.shape_sentence(words)
@@ -143,7 +154,7 @@ def _periodic_sentences(
     curve shows it, and how fast it drifts between cycles (the smooth factors' lengthscale over
     the period)."""
     period = parts.periodic[0].param("period")
-    out = _shape_sentences(parts, axis)
+    out = _shape_sentences(parts, axis, x_data)
     amplitudes = fitted_amplitudes(facts, period, x_data) if facts is not None else None
     if amplitudes is not None and not parts.lin:
         out.append(amplitude_sentence(amplitudes, axis, x_data, _modulators([parts], axis)))
@@ -394,7 +405,8 @@ def _gathered_sentences(
             amplitude_sentence(amplitudes, axis, x_data, _modulators(shaping, axis)),
         ]
     if g.head == "periodic":
-        out += _periodic_sentences(g.lead, axis) + rough_terms_sentences(g, facts, axis, x_data)
+        out += _periodic_sentences(g.lead, axis, x_data=x_data)
+        out += rough_terms_sentences(g, facts, axis, x_data)
     else:
         out += character_sentences(g, facts, axis, x_data)
     if g.head == "smooth":

@@ -204,4 +204,6 @@ def test_cycles_of_three_and_four_months_together_are_a_yearly_pattern() -> None
     cycle = next(c for c in dec.components if not c.is_noise)
     phrase = section_phrases(dec)[cycle.index - 1]
     assert phrase.startswith("a periodic function with a period of 1.0 year"), phrase
-    assert "3.0 months" not in component_paragraph(cycle, YEAR, x_data=x)
+    paragraph = component_paragraph(cycle, YEAR, x_data=x)
+    assert "3.0 months" not in paragraph and "hours wide" not in paragraph
+    assert "its features are narrower than the finest step of the data (1.0 month)" in paragraph
