@@ -13,6 +13,7 @@ import numpy as np
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.kernels import Wording
 from abcd_cli.reporting.amplitude_text import amplitude_sentence
+from abcd_cli.reporting.course import DATA_ENDS, course_legs, turning_points
 from abcd_cli.reporting.curves import (
     applied_part,
     bend_words,
@@ -241,14 +242,7 @@ def _trend_sentences(
             return [f"{where} it stays flat, at about {level}: switching it acts as a step."]
         return [f"{where} it stays essentially flat, at about {level}."]
     else:
-        low, high = int(np.argmin(mean)), int(np.argmax(mean))
-        precision = coarse_precision(x_data)
-        return [
-            f"It is not monotonic: {where.lower()} it goes both up and down, between about"
-            f" {format_amount(mean[low], axis)} (around {format_position(x[low], axis, precision)})"
-            f" and {format_amount(mean[high], axis)} (around"
-            f" {format_position(x[high], axis, precision)})."
-        ]
+        return [_course_sentence(x, mean, axis, x_data, where)]
     shape = trend_shape(x, mean)
     if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and shape.bend:
         unit, size = rate_unit(float(x[-1] - x[0]), axis)
@@ -266,6 +260,37 @@ def _trend_sentences(
         unit, size = rate_unit(float(x[-1] - x[0]), axis)
         text += f", about {format_amount(abs(slope) * size, axis)} per {unit}"
     return [text + "."]
+
+
+def _course_sentence(
+    x: np.ndarray, mean: np.ndarray, axis: Axis, x_data: np.ndarray | None, where: str
+) -> str:
+    """A curve that is not monotonic: its course through its turns (``course.course_legs``;
+    a dip of 2% of its range no longer makes unemployment's tripling 'go both up and down'),
+    mostly one way when it has no turn of note, else its range and where it lies."""
+    precision = coarse_precision(x_data)
+    turns = turning_points(mean)
+    if not turns:
+        way = "increases" if mean[-1] > mean[0] else "decreases"
+        return (
+            f"{where} it mostly {way}, from about {format_amount(mean[0], axis)} to about"
+            f" {format_amount(mean[-1], axis)}, with only small moves the other way."
+        )
+    ends = DATA_ENDS
+    if where == "Where it applies":  # its ends are where it switches on and off
+        ends = tuple(f"around {format_position(e, axis, precision)}" for e in (x[0], x[-1]))
+    steps = np.diff(x)
+    joined = steps.size == 0 or float(steps.max()) <= 3.0 * float(np.median(steps))
+    legs = course_legs(x, mean, axis, precision, ends) if joined else None  # one stretch only
+    if legs is not None:
+        return f"{where} it {join_words(legs)}."
+    low, high = int(np.argmin(mean)), int(np.argmax(mean))
+    return (
+        f"It is not monotonic: {where.lower()} it goes both up and down, between about"
+        f" {format_amount(mean[low], axis)} (around {format_position(x[low], axis, precision)})"
+        f" and {format_amount(mean[high], axis)} (around"
+        f" {format_position(x[high], axis, precision)})."
+    )
 
 
 def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:

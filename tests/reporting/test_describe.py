@@ -285,7 +285,7 @@ def test_paragraph_smooth_lengthscale() -> None:
     [
         (GRID - 1950.0, "only increases"),
         (1950.0 - GRID, "only decreases"),
-        (np.sin(GRID), "not monotonic"),
+        (np.sin(GRID), "rises to about 1.00 around 1955, falls to about −1.00 around 1958"),
     ],
 )
 def test_paragraph_monotonic_trend(mean: np.ndarray, word: str) -> None:

@@ -6,20 +6,11 @@ import numpy as np
 
 from abcd_cli.kernels import WN, After, Before, Inside, Lin, Outside, Sum
 from abcd_cli.reporting.describe import component_paragraph, noun_phrase
-from abcd_cli.reporting.noise_text import turning_points
 from tests.axes import YEAR
 from tests.reporting.test_describe import make_facts, prod
 
 X = np.arange(1500.0, 1870.0)
 GRID = np.linspace(1500.0, 1900.0, 401)
-
-
-def test_turning_points_follow_the_turns_and_ignore_wiggles() -> None:
-    x = np.linspace(0.0, 1.0, 201)
-    assert turning_points(np.abs(x - 0.3)) == [60]
-    assert turning_points(x) == []
-    top, bottom = turning_points(np.sin(2 * np.pi * x) + 0.01 * np.sin(80 * x))
-    assert abs(top - 50) <= 2 and abs(bottom - 150) <= 2  # the wiggles are no turns
 
 
 def test_a_noise_that_halves_before_it_quadruples_is_not_increasing_overall() -> None:

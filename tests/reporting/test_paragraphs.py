@@ -183,14 +183,15 @@ def test_a_cycle_with_a_term_rougher_than_a_period_is_not_only_smooth() -> None:
 
 def test_a_smooth_curve_that_goes_up_and_down_gives_its_range_in_units() -> None:
     """Nile and unemployment: 'It is not monotonic: over the data it goes both up and down',
-    with no number a reader could place. It now says between what levels, and where."""
+    with no number a reader could place. It now follows the curve through its turns."""
     mean = 150.0 * np.exp(-(((GRID - 1952.0) / 1.5) ** 2)) - 80.0 * np.exp(
         -(((GRID - 1958.0) / 1.5) ** 2)
     )
     paragraph = component_paragraph(make_facts(SE((1.0, 1.0)), mean), YEAR, x_data=X_DATA)
     assert (
-        "It is not monotonic: over the data it goes both up and down, between about −80.0"
-        " (around 1958) and 150 (around 1952)." in paragraph
+        "Over the data it rises from about 2.75 at the start of the data to about 150 around"
+        " 1952, falls to about −80.0 around 1958 and then rises to about −1.83 at the end of"
+        " the data." in paragraph
     )
 
 
@@ -276,3 +277,15 @@ def test_a_level_whose_band_holds_zero_says_so() -> None:
     tight = replace(loose, sd=np.full(GRID.size, 1.0))
     text = component_paragraph(tight, YEAR, x_data=X_DATA)
     assert "Its level is about 11.1." in text and "includes zero" not in text
+
+
+def test_a_curve_with_only_a_small_dip_is_said_to_go_one_way() -> None:
+    """Unemployment: 'It is not monotonic: over the data it goes both up and down, between
+    about −264 (around 1952) and 415 (around 1981)' of a level that triples after a dip of 4%
+    of its range; lynx: the same of a curve falling the whole way but for a small uptick."""
+    rising = np.where(
+        GRID < 1952.0, -240.0 - 8.0 * (GRID - 1949.0), -264.0 + 70.0 * (GRID - 1952.0)
+    )
+    text = component_paragraph(make_facts(SE((1.0, 1.0)), rising), YEAR, x_data=X_DATA)
+    assert "Over the data it mostly increases, from about −240 to about" in text
+    assert "not monotonic" not in text
