@@ -36,7 +36,7 @@ from abcd_cli.reporting.component_text import (
 )
 from abcd_cli.reporting.effects import effect_json
 from abcd_cli.reporting.sections import Frame, axis_label
-from abcd_cli.reporting.weak import headed, weak_reasons
+from abcd_cli.reporting.weak import cycle_period, headed, weak_reasons
 from abcd_cli.reporting.wording import number_word
 
 
@@ -59,7 +59,10 @@ def component_sections(
         reason = weak.get(c.index)
         if reason:
             section["phrase"] = headed(section["phrase"], reason)
-            section["paragraph_note"] = f"This cycle is possible rather than established: {reason}."
+            what = "cycle" if cycle_period(dec, c) is not None else "component"
+            section["paragraph_note"] = (
+                f"This {what} is possible rather than established: {reason}."
+            )
         if facts is not None:
             section |= certainty_of(finding, dec, not facts.unsettled)
         sections.append(section)

@@ -177,24 +177,24 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
 
 def sign_sentence(dec: Decomposition, low: np.ndarray, high: np.ndarray) -> str:
     """' From about 2001 its band reaches below zero, though every observation is above it:
-    ...' when every observation keeps one side of zero and the band (``low``, ``high`` on the
+    ...' when no observation lies on one side of zero and the band (``low``, ``high`` on the
     series' grid) crosses it past the data; '' otherwise (a Gaussian model knows no sign)."""
     assert dec.series is not None
     x, y = column(dec, 0), np.asarray(dec.model.y, dtype=float)
     grid = dec.series.x_grid
     past = grid > float(x.max())
-    if bool(np.all(y > 0)):
-        crossing, side, way = past & (low < 0), "above", "below"
-    elif bool(np.all(y < 0)):
-        crossing, side, way = past & (high > 0), "below", "above"
+    if bool(np.all(y >= 0)) and bool(np.any(y > 0)):
+        crossing, way, side = past & (low < 0), "below", "lies below it"
+    elif bool(np.all(y <= 0)) and bool(np.any(y < 0)):
+        crossing, way, side = past & (high > 0), "above", "lies above it"
     else:
         return ""
     if not crossing.any():
         return ""
     when = format_position(float(grid[crossing][0]), dec.axis, ends_precision(x))
     return (
-        f" From about {when} its band reaches {way} zero, though every observation lies"
-        f" {side} it: the model does not know whether values {way} zero can occur."
+        f" From about {when} its band reaches {way} zero, though no observation {side}: the"
+        f" model does not know whether values {way} zero can occur."
     )
 
 

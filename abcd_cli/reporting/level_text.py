@@ -13,11 +13,14 @@ from abcd_cli.reporting.wording import format_amount
 
 #: The band's half-width in posterior standard deviations, as the figures draw it.
 BAND_SDS = 2.0
+#: A band whose half-width is more than this share of the level is said to be wide.
+LOOSE_SHARE = 0.5
 
 
 def zero_band_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
     """'Its band ... includes zero' for a level whose largest |m| within the data lies within
-    ``BAND_SDS`` posterior standard deviations of zero; [] otherwise."""
+    ``BAND_SDS`` posterior standard deviations of zero; '... is wide' for one whose band's
+    half-width exceeds ``LOOSE_SHARE`` of it; [] otherwise."""
     x = np.asarray(facts.x_grid, dtype=float)
     if not x.size or facts.sd.size != x.size:
         return []
@@ -27,11 +30,16 @@ def zero_band_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | 
         return []
     k = np.flatnonzero(inside)[int(np.argmax(np.abs(facts.mean[inside])))]
     level, sd = float(facts.mean[k]), float(facts.sd[k])
-    if abs(level) >= BAND_SDS * sd:
-        return []
     low, high = level - BAND_SDS * sd, level + BAND_SDS * sd
-    return [
-        f"Its band of two standard deviations, from about {format_amount(low, axis)} to"
-        f" {format_amount(high, axis)}, includes zero: the data are consistent with no such"
-        " level (the other components can take its place), so its size is uncertain."
-    ]
+    band = f"Its band of two standard deviations, from about {format_amount(low, axis)} to"
+    if abs(level) < BAND_SDS * sd:
+        return [
+            f"{band} {format_amount(high, axis)}, includes zero: the data are consistent with"
+            " no such level (the other components can take its place), so its size is uncertain."
+        ]
+    if BAND_SDS * sd > LOOSE_SHARE * abs(level):
+        return [
+            f"{band} {format_amount(high, axis)}, is wide: the data pin its size down only"
+            " loosely (the other components can take part of it)."
+        ]
+    return []

@@ -48,6 +48,14 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
         )
     elif percent(cum[-1]) != shown[-1]:
         sentences.append(f"{every} together explain {percent(cum[-1])}.")
+    noise = [str(c.index) for c in components if c.is_noise]
+    if noise and percent(cum[-1]) == percent(1.0):
+        which = f"component {noise[0]}" if len(noise) == 1 else f"components {join_words(noise)}"
+        sentences.append(
+            f"That 100% holds by construction: the noise ({which}) takes up whatever the"
+            " others leave, so how well the model predicts is read from the cross-validated"
+            " error instead."
+        )
     return " ".join(sentences)
 
 

@@ -627,3 +627,12 @@ def test_a_component_that_predicts_only_with_later_ones_is_not_called_noise() ->
         "most likely capture"
         in summary_sentences(airline_components()[:2] + [idle], YEAR)["stops_improving"]
     )
+
+
+def test_a_hundred_percent_reached_with_the_noise_is_said_to_be_by_construction() -> None:
+    """Nile and every report: 'All ... together explain 100.0%' on the first page, a perfect
+    fit to a reader, while the noise's fitted values make up whatever the rest leave."""
+    text = summary_sentences(airline_components(), YEAR)["explained"]
+    assert "That 100% holds by construction: the noise (component 4) takes up whatever" in text
+    signal = summary_sentences(airline_components()[:3], YEAR)["explained"]
+    assert "by construction" not in signal

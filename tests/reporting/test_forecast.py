@@ -205,7 +205,7 @@ def test_the_samplers_forecast_mixes_its_particles_not_a_searchs_structures() ->
     assert context["posterior"]["sampler"] is True  # its page prints no empty BIC column
 
 
-def _falling(offset: float) -> Decomposition:
+def _falling(offset: float, zero_at_start: bool = False) -> Decomposition:
     """A series falling by 0.9 a year from 10 (+ ``offset``) over 1990-2000, every value above
     zero, modelled as a line: its forecast to 2003.5 falls below zero without an offset."""
     from abcd_cli.data.scaling import Scaling
@@ -215,6 +215,8 @@ def _falling(offset: float) -> Decomposition:
 
     x = np.linspace(1990.0, 2000.0, 41)
     y = offset + 10.0 - 0.9 * (x - 1990.0) + 0.2 * np.sin(7.0 * x)
+    if zero_at_start:  # sunspots: counts that reach zero but never go below it
+        y[0] = 0.0
     scaling = Scaling.from_data(x, y)
     kernel = scaling.kernel_in(parse_kernel("Lin(sd=1.0, location=1995.0) + WN(sd=0.2)"))
     model = Model(kernel, scaling, x, y, 0.0, engine=get_engine("exact"))
@@ -223,7 +225,8 @@ def _falling(offset: float) -> Decomposition:
 
 def test_a_band_crossing_zero_past_positive_data_is_said() -> None:
     """Gas production: every observation above zero, the band's lower edge below zero from
-    about 2000 on, and not a word on it."""
+    about 2000 on, and not a word on it; sunspots, whose counts reach zero, neither."""
     text = forecast_text(_falling(0.0))
-    assert "its band reaches below zero, though every observation lies above it" in text
+    assert "its band reaches below zero, though no observation lies below it" in text
     assert "zero" not in forecast_text(_falling(100.0))
+    assert "though no observation lies below it" in forecast_text(_falling(0.0, True))

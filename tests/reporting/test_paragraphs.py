@@ -277,6 +277,11 @@ def test_a_level_whose_band_holds_zero_says_so() -> None:
     tight = replace(loose, sd=np.full(GRID.size, 1.0))
     text = component_paragraph(tight, YEAR, x_data=X_DATA)
     assert "Its level is about 11.1." in text and "includes zero" not in text
+    assert "is wide" not in text
+    # internet's level of 14,000 with a band of 2,740 to 25,200
+    wide = replace(loose, sd=np.full(GRID.size, 4.0))
+    text = component_paragraph(wide, YEAR, x_data=X_DATA)
+    assert "from about 3.10 to 19.1, is wide: the data pin its size down only loosely" in text
 
 
 def test_a_curve_with_only_a_small_dip_is_said_to_go_one_way() -> None:

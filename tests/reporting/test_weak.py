@@ -208,3 +208,24 @@ def test_a_cycle_the_data_hold_fewer_than_three_times_is_possible() -> None:
     _, fast = _context(3.0 * np.sin(2 * np.pi * X / 5.0) + noise, 5.0)
     cycle = next(c for c in fast.components if not c.is_noise)
     assert weak_cycle_reason(fast, cycle) is None
+
+
+def test_a_component_that_does_not_help_prediction_is_possible_not_a_finding() -> None:
+    """Radio: 'A constant.' and 'A smooth function.' stood as plain findings in the summary
+    while their paragraphs called them probably by-products (the cross-validated error rose by
+    1.7% and 0.3% with them); one without which the whole model predicts worse is no such."""
+    import dataclasses
+
+    from abcd_cli.kernels import C
+    from abcd_cli.reporting.weak import weak_reason
+    from tests.reporting.test_describe import make_facts
+
+    rng = np.random.default_rng(2)
+    y = 3.0 * np.sin(2 * np.pi * X / 2.6) + 0.5 * rng.standard_normal(X.size)
+    _, dec = _context(y, 2.6)
+    idle = make_facts(C((1.0,)), index=5, cv_before=0.513, cv_after=0.522)
+    assert weak_reason(dec, idle) == "it does not lower the cross-validated error"
+    joint = dataclasses.replace(idle, cv_mae_whole=0.4, cv_mae_without=0.6)
+    assert weak_reason(dec, joint) is None
+    helps = make_facts(C((1.0,)), index=5, cv_before=0.513, cv_after=0.45)
+    assert weak_reason(dec, helps) is None
