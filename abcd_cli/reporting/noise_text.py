@@ -8,6 +8,7 @@ import numpy as np
 
 from abcd_cli.decompose.facts import Axis, ComponentFacts
 from abcd_cli.reporting.course import course_legs
+from abcd_cli.reporting.factors import factors_of, noise_terms
 from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     classify_trend,
@@ -15,7 +16,7 @@ from abcd_cli.reporting.trends import (
     data_range,
     noise_profile,
 )
-from abcd_cli.reporting.wording import format_amount, join_words
+from abcd_cli.reporting.wording import format_amount, format_position, join_words
 
 
 def noise_sentence(
@@ -44,3 +45,42 @@ def noise_sentence(
     if legs is None:
         return f"{lead}; its standard deviation ranges between about {low} and {high}."
     return f"{lead}; its standard deviation {join_words(legs)}."
+
+
+#: A noise whose standard deviation falls below this share of its largest within the data,
+#: where a straight-line factor of it crosses zero, is said to pinch there (``pinch_sentences``).
+PINCH_SHARE = 0.1
+#: The residuals read beside a pinch: those within this share of the data's span of it.
+PINCH_WINDOW = 0.05
+
+
+def pinch_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None) -> list[str]:
+    """Where the noise's σ(x) nearly vanishes because a linear factor scaling it crosses zero
+    there (σ ∝ |x − c|; lynx: 0.475 trappings around 1876 on counts of up to 6,991), that this
+    comes from the straight-line form, with the spread of its residuals (its partial residuals,
+    the data less the other components) within ``PINCH_WINDOW`` of the span; [] otherwise."""
+    span = data_range(x_data)
+    if span is None or x_data is None:
+        return []
+    sd = noise_profile(facts.kernel, span)
+    xs = np.linspace(span[0], span[1], sd.size)
+    k = int(np.argmin(sd))
+    if sd[k] >= PINCH_SHARE * float(sd.max()):
+        return []
+    width = span[1] - span[0]
+    terms = noise_terms(facts.kernel) or [factors_of(facts.kernel)]
+    lines = [b.param("location") for t in terms if t is not None for b in t.lin]
+    if not any(abs(c - xs[k]) <= 0.02 * width for c in lines):
+        return []
+    where = format_position(float(xs[k]), axis, coarse_precision(x_data))
+    text = (
+        f"Its smallest standard deviation, about {format_amount(sd[k], axis)} around {where}, is"
+        " where the straight line that scales it crosses zero: a consequence of that form"
+        " rather than a size the data measure."
+    )
+    x = np.asarray(x_data, dtype=float)
+    near = np.abs(x - xs[k]) <= PINCH_WINDOW * width
+    if facts.partial.size == x.size and near.sum() >= 5:
+        spread = format_amount(float(np.std(facts.partial[near])), axis)
+        text += f" The residuals there spread by about {spread}."
+    return [text]

@@ -47,7 +47,7 @@ from abcd_cli.reporting.gathered_sides import character_sentences
 from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
 from abcd_cli.reporting.level_text import zero_band_sentences
-from abcd_cli.reporting.noise_text import noise_sentence
+from abcd_cli.reporting.noise_text import noise_sentence, pinch_sentences
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases
 from abcd_cli.reporting.rough_cycle import (
@@ -340,7 +340,7 @@ def _detail_sentences(
     out: list[str] = []
     if head == "noise":
         adverb = degree_adverb(len(parts.lin)) if parts.lin and not parts.gates else None
-        out.append(noise_sentence(facts, axis, x_data, adverb))
+        out += [noise_sentence(facts, axis, x_data, adverb), *pinch_sentences(facts, axis, x_data)]
     elif head == "periodic":
         out += _periodic_sentences(parts, axis, facts, x_data)
     elif head == "smooth":
@@ -477,7 +477,10 @@ def component_paragraph(
     if parts is not None:
         sentences += _detail_sentences(parts, facts, axis, x_data)
     elif noise_terms(facts.kernel):
-        sentences.append(noise_sentence(facts, axis, x_data, None))
+        sentences += [
+            noise_sentence(facts, axis, x_data, None),
+            *pinch_sentences(facts, axis, x_data),
+        ]
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)
     sentences += slow_cycle_sentences(facts, axis, x_data)

@@ -78,6 +78,8 @@ def _lin_modifier(
         )
     if trend in ("increasing", "decreasing"):
         return f"with {adverb} {trend} {what}"
+    if len(lins) == 1:  # |x − c| with c inside the data: a V, not a line
+        return f"whose {what} shrinks to nearly zero and grows again"
     return f"with {what} varying {adverb}"
 
 

@@ -47,3 +47,16 @@ def test_a_noise_that_steps_and_stays_says_so() -> None:
         " to about 0.00440 around 1714, stays there until 1793 and then rises to about 0.0140"
         " at the end of the data." in text
     )
+
+
+def test_a_noise_pinched_by_a_line_crossing_zero_says_so() -> None:
+    """Lynx: 'its standard deviation falls from about 334 ... to about 0.475 around 1876' was
+    stated as a quiet spell of the data; it is where the line scaling it crosses zero."""
+    kernel = prod(Lin((1.0, 1700.0)), WN((1.0,)))
+    facts = make_facts(kernel, grid=GRID, is_noise=True)
+    text = component_paragraph(facts, YEAR, x_data=X)
+    assert "is where the straight line that scales it crosses zero" in text
+    assert "about 0.740 around 1699" in text  # the grid point nearest the zero
+    steady = prod(Lin((1.0, 1400.0)), WN((1.0,)))  # its zero lies before the data
+    text = component_paragraph(make_facts(steady, grid=GRID, is_noise=True), YEAR, x_data=X)
+    assert "crosses zero" not in text
