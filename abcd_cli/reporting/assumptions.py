@@ -8,11 +8,15 @@ own sentence in the section comes from.
 
 from __future__ import annotations
 
+import numpy as np
+
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.reporting.component_text import column
 from abcd_cli.reporting.extrapolation import Kind, extrapolation_record
+from abcd_cli.reporting.numbers import format_percent
 from abcd_cli.reporting.sections import format_mean
-from abcd_cli.reporting.wording import format_amount, join_words, reference_name
+from abcd_cli.reporting.trends import ends_precision
+from abcd_cli.reporting.wording import format_amount, format_position, join_words, reference_name
 
 #: What each kind of continuation says, for one component ("component 2") or several.
 CLAUSES: dict[Kind, tuple[str, str]] = {
@@ -49,6 +53,33 @@ def _base(dec: Decomposition) -> str:
     return f"the series' mean ({mean})"
 
 
+#: Components easing back past the data that move the forecast's mean by more than this share
+#: of the data's range are said to (``_easing_sentence``).
+EASING_SHARE = 0.25
+
+
+def _easing_sentence(dec: Decomposition, returning: list[int], x: np.ndarray) -> str:
+    """How far the components that ease back to nothing move the forecast's mean between the
+    last observation and the end of the forecast, when that is more than ``EASING_SHARE`` of
+    the data's range (gas production: halved by 2003): the assumption at work, not a change
+    the data show; '' otherwise."""
+    assert dec.series is not None
+    grid, last = dec.series.x_grid, float(np.max(x))
+    y = np.asarray(dec.model.y, dtype=float)
+    easing = [c for c in dec.components if c.index in returning]
+    move = sum(float(c.mean[-1]) - float(np.interp(last, grid, c.mean)) for c in easing)
+    if not easing or abs(move) <= EASING_SHARE * float(np.ptp(y)):
+        return ""
+    way = "lowers" if move < 0 else "raises"
+    when = format_position(float(grid[-1]), dec.axis, ends_precision(x))
+    return (
+        f" By {when} the easing back of {_named([c.index for c in easing])} {way} the"
+        f" forecast by about {format_amount(abs(move), dec.axis)}, about"
+        f" {format_percent(abs(move) / float(np.ptp(y)), 0)} of the data's range: that is this"
+        f" assumption at work, not a {'fall' if move < 0 else 'rise'} the data show."
+    )
+
+
 def assumptions_paragraph(dec: Decomposition) -> str:
     """The forecast's assumptions for a series' decomposition ('' for several inputs)."""
     if dec.series is None:
@@ -73,11 +104,14 @@ def assumptions_paragraph(dec: Decomposition) -> str:
     carrying = [i for k in ("repeats", "continues", "holds") for i in by_kind.get(k, [])]
     trend = _base(dec) + (f" with {_named(sorted(carrying))} added" if carrying else "")
     text = f"What the forecast assumes: {'; '.join(clauses)}."
-    if by_kind.get("returns"):
+    if by_kind.get("returns") and carrying:
         what = "the long-run trend" + (
             " and the cycles that keep repeating" if by_kind.get("repeats") else ""
         )
         text += f" Far from the data the forecast therefore returns to {what}: {trend}."
+    elif by_kind.get("returns"):  # nothing carries on: no trend to speak of, only the base
+        text += f" Far from the data the forecast therefore returns to {trend}."
+    text += _easing_sentence(dec, by_kind.get("returns", []), x)
     changing = any(c.is_noise and not c.kernel.stationary for c in dec.components)
     noise = "the noise's size" + (f" and how it changes with {dec.axis.x_name}" if changing else "")
     text += (
