@@ -22,6 +22,7 @@ from abcd_cli.reporting.curves import (
     third_slopes,
     trend_shape,
 )
+from abcd_cli.reporting.data_checks import unshown_bend
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -138,10 +139,16 @@ def bent_continuation(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | No
 
     bend = slope_bend((late, ahead[1])) if ahead is not None else None
     if ahead is not None and bend is not None:
+        caveat = (
+            " The data do not show that bend (its paragraph says so): the forecast carries on"
+            " the model's form."
+            if unshown_bend(facts, x_data) is not None
+            else ""
+        )
         return (
             "Beyond the data it is assumed to follow its fitted curve, which keeps bending: it"
             f" {bend_words(ahead[1], bend)}, from {rate(late)} at the end of the data to"
-            f" {rate(ahead[1])} by the end of the forecast."
+            f" {rate(ahead[1])} by the end of the forecast." + caveat
         )
     if shape.bend is None:
         return None

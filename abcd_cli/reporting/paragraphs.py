@@ -25,6 +25,7 @@ from abcd_cli.reporting.curves import (
     trend_shape,
     unsteady_level_sentences,
 )
+from abcd_cli.reporting.data_checks import unshown_bend_sentences
 from abcd_cli.reporting.factors import (
     Factors,
     Interval,
@@ -251,7 +252,8 @@ def _trend_sentences(
         return [
             f"{text}, though not at one slope: about {early} per {unit} over the first third of"
             f" {stretch} and about {late} per {unit} over the last, so it"
-            f" {bend_words(shape.slopes[1], shape.bend)}."
+            f" {bend_words(shape.slopes[1], shape.bend)}.",
+            *unshown_bend_sentences(facts, axis, x_data),
         ]
     if parts.head == "linear" and len(parts.lin) == 1 and shape is not None and not shape.linear:
         text += ", though not along a straight line"
