@@ -5,7 +5,6 @@ how much variance it explains and how it changes the cross-validated error
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,14 +27,12 @@ from abcd_cli.reporting.curves import (
 from abcd_cli.reporting.data_checks import unshown_bend_sentences
 from abcd_cli.reporting.factors import (
     Factors,
-    Interval,
     factors_of,
     gate_profile,
     is_gradual,
     noise_terms,
     product_lengthscale,
     stated_intervals,
-    switch_precision,
 )
 from abcd_cli.reporting.gathered import (
     Gathered,
@@ -57,6 +54,7 @@ from abcd_cli.reporting.rough_cycle import (
 )
 from abcd_cli.reporting.size_text import gradual_sentences
 from abcd_cli.reporting.statistics_text import statistics_sentences
+from abcd_cli.reporting.switch_text import interval_sentences, step_sentences, switch_sentences
 from abcd_cli.reporting.trends import (
     coarse_precision,
     data_range,
@@ -70,7 +68,6 @@ from abcd_cli.reporting.wording import (
     format_span,
     join_words,
     ordinal,
-    place_in_data,
     rate_unit,
 )
 
@@ -295,45 +292,6 @@ def _course_sentence(
     )
 
 
-def _switch_sentences(parts: Factors, axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """When the change factors switch the component on and off within the data, in time
-    order."""
-    return _interval_sentences(stated_intervals(parts.gates, x_data), axis, x_data)
-
-
-def _interval_sentences(on: list[Interval], axis: Axis, x_data: np.ndarray | None) -> list[str]:
-    """When a component switches on and off within the data, given where it is on."""
-    if not on:
-        return ["Its change points leave it switched off everywhere."]
-    spacing = data_spacing(x_data)
-    events: list[tuple[float, str, float]] = []
-    for i in on:
-        if math.isfinite(i.low):
-            events.append((i.low, "switches on", i.low_steep))
-        if math.isfinite(i.high):
-            events.append((i.high, "switches off", i.high_steep))
-    if not events:
-        return []
-    events.sort()
-    span = data_range(x_data)
-    words = [
-        f"{verb} around {place_in_data(x, axis, span, switch_precision(s, spacing))}"
-        for x, verb, s in events
-    ]
-    widths = {2.0 * s for _, _, s in events}
-    text = f"It {join_words(words, 'and then')}"
-    width = max(widths)
-    if spacing and width < spacing:
-        how = "each switch is abrupt, quicker than the spacing of the data"
-    elif len(events) == 1:
-        how = f"the switch takes about {format_span(width, axis)}"
-    else:
-        how = f"each switch takes about {format_span(width, axis)}"
-        if len(widths) > 1:
-            how = f"each switch takes at most about {format_span(width, axis)}"
-    return [f"{text}; {how}."]
-
-
 def _detail_sentences(
     parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
 ) -> list[str]:
@@ -359,7 +317,7 @@ def _detail_sentences(
             where = "Its"
             if parts.gates and gradual:
                 where = "At its strongest, its"
-            elif parts.gates:  # the level its steps are measured by (_step_sentences)
+            elif parts.gates:  # the level its steps are measured by (step_sentences)
                 where, level = (
                     "Where it applies, its",
                     float(np.median(applied_part(facts, x_data)[1])),
@@ -371,37 +329,13 @@ def _detail_sentences(
         profile = size_profile(facts, x_data) or gate_profile(parts.gates, x_data)
         out += gradual_sentences(profile, axis, x_data)
     elif parts.gates:
-        out += _switch_sentences(parts, axis, x_data)
+        out += switch_sentences(parts, axis, x_data)
         flat = mean_trend(facts, x_data) == "flat"
         if (head == "constant" and not unsteady_level_sentences(facts, axis, x_data)) or (
             head == "linear" and flat
         ):
-            out += _step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
+            out += step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
     return out
-
-
-def _step_sentences(
-    on: list[Interval], facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
-) -> list[str]:
-    """A level switched on or off within the data is a step: each switch's size and direction
-    in the data's units (its level where it is on, measured from zero where it is off)."""
-    _, mean = applied_part(facts, x_data)
-    if not len(mean) or not on:
-        return []
-    level = float(np.median(mean))
-    size = format_amount(abs(level), axis)
-    span, spacing = data_range(x_data), data_spacing(x_data)
-    events = []
-    for i in on:
-        for x, steep, sign in ((i.low, i.low_steep, 1.0), (i.high, i.high_steep, -1.0)):
-            if math.isfinite(x):
-                way = "rise" if sign * level > 0 else "fall"
-                when = place_in_data(x, axis, span, switch_precision(steep, spacing))
-                events.append((x, f"a {way} of about {size} around {when}"))
-    if not events:
-        return []
-    words = [w for _, w in sorted(events)]
-    return [f"In the units of {axis.y_name} that is {join_words(words, 'and then')}."]
 
 
 def _gathered_sentences(
@@ -446,7 +380,7 @@ def _gathered_sentences(
         where = "Over the data" if g.always_on else "Where it applies"
         out += _trend_sentences(g.lead, facts, axis, x_data, where)
     if not g.always_on:
-        out += _interval_sentences(g.on, axis, x_data)
+        out += interval_sentences(g.on, axis, x_data)
     return out
 
 
