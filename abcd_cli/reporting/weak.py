@@ -13,10 +13,10 @@ from __future__ import annotations
 from abcd_cli.decompose.components import Decomposition
 from abcd_cli.decompose.facts import ComponentFacts
 from abcd_cli.decompose.periods import dominant_harmonic, period_rivals
-from abcd_cli.reporting.curves import flat_in_band
-from abcd_cli.reporting.factors import Factors, product_lengthscale
+from abcd_cli.reporting.curves import fitted_amplitudes, flat_in_band
+from abcd_cli.reporting.factors import Factors, is_gradual, product_lengthscale
 from abcd_cli.reporting.gathered import leading_cycle
-from abcd_cli.reporting.numbers import format_number
+from abcd_cli.reporting.numbers import format_number, format_percent
 from abcd_cli.reporting.trends import cycles_in_data
 from abcd_cli.reporting.wording import format_span, join_words, number_word, percent
 
@@ -24,6 +24,9 @@ from abcd_cli.reporting.wording import format_span, join_words, number_word, per
 WEAK_CV_GAIN = 0.01
 #: A cycle whose period has at least this many rival peaks is possible at most.
 MIN_RIVALS = 2
+#: A period whose fitted swings reach this share of the largest counts as one where the cycle
+#: shows (``_visible_cycles``).
+VISIBLE_SHARE = 0.25
 #: A cycle that the data hold fewer times than this is possible at most: with so few repeats
 #: its repetition is what the data cannot show (airline's 4.4-year cycle in 11.9 years).
 MIN_CYCLES = 3.0
@@ -50,6 +53,23 @@ def cycle_drift(dec: Decomposition, c: ComponentFacts) -> float | None:
     return product_lengthscale(parts.smooth) if parts is not None and parts.smooth else None
 
 
+def _visible_cycles(dec: Decomposition, c: ComponentFacts, period: float) -> tuple[int, int] | None:
+    """(k, n): a cycle that no change factor switches off whose fitted swings reach
+    ``VISIBLE_SHARE`` of their largest in only k < ``MIN_CYCLES`` of the n ≥ 2k periods its
+    amplitude is measured over (wages: a 104-year cycle flat for six centuries, swinging over
+    the last one and a half); None otherwise."""
+    parts = _cycle_parts(dec, c)
+    x = dec.model.X[:, c.dims[0] if c.dims else 0]
+    if parts is None or (parts.gates and not is_gradual(parts.gates, x)):
+        return None  # switched off somewhere: its quiet periods are its switches'
+    amplitudes = fitted_amplitudes(c, period, x)
+    if amplitudes is None or amplitudes.sizes.size < 2 or float(amplitudes.sizes.max()) <= 0:
+        return None
+    sizes = amplitudes.sizes
+    k, n = int((sizes >= VISIBLE_SHARE * float(sizes.max())).sum()), int(sizes.size)
+    return (k, n) if k < MIN_CYCLES and n >= 2 * k else None
+
+
 def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
     """Why the data do not single out component ``c``'s cycle ('its period is one of four
     comparable peaks ...; it lowers the cross-validated error by only 0.4%'; a spiky 3-year
@@ -66,6 +86,12 @@ def weak_cycle_reason(dec: Decomposition, c: ComponentFacts) -> str | None:
         cycles = cycles_in_data(period, dec.model.X[:, d]) or 0.0
         if 1.0 <= cycles < MIN_CYCLES:  # under one, it is said as a slow swing instead
             reasons.append(f"the data span only {format_number(cycles, 2)} of its cycles")
+        visible = _visible_cycles(dec, c, period)
+        if visible is not None:
+            reasons.append(
+                f"its swings reach {format_percent(VISIBLE_SHARE, 0)} of their largest size in only"
+                f" {number_word(visible[0])} of the {number_word(visible[1])} periods the data span"
+            )
         rivals = period_rivals(dec.model.X[:, d], c.partial, period, cycle_drift(dec, c))
         if rivals is not None and rivals >= MIN_RIVALS:
             reasons.append(

@@ -229,3 +229,19 @@ def test_a_component_that_does_not_help_prediction_is_possible_not_a_finding() -
     assert weak_reason(dec, joint) is None
     helps = make_facts(C((1.0,)), index=5, cv_before=0.513, cv_after=0.45)
     assert weak_reason(dec, helps) is None
+
+
+def test_a_cycle_that_swings_in_only_a_few_of_its_periods_is_possible() -> None:
+    """Wages: 'a periodic function with a period of 104 years and increasing amplitude' as a
+    plain finding, flat for six centuries and swinging over the last one and a half."""
+    kernel = "Per(lengthscale=1.0, period=4.0, sd=1.0) * SE(lengthscale=6.0, sd=1.0) + WN(sd=0.01)"
+    noise = 0.01 * np.random.default_rng(0).standard_normal(X.size)
+    growing = np.exp((X - 2020.0) / 5.0) * 10.0 * np.sin(2 * np.pi * X / 4.0) + noise
+    dec = decompose(_model(growing, kernel), AXIS, extrapolate=0.1, seed=0)
+    cycle = next(c for c in dec.components if not c.is_noise)
+    reason = weak_cycle_reason(dec, cycle) or ""
+    assert "its swings reach 25% of their largest size in only two of the 15 periods" in reason
+    steady = 10.0 * np.sin(2 * np.pi * X / 4.0) + noise
+    dec = decompose(_model(steady, kernel), AXIS, extrapolate=0.1, seed=0)
+    cycle = next(c for c in dec.components if not c.is_noise)
+    assert weak_cycle_reason(dec, cycle) is None
