@@ -165,16 +165,39 @@ def reference_sentence(dec: Decomposition) -> str:
 def series_description(dec: Decomposition, n_dropped: int) -> str:
     """N, span, spacing, rows dropped."""
     axis, x = dec.axis, column(dec, 0)
-    step = data_spacing(x)
-    spacing = format_span(step, axis) if step is not None else "none"
     precision = ends_precision(x) if axis.is_time else None
     return (
         f"{format_number(int(x.size))} observations of {axis.y_name} from"
         f" {format_position(float(x.min()), axis, precision)}"
         f" to {format_position(float(x.max()), axis, precision)} (a span of"
-        f" {format_span(float(x.max() - x.min()), axis)}), typically {spacing} apart;"
+        f" {format_span(float(x.max() - x.min()), axis)}), {_spacing_words(x, axis)};"
         f" {_dropped(n_dropped)}."
     )
+
+
+#: Gaps between neighbouring observations within this share of their median read as one
+#: spacing (calendar months of 28 to 31 days); a series with at least ``EVEN_GAPS`` of its
+#: gaps so is regular with gaps, one with fewer irregular.
+EVEN_SHARE = 0.15
+EVEN_GAPS = 0.9
+
+
+def _spacing_words(x: np.ndarray, axis: Axis) -> str:
+    """'typically 1.0 month apart' for gaps within ``EVEN_SHARE`` of their median; for others
+    their range and median ('at irregular intervals, from 1.0 day to 31 days apart, 2.0 days
+    at the median': temperature's 'typically 2.0 days apart' hid that most gaps are a day)."""
+    step = data_spacing(x)
+    if step is None:
+        return "with no spacing to speak of"
+    gaps = np.diff(np.unique(np.asarray(x, dtype=float)))
+    spacing = format_span(step, axis)
+    even = np.abs(gaps - step) <= EVEN_SHARE * step
+    low, high = format_span(float(gaps.min()), axis), format_span(float(gaps.max()), axis)
+    if gaps.size < 2 or even.all():
+        return f"typically {spacing} apart"
+    if even.mean() >= EVEN_GAPS:  # a regular series with a few gaps (Mauna Loa's months)
+        return f"typically {spacing} apart, with gaps of up to {high}"
+    return f"at irregular intervals, from {low} to {high} apart, {spacing} at the median"
 
 
 def inputs_description(dec: Decomposition, n_dropped: int) -> str:

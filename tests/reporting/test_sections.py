@@ -72,3 +72,21 @@ def test_the_body_names_no_lengthscale_and_no_posterior_mean(context) -> None:
     ]
     text = json.dumps(words, default=str) + Path("templates/_component.html").read_text()
     assert "lengthscale" not in text and "posterior mean" not in text
+
+
+def test_the_spacing_of_the_data_is_said_as_it_is() -> None:
+    """Temperature and births: 'typically 2.0 days apart' and '4.0 days apart' hid gaps of one
+    day to a month; Mauna Loa's months with a few missing keep their spacing."""
+    import numpy as np
+
+    from abcd_cli.reporting.sections import _spacing_words
+    from tests.axes import YEAR
+
+    days = np.cumsum(np.random.default_rng(0).choice([1, 1, 2, 2, 3, 9, 31], 400)) / 365.25
+    assert _spacing_words(1981.0 + days, YEAR).startswith("at irregular intervals, from 1.0 day")
+    months = 1958.0 + np.arange(540) / 12.0
+    assert _spacing_words(months, YEAR) == "typically 1.0 month apart"
+    gapped = np.delete(months, [100, 101, 102, 300])
+    assert (
+        _spacing_words(gapped, YEAR) == "typically 1.0 month apart, with gaps of up to 4.0 months"
+    )
