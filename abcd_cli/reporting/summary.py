@@ -12,7 +12,7 @@ from abcd_cli.reporting.curves import (
 )
 from abcd_cli.reporting.gathered import scatter_share
 from abcd_cli.reporting.headings import curve_phrase
-from abcd_cli.reporting.numbers import format_percent, format_pvalue
+from abcd_cli.reporting.numbers import format_number, format_percent, format_pvalue
 from abcd_cli.reporting.wording import (
     capitalise,
     join_words,
@@ -162,13 +162,15 @@ def describe_checks(checks: list[ModelCheck]) -> str:
         return (
             "None of the checks that compare the data with series simulated from the fitted"
             f" model ({names}) is significant at the 5% level, so the residuals show no clear"
-            " sign of structure that the model misses."
+            " sign of structure that the model misses." + _pointwise_note(checks)
         )
     sentences = []
     for check in flagged:
         shown = format_pvalue(check.p_value)
         p = f"p {shown}" if shown.startswith("<") else f"p = {shown}"
-        hint = _CHECK_HINTS.get(check.name, "the model misses something this statistic picks up")
+        hint = _where_hint(check) or _CHECK_HINTS.get(
+            check.name, "the model misses something this statistic picks up"
+        )
         sentences.append(
             f"The {check.name} check is significant ({p}; {check.statistic}), which suggests "
             f"that {hint}."
@@ -177,4 +179,56 @@ def describe_checks(checks: list[ModelCheck]) -> str:
     if calm:
         label = "check shows" if len(calm) == 1 else "checks show"
         sentences.append(f"The {join_words(calm)} {label} nothing unusual.")
-    return " ".join(sentences)
+    return " ".join(sentences) + _pointwise_note(checks)
+
+
+def _where_hint(check: ModelCheck) -> str | None:
+    """Where a significant autocorrelation or periodogram check departs most from its
+    simulations: the lag (in observations) of the largest |autocorrelation| when it is not the
+    first (call centre: lags of 12 and 24, a missed yearly pattern, not 'correlated from point
+    to point'), or the period of the periodogram's highest peak; None otherwise."""
+    if check.observed.size == 0 or check.lag_or_freq.size != check.observed.size:
+        return None
+    if check.name == "autocorrelation":
+        k = int(np.argmax(np.abs(check.observed)))
+        lag = float(check.lag_or_freq[k])
+        if lag <= 1.0:
+            return None
+        return (
+            f"the residuals are still correlated {format_number(lag, 3, trim=True)}"
+            f" observations apart (at {format_number(float(check.observed[k]), decimals=2)}),"
+            " so structure that repeats at that distance may be missing from the model"
+        )
+    if check.name == "periodogram":
+        k = int(np.argmax(check.observed))
+        frequency = float(check.lag_or_freq[k])
+        if frequency <= 0:
+            return None
+        return (
+            "some periodic structure is left in the residuals, strongest at a period of about"
+            f" {format_number(1.0 / frequency, 3, trim=True)} observations"
+        )
+    return None
+
+
+def _pointwise_note(checks: list[ModelCheck]) -> str:
+    """Why a check that is not significant may still draw points outside its bands: each
+    check tests the largest departure over all its lags, frequencies or quantiles, while its
+    figure draws the 95% band of each point apart, which a few of many points leave by
+    chance (radio's autocorrelation at lag 4, solar's periodogram peaks)."""
+    outside = [
+        c.name
+        for c in checks
+        if not c.significant
+        and c.observed.size
+        and c.observed.size == c.simulated_low.size == c.simulated_high.size
+        and bool(np.any((c.observed < c.simulated_low) | (c.observed > c.simulated_high)))
+    ]
+    if not outside:
+        return ""
+    figures = "figure" if len(outside) == 1 else "figures"
+    return (
+        f" Points outside the 95% bands of the {join_words(outside)} {figures} are no sign by"
+        " themselves: each band holds one point's simulations, so among many points a few fall"
+        " outside by chance; each check tests the largest departure over all of them."
+    )

@@ -513,6 +513,32 @@ def test_checks_significant_named() -> None:
     assert "periodogram check shows nothing unusual" in text
 
 
+def test_a_significant_check_says_where_the_residuals_depart() -> None:
+    """Call centre: 'the residuals are still correlated from point to point' beside a panel
+    whose lag 1 lies inside its band and whose lags 12 and 24 do not (a missed yearly
+    pattern); the figures' pointwise bands left by a check that is not significant are
+    explained rather than contradicted."""
+    lags = np.arange(1.0, 31.0)
+    acf = np.where(lags == 24.0, 0.28, np.where(lags == 12.0, 0.22, 0.02))
+    band = np.full(lags.size, 0.1)
+    seasonal = ModelCheck(
+        "autocorrelation", "largest autocorrelation", 0.006, acf, -band, band, lags
+    )
+    freqs = np.linspace(0.01, 0.5, 50)
+    power = np.where(np.isclose(freqs, freqs[11]), 6.9, 1.0)
+    peaked = ModelCheck(
+        "periodogram", "largest peak", 0.2, power, 0 * freqs, 4.0 + 0 * freqs, freqs
+    )
+    text = describe_checks([seasonal, peaked])
+    assert "still correlated 24 observations apart (at 0.28)" in text
+    assert "from point to point" not in text
+    assert (
+        "Points outside the 95% bands of the periodogram figure are no sign by themselves" in text
+    )
+    calm = describe_checks([peaked])
+    assert calm.startswith("None") and "are no sign by themselves" in calm
+
+
 def test_noise_that_mostly_grows_is_called_increasing():
     from abcd_cli.kernels import WN as _WN
     from abcd_cli.kernels import Lin as _Lin
