@@ -112,7 +112,10 @@ class RoughSplit:
 
 def rough_split(model: Model, component: Kernel, grid: np.ndarray | None) -> RoughSplit | None:
     """The split of ``component`` (internal units) on ``grid`` (rows of inputs, internal
-    units; None when it is not drawn along an input); None when ``split_rough`` makes none."""
+    units; None when it is not drawn along an input); None when ``split_rough`` makes none, or
+    when the rough part's fitted values at the data vary more than the shape's (held-out
+    sunspots: a cycle whose shape drifts over 8.3 years, 0.77 of its period, carries the
+    cycle; its other term, a line times a cycle, is zero in 1815: the whole is the cycle)."""
     x = np.unique(model.scaling.x_in(model.X)[:, 0])
     spacing = float(np.median(np.diff(x))) if x.size > 1 else None
     parts = split_rough(component, spacing)
@@ -120,6 +123,9 @@ def rough_split(model: Model, component: Kernel, grid: np.ndarray | None) -> Rou
         return None
     shape, rough = parts
     post = model.posterior
+    rough_sd = float(np.std(post.mean(rough)))
+    if rough_sd > float(np.std(post.mean(shape))):
+        return None  # the rough terms hold most of the cycle: it is drawn and measured whole
     mean, var = post.component(shape, grid)
     window = cycle_window(model, shape)
-    return RoughSplit(mean, np.sqrt(var), float(np.std(post.mean(rough))), window)
+    return RoughSplit(mean, np.sqrt(var), rough_sd, window)

@@ -103,3 +103,28 @@ def test_a_rough_part_too_small_to_see_goes_unsaid() -> None:
     text = component_paragraph(cycle, YEAR, x_data=x)
     assert "irregular variation" not in text and "rougher" not in text
     assert re.findall(r"stays about ([\d.]+) across the data", text)
+
+
+def test_a_cycle_whose_rough_part_carries_it_is_measured_whole() -> None:
+    """Held-out sunspots: a line times a 10.8-year cycle (zero in 1815) plus the cycle times a
+    smooth factor of 8.3 years, which carries it; the amplitude was read from the first alone,
+    'between about 1.35 and 61.6 ..., largest around 2004', while the cycle's largest swings
+    are the 1950s'. A cycle whose rough part moves more than its shape is measured whole."""
+    rng = np.random.default_rng(2)
+    x = 1700.0 + np.arange(0.0, 300.0)
+    size = 40.0 + 30.0 * np.sin(2 * np.pi * x / 90.0)
+    y = size * np.sin(2 * np.pi * x / 10.8) + 3.0 * rng.standard_normal(x.size)
+    kernel = (
+        "Lin(sd=0.05, location=1815.0) * Per(lengthscale=1.6, period=10.8, sd=1.0)"
+        " + Per(lengthscale=1.6, period=10.8, sd=30.0) * SE(lengthscale=8.3, sd=1.0)"
+        " + WN(sd=3.0)"
+    )
+    scaling = Scaling.from_data(x, y)
+    model = Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0)
+    cycle = next(c for c in decompose(model, (YEAR,)).components if not c.is_noise)
+    assert cycle.shape_mean.size == 0 and cycle.rough_sd is None
+    text = component_paragraph(cycle, YEAR, x_data=x)
+    low, high = (
+        float(v) for v in re.findall(r"varies between about ([\d.]+) and ([\d.]+)", text)[0]
+    )
+    assert low > 5.0 and high > 50.0  # the whole cycle's swings, not the line's
