@@ -135,6 +135,11 @@ def component_section(
     }
 
 
+#: What the caption says of a noise drawn with the residuals it takes up.
+RESIDUALS_NOTE = (
+    "The left figure's dots are the residuals the noise takes up: the data less the other"
+    " components."
+)
 #: What the caption says of a cycle drawn as its smooth shape (``decompose/rough.py``).
 SHAPE_NOTE = (
     "The left figure draws the cycle's smooth shape, without its short-term irregular"
@@ -164,7 +169,8 @@ def series_figures(
             so_far, f"Sum of the first {c.index} components against the data"
         ),
         "envelope_note": " ".join(
-            ([SHAPE_NOTE] if c.shape_mean.size else [])
+            ([RESIDUALS_NOTE] if c.is_noise and c.partial.size else [])
+            + ([SHAPE_NOTE] if c.shape_mean.size else [])
             + ([dense_figures.ENVELOPE_NOTE] if dense else [])
             + ([dense_figures.NO_PERIOD_NOTE] if unsliced else [])
         ),
@@ -194,6 +200,7 @@ def series_drawings(
         + (" (uncertain)" if uncertain else ""),
         fine=fine,
         periods=kernel_periods([c]),
+        points=(frame.x, c.partial) if c.is_noise and c.partial.size == frame.x.size else None,
     )
     so_far = partial(
         dense_figures.cumulative_figure,

@@ -129,8 +129,11 @@ def component_figure(
     title: str,
     fine: Curve | None = None,
     periods: Sequence[float] = (),
+    points: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> Figure:
-    """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded.
+    """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded;
+    ``points``: what it takes up at the data, drawn as dots (a noise's residuals, which make
+    its flat line and even band more than a solid block).
     A curve too dense to read is drawn over its last few cycles (``fine``: the component on
     the decomposition's window), with the whole span's envelope in a second panel below,
     sliced by whole periods of the cycle it shows among its covariance's ``periods``."""
@@ -139,6 +142,9 @@ def component_figure(
     window = dense_window(x_grid, mean, end, HALF_WIDTH)
     if window is None:
         fig, ax = new_axes(HALF_WIDTH, HALF_HEIGHT)
+        if points is not None:
+            px, py = as_arrays(("x", points[0]), ("residuals", points[1]))
+            draw_points(ax, px, py, size=1.6, label="residuals")
         draw_band(ax, x_grid, mean, sd, "fitted mean")
         shade_extrapolation(ax, x_grid, end)
         set_labels(ax, x_label, y_label, title)

@@ -184,14 +184,16 @@ def _legend(ax: Axes, loc: str) -> None:
     )
 
 
-def draw_points(ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2) -> None:
+def draw_points(
+    ax: Axes, x: np.ndarray, y: np.ndarray, size: float = 2.2, label: str = "data"
+) -> None:
     """The data as dots; a long series thinned, smaller, lighter and beneath the curves."""
     style: dict[str, Any] = {"markersize": size, "color": DATA_COLOUR, "alpha": 0.8}
     if needs_thinning(x.size):
         keep = thin(x, _columns(ax), y)
         x, y = x[keep], y[keep]
         style = {"markersize": size * 0.6, "color": DENSE_DATA_COLOUR, "alpha": 0.7, "zorder": 0.9}
-    ax.plot(x, y, linestyle="none", marker="o", markeredgewidth=0, label="data", **style)
+    ax.plot(x, y, linestyle="none", marker="o", markeredgewidth=0, label=label, **style)
 
 
 def shade_extrapolation(ax: Axes, x_grid: np.ndarray, data_end: float, label: bool = False) -> None:

@@ -253,3 +253,23 @@ def test_the_window_of_a_dense_sum_holds_its_band() -> None:
     bottom_limit, top_limit = top.get_ylim()
     assert bottom_limit <= float((mean - 2 * sd)[shown].min())
     assert top_limit >= float((mean + 2 * sd)[shown].max())
+
+
+def test_a_noise_figure_draws_the_residuals_it_takes_up() -> None:
+    """Held-out reports: every noise figure was a flat line in an even band, a solid block
+    that says nothing; its residuals as dots show what the band holds."""
+    x = np.linspace(1871.0, 1970.0, 100)
+    grid = np.linspace(1871.0, 1990.0, 400)
+    residuals = np.random.default_rng(0).normal(0.0, 116.0, x.size)
+    fig = dense_figures.component_figure(
+        grid,
+        0 * grid,
+        116.0 + 0 * grid,
+        (1871.0, 1970.0),
+        "year",
+        "volume",
+        "Component 2",
+        points=(x, residuals),
+    )
+    dots = [line for line in fig.axes[0].lines if line.get_label() == "residuals"]
+    assert len(dots) == 1 and np.allclose(dots[0].get_ydata(), residuals)
