@@ -11,7 +11,7 @@ from abcd_cli.decompose.facts import Axis
 from abcd_cli.reporting.wording import format_amount, format_position
 
 #: A turn counts once the curve moves back from it by this share of its range.
-TURN_SHARE = 0.15
+TURN_SHARE = 0.1
 #: A turn lies where its plateau begins: the first value within this share of the range of it.
 PLATEAU = 0.002
 #: After a turn, a stretch within ``STAY_SHARE`` of the range of its median, at least
@@ -88,6 +88,14 @@ def course_legs(
         return None
     stops = [*turns, values.size - 1]
     legs = []
+    opening = _stay(values, 0, stops[0])  # level from the start before the first move
+    if opening is not None and np.ptp(values[: opening[1] + 1]) > PLATEAU * np.ptp(values):
+        opening = None  # a slow start of its first move, not a level
+    if opening is not None:
+        legs.append(
+            f"stays about {format_amount(opening[0], axis)} {ends[0]} until"
+            f" {format_position(float(x[opening[1]]), axis, precision)}"
+        )
     for k, (a, b) in enumerate(zip([0, *turns], stops, strict=True)):
         verb = "rises" if values[b] > values[a] else "falls"
         where = (
@@ -95,7 +103,11 @@ def course_legs(
             if b == values.size - 1
             else f"around {format_position(float(x[b]), axis, precision)}"
         )
-        start = f" from about {format_amount(values[a], axis)} {ends[0]}" if k == 0 else ""
+        start = (
+            f" from about {format_amount(values[a], axis)} {ends[0]}"
+            if k == 0 and opening is None
+            else ""
+        )
         stay = _stay(values, b, stops[k + 1]) if b < values.size - 1 else None
         size = format_amount(values[b] if stay is None else stay[0], axis)
         legs.append(f"{verb}{start} to about {size} {where}")
