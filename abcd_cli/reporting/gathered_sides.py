@@ -166,8 +166,8 @@ def character_clause(g: Gathered, axis: Axis, x_data: np.ndarray | None) -> str:
 
 
 def _what_switches(sharp: list[Switch], axis: Axis, x_data: np.ndarray | None) -> str:
-    """'a change window of the model, which begins around 1714 and ends around 1794', 'a
-    changepoint of the model around 1950', in time order."""
+    """'a window in time, which begins around 1714 and ends around 1794', 'a change point in
+    time, which lies around 1950', in time order."""
     said = []
     for s in sharp:
         when = _where([s], axis, x_data)
@@ -176,10 +176,10 @@ def _what_switches(sharp: list[Switch], axis: Axis, x_data: np.ndarray | None) -
     points = any(s.kind == "point" for s in sharp)
     many = sum(s.edge != "ends" for s in sharp) > 1
     what = {
-        (True, False): "change windows" if many else "a change window",
-        (False, True): "changepoints" if many else "a changepoint",
-    }.get((windows, points), "change points")
-    return f"{what} of the model, which {join_words(said, 'and then')}"
+        (True, False): "windows in time" if many else "a window in time",
+        (False, True): "change points in time" if many else "a change point in time",
+    }.get((windows, points), "change points in time")
+    return f"{what}, which {join_words(said, 'and then')}"
 
 
 def character_sentences(
@@ -212,10 +212,9 @@ def character_sentences(
     for s in (s for s in switches if not s.sharp):
         where = _where([s], axis, x_data)
         out.append(
-            f"Around {where} a change window of the model (about {format_span(s.width, axis)}"
-            " wide) weighs its terms differently inside and outside it, but its edges are soft"
-            f" (each spread over about {format_span(2 * s.steepness, axis)}), so it blends them"
-            " gradually rather than switching from one to another."
+            f"Around {where} the model passes gradually from one of its terms to another, over"
+            f" about {format_span(2 * s.steepness, axis)} either way, rather than switching"
+            " between them."
         )
         out += band_sentences(s, facts, axis, x_data)
     return out

@@ -70,7 +70,7 @@ def _conflict_sentences(facts: ComponentFacts) -> list[str]:
         f"It adds {percent(facts.delta_r2)} to the variance explained but lowers the"
         f" cross-validated error by only {percent(facts.mae_reduction, fine=True)}: it follows"
         " the data it was fitted to closely, but helps little to predict a block of data left"
-        " out, as a component that tracks local wiggles does."
+        " out: what it fits there could not be foreseen from the data around it."
     ]
 
 

@@ -151,9 +151,7 @@ def test_smooth_sides_of_a_window_say_where_they_switch_and_the_curves_steps() -
     assert phrase == "a smooth function which changes character around 1920 and 1950"
     text = component_paragraph(facts, AXIS, 0.5, x_data=X)
     assert "amplitude" not in text
-    assert (
-        "a change window of the model, which begins around 1920 and then ends around 1950" in text
-    )
+    assert "a window in time, which begins around 1920 and then ends around 1950" in text
     assert "inside the window and outside it alike it varies over about 10.0 years" in text
     assert text.count("10.0 years") == 1  # not again as 'It varies smoothly over about ...'
     # measured on the curve one switch width (1 year) either side: up by 8 into the window
@@ -182,8 +180,10 @@ def test_a_soft_window_among_smooth_terms_is_named_and_said_to_blend() -> None:
     assert phrase == "a smooth function"
     text = component_paragraph(facts, AXIS, 0.5, x_data=X)
     assert "amplitude" not in text
-    assert "Around 1935 a change window of the model (about 7.2 months wide)" in text
-    assert "its edges are soft (each spread over about 5.0 years)" in text
+    # jargon no more: 'a change window of the model (about 7.2 months wide) ... its edges are
+    # soft (each spread over about 5.0 years)' read as a contradiction
+    assert "Around 1935 the model passes gradually from one of its terms to another, over" in text
+    assert "about 5.0 years either way" in text and "change window" not in text
     band = "(two standard deviations) is wider than elsewhere: up to about ±19.9, against about"
     assert band in text and "±2.00 over the rest of the data" in text
     assert "where it applies" not in text.lower()
@@ -200,7 +200,7 @@ def test_a_polynomial_split_at_a_changepoint_says_where_its_sides_switch() -> No
     )
     mean = np.where(X < 1940.0, X - 1900.0, 100.0 - (X - 1940.0))
     text = component_paragraph(make_facts(kernel, mean, grid=X), AXIS, 0.5, x_data=X)
-    assert "a changepoint of the model, which lies around 1940" in text
+    assert "a change point in time, which lies around 1940" in text
     assert "it follows a separate trend on each side" in text
     assert "its curve steps, in the units of y: from about 39.0 to 99.0 around 1940" in text
     assert "where it applies" not in text.lower()
