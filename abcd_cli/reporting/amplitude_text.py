@@ -32,7 +32,15 @@ def amplitude_sentence(
     sizes = amplitudes.sizes
     lead = "Measured from its fitted curve, its amplitude (half its rise and fall within a period)"
     if amplitudes.steady:
-        return f"{lead} stays about {format_amount(amplitudes.typical, axis)} across the data."
+        text = f"{lead} stays about {format_amount(amplitudes.typical, axis)} across the data"
+        drift = amplitudes.drift
+        if drift is None:
+            return text + "."
+        way = "grows" if drift[1] > drift[0] else "shrinks"
+        return (
+            f"{text}, though it {way} slowly, from about {format_amount(drift[0], axis)} at the"
+            f" start of the data to about {format_amount(drift[1], axis)} at the end."
+        )
     low, high = format_amount(float(sizes.min()), axis), format_amount(float(sizes.max()), axis)
     peak = float(amplitudes.swings[int(np.argmax(sizes))])  # the largest swing, in its window
     where = format_position(peak, axis, coarse_precision(x_data))

@@ -29,18 +29,19 @@ from abcd_cli.reporting.trends import (
     DIP_TOLERANCE,
     SLOW_CYCLES,
     classify_trend,
-    coarse_precision,
     cycles_in_data,
     data_range,
     in_data_range,
 )
-from abcd_cli.reporting.wording import format_amount, format_position, format_span, number_word
+from abcd_cli.reporting.wording import format_span, number_word
 
 #: The largest spread of a cycle's amplitudes over the data, as a share of the largest, for
 #: which the report calls its amplitude steady ('stays about 1.3'): beyond it, it says how
 #: the amplitude varies and between what sizes. The share within which change factors only
 #: rescale a component (``factors.STEADY_SHARE``).
 AMPLITUDE_SHARE = STEADY_SHARE
+#: A steady amplitude whose fitted line moves by at least this share of it is said to drift.
+DRIFT_SHARE = 0.1
 #: A cycle whose amplitude over its last forecast period is below this share of its amplitude
 #: over the last period of the data is said to fade beyond the data, not to keep repeating;
 #: one above its inverse, to swell.
@@ -56,12 +57,6 @@ SLOPE_SHARE = 0.25
 #: A trend whose straight-line change across the part of the data where it applies is below
 #: this share of its level there is flat (a constant level, not a rising or falling line).
 FLAT_SHARE = 0.05
-#: A level switched on and off has a plateau, and is said as a level with steps, when its
-#: median where it applies is within this share of its extreme there, and it stays that
-#: close to its extreme over at least ``PLATEAU_SPAN`` of the interval where it applies.
-PLATEAU_SHARE = 0.1
-#: See ``PLATEAU_SHARE``: a dip whose bottom fills less of its interval is a bell, not a step.
-PLATEAU_SPAN = 2.0 / 3.0
 #: Points of the grid a period must hold for its amplitude to be measured.
 MIN_POINTS = 4
 #: Equal windows across the data in which the size of a component that is not a cycle is
@@ -95,6 +90,22 @@ class Amplitudes:
     @property
     def typical(self) -> float:
         return float(np.median(self.sizes))
+
+    @property
+    def drift(self) -> tuple[float, float] | None:
+        """The start and end of a least-squares line through the sizes a_k over the windows'
+        centres, when it explains at least half their variance and moves by at least
+        ``DRIFT_SHARE`` of the typical size: a steady amplitude that still grows or shrinks
+        (Mauna Loa's yearly cycle, about 2.7 at the start and 3.3 at the end); None otherwise."""
+        if self.sizes.size < 4 or np.ptp(self.centres) <= 0:
+            return None
+        slope, intercept = np.polyfit(self.centres, self.sizes, 1)
+        line = intercept + slope * self.centres
+        spread = float(np.sum((self.sizes - self.sizes.mean()) ** 2))
+        if spread <= 0 or 1.0 - float(np.sum((self.sizes - line) ** 2)) / spread < 0.5:
+            return None
+        start, end = float(line[0]), float(line[-1])
+        return (start, end) if abs(end - start) >= DRIFT_SHARE * self.typical else None
 
 
 def is_steady(sizes: np.ndarray) -> bool:
@@ -454,31 +465,4 @@ def slow_cycle_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray |
         f" ({format_span(span[1] - span[0], axis)}): the data hold"
         f" {format_number(seen, decimals=1)} of its cycles, so they show a slow swing, not"
         " that it repeats."
-    ]
-
-
-def unsteady_level_sentences(
-    facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
-) -> list[str]:
-    """A switched level with no plateau where it applies: its median m̃ there short of its
-    extreme m* by more than ``PLATEAU_SHARE`` of it, (|m*| − |m̃|) > share·|m*|, or within
-    that share of m* over less than ``PLATEAU_SPAN`` of the interval (its switches take up
-    much of its interval: internet's 12.7-day holiday dip, switched over 6.4 days each way,
-    is a bell). How far it reaches and when, in place of a level and its steps; [] when it
-    has its plateau."""
-    x, mean = applied_part(facts, x_data)
-    if mean.size < 3:
-        return []
-    k = int(np.argmax(np.abs(mean)))
-    top = abs(float(mean[k]))
-    if top <= 0.0:
-        return []
-    near = np.abs(mean) >= (1.0 - PLATEAU_SHARE) * top
-    flat_span = float(np.ptp(x[near])) / float(np.ptp(x)) if np.ptp(x) > 0 else 1.0
-    if top - abs(float(np.median(mean))) <= PLATEAU_SHARE * top and flat_span >= PLATEAU_SPAN:
-        return []
-    when = format_position(x[k], axis, coarse_precision(x_data))
-    return [
-        "Its switches take up much of the interval where it applies, so it has no flat stretch"
-        f" there: it reaches about {format_amount(mean[k], axis)} around {when}."
     ]

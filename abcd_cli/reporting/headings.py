@@ -13,8 +13,8 @@ from abcd_cli.reporting.curves import (
     repeat_harmonic,
     size_profile,
     trend_bend,
-    unsteady_level_sentences,
 )
+from abcd_cli.reporting.level_text import unsteady_level_sentences
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle, said_as_rough
 
@@ -30,7 +30,7 @@ def curve_phrase(
 ) -> str:
     """The component's noun phrase: a cycle whose curve is flat is 'a periodic part the data
     give no shape'; a constant switched on whose curve has no flat stretch where it applies
-    (``curves.unsteady_level_sentences``) is 'a level', not 'a constant'; otherwise
+    (``level_text.unsteady_level_sentences``) is 'a level', not 'a constant'; otherwise
     ``noun_phrase`` with the readings of its curve."""
     if is_flat_cycle(facts, x_data):
         return FLAT_PHRASE

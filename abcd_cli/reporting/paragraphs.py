@@ -22,7 +22,6 @@ from abcd_cli.reporting.curves import (
     size_profile,
     slow_cycle_sentences,
     trend_shape,
-    unsteady_level_sentences,
 )
 from abcd_cli.reporting.data_checks import unshown_bend_sentences
 from abcd_cli.reporting.factors import (
@@ -44,7 +43,7 @@ from abcd_cli.reporting.gathered import (
 from abcd_cli.reporting.gathered_sides import character_sentences
 from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
-from abcd_cli.reporting.level_text import zero_band_sentences
+from abcd_cli.reporting.level_text import unsteady_level_sentences, zero_band_sentences
 from abcd_cli.reporting.noise_text import noise_sentence, pinch_sentences
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases

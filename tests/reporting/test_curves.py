@@ -203,3 +203,18 @@ def test_a_harmonic_is_claimed_only_where_the_curve_rises_and_falls_that_often(
     dec = _cycle_decomposition(y, HARMONIC_KERNEL)
     cycle = next(c for c in dec.components if not c.is_noise)
     assert (repeat_harmonic(cycle, X) == 2) is claimed
+
+
+def test_a_steady_amplitude_that_still_grows_says_so() -> None:
+    """Mauna Loa: 'its amplitude ... stays about 3.04 across the data' while its swings grow
+    from about 2.75 to 3.3, within the quarter that counts as steady."""
+    from abcd_cli.reporting.amplitude_text import amplitude_sentence
+    from abcd_cli.reporting.curves import Amplitudes
+
+    centres = np.arange(1958.5, 2004.0)
+    growing = Amplitudes(centres, 2.75 + 0.012 * (centres - 1958.5) + 0.1 * np.sin(centres))
+    text = amplitude_sentence(growing, YEAR, DATA)
+    assert growing.steady and "stays about" in text
+    assert "though it grows slowly, from about 2.7" in text and "to about 3.2" in text
+    flat = Amplitudes(centres, 3.0 + 0.1 * np.sin(centres))
+    assert amplitude_sentence(flat, YEAR, DATA).endswith("stays about 2.99 across the data.")
