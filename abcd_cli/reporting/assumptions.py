@@ -8,6 +8,8 @@ own sentence in the section comes from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from abcd_cli.decompose.components import Decomposition
@@ -72,16 +74,21 @@ def _easing_sentence(dec: Decomposition, returning: list[int], x: np.ndarray) ->
         return ""
     way = "lowers" if move < 0 else "raises"
     when = format_position(float(grid[-1]), dec.axis, ends_precision(x))
+    towards = reference_name(dec.model.prior_mean)
+    size = format_amount(abs(move), dec.axis)
     return (
-        f" By {when} the easing back of {_named([c.index for c in easing])} {way} the"
-        f" forecast by about {format_amount(abs(move), dec.axis)}, about"
+        f" By {when} the return of {_named([c.index for c in easing])} towards {towards}"
+        f" {way} the forecast by about {size}, about"
         f" {format_percent(abs(move) / float(np.ptp(y)), 0)} of the data's range: that is this"
         f" assumption at work, not a {'fall' if move < 0 else 'rise'} the data show."
     )
 
 
-def assumptions_paragraph(dec: Decomposition) -> str:
-    """The forecast's assumptions for a series' decomposition ('' for several inputs)."""
+def assumptions_paragraph(dec: Decomposition, possible: Sequence[int] = ()) -> str:
+    """The forecast's assumptions for a series' decomposition ('' for several inputs);
+    ``possible``: the components headed as possible, whose carrying on is said to rest on
+    them (lynx: a 38-year cycle 'possible rather than established' made a third of the
+    forecast's next peak)."""
     if dec.series is None:
         return ""
     x = column(dec, 0)
@@ -104,6 +111,14 @@ def assumptions_paragraph(dec: Decomposition) -> str:
     carrying = [i for k in ("repeats", "continues", "holds") for i in by_kind.get(k, [])]
     trend = _base(dec) + (f" with {_named(sorted(carrying))} added" if carrying else "")
     text = f"What the forecast assumes: {'; '.join(clauses)}."
+    carried = [i for i in carrying if i in possible]
+    if carried:
+        one = len(carried) == 1
+        text += (
+            f" {_named(carried).capitalize()} {'is' if one else 'are'} carried on though"
+            f" {'its section calls it' if one else 'their sections call them'} only possible:"
+            f" the forecast leans on {'it' if one else 'them'} as if established."
+        )
     if by_kind.get("returns") and carrying:
         what = "the long-run trend" + (
             " and the cycles that keep repeating" if by_kind.get("repeats") else ""

@@ -14,6 +14,7 @@ from abcd_cli.reporting.curves import (
     size_profile,
     trend_bend,
 )
+from abcd_cli.reporting.data_checks import unshown_bend
 from abcd_cli.reporting.level_text import unsteady_level_sentences
 from abcd_cli.reporting.phrases import noun_phrase
 from abcd_cli.reporting.rough_cycle import FLAT_PHRASE, is_flat_cycle, said_as_rough
@@ -45,7 +46,7 @@ def curve_phrase(
         side=level_side(facts, x_data),
         reference=reference,
         harmonic=repeat_harmonic(facts, x_data),
-        bend=trend_bend(facts, x_data),
+        bend=None if unshown_bend(facts, x_data) else trend_bend(facts, x_data),
         rough=said_as_rough(facts, x_data),
     )
     if phrase.startswith("a constant") and unsteady_level_sentences(facts, axis, x_data):

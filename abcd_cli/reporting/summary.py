@@ -52,9 +52,9 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
     if noise and percent(cum[-1]) == percent(1.0):
         which = f"component {noise[0]}" if len(noise) == 1 else f"components {join_words(noise)}"
         sentences.append(
-            f"That 100% holds by construction: the noise ({which}) takes up whatever the"
-            " others leave, so how well the model predicts is read from the cross-validated"
-            " error instead."
+            f"That 100% holds by construction: with the noise ({which}) among them, the"
+            " components' fitted values add up to the data exactly, so how well the model"
+            " predicts is read from the cross-validated error instead."
         )
     return " ".join(sentences)
 
@@ -190,14 +190,23 @@ def _where_hint(check: ModelCheck) -> str | None:
     if check.observed.size == 0 or check.lag_or_freq.size != check.observed.size:
         return None
     if check.name == "autocorrelation":
-        k = int(np.argmax(np.abs(check.observed)))
-        lag = float(check.lag_or_freq[k])
-        if lag <= 1.0:
+        order = np.argsort(-np.abs(check.observed))
+        if float(check.lag_or_freq[order[0]]) <= 1.0:
             return None
+        outside = [
+            k
+            for k in order[:3]
+            if check.simulated_low.size != check.observed.size
+            or not check.simulated_low[k] <= check.observed[k] <= check.simulated_high[k]
+        ] or [int(order[0])]
+        outside.sort(key=lambda k: float(check.lag_or_freq[k]))
+        lags = join_words(
+            [format_number(float(check.lag_or_freq[k]), 3, trim=True) for k in outside]
+        )
+        values = join_words([format_number(float(check.observed[k]), decimals=2) for k in outside])
         return (
-            f"the residuals are still correlated {format_number(lag, 3, trim=True)}"
-            f" observations apart (at {format_number(float(check.observed[k]), decimals=2)}),"
-            " so structure that repeats at that distance may be missing from the model"
+            f"the residuals are still correlated {lags} observations apart (at {values}), so"
+            " structure at that distance may be missing from the model"
         )
     if check.name == "periodogram":
         k = int(np.argmax(check.observed))

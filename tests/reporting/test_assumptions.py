@@ -85,7 +85,8 @@ def test_components_easing_back_that_move_the_forecast_far_say_so(made) -> None:
     components ease back past the data, which the assumptions named without saying how much."""
     text = assumptions_paragraph(made)
     assert re.search(
-        r"By 2003 the easing back of components 1 and 2 lowers the forecast by about 1\.81,"
+        r"By 2003 the return of components 1 and 2 towards the series' mean lowers the forecast"
+        r" by about 1\.81,"
         r" about 45% of the data's range: that is this assumption at work, not a fall the"
         r" data show\.",
         text,

@@ -227,6 +227,10 @@ def test_a_band_crossing_zero_past_positive_data_is_said() -> None:
     """Gas production: every observation above zero, the band's lower edge below zero from
     about 2000 on, and not a word on it; sunspots, whose counts reach zero, neither."""
     text = forecast_text(_falling(0.0))
-    assert "its band reaches below zero, though no observation lies below it" in text
+    assert (
+        "its band reaches below zero, and its mean itself from about 2001 (as low as about −2.15)"
+        in text
+    )
+    assert "though no observation lies below it" in text
     assert "zero" not in forecast_text(_falling(100.0))
     assert "though no observation lies below it" in forecast_text(_falling(0.0, True))

@@ -245,3 +245,12 @@ def test_a_cycle_that_swings_in_only_a_few_of_its_periods_is_possible() -> None:
     dec = decompose(_model(steady, kernel), AXIS, extrapolate=0.1, seed=0)
     cycle = next(c for c in dec.components if not c.is_noise)
     assert weak_cycle_reason(dec, cycle) is None
+
+
+def test_a_possible_cycle_carried_into_the_forecast_says_so(equal_peaks) -> None:
+    """Held-out lynx: a 38-year cycle headed 'possibly' made a third of the forecast's next
+    peak while the assumptions said only 'the cycles of components 1 and 2 keep repeating'."""
+    context, _ = equal_peaks
+    section = next(c for c in context["components"] if c["phrase"].startswith("possibly"))
+    text = context["forecast"]["assumptions"]
+    assert f"Component {section['index']} is carried on though its section calls it only" in text
