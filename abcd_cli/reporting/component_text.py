@@ -238,6 +238,7 @@ def paragraph(dec: Decomposition, c: ComponentFacts, previous_r2: float) -> str:
             previous_r2,
             x_data=column(dec, 0),
             reference=reference_name(dec.model.prior_mean),
+            y_data=dec.model.y,
         )
     if len(c.dims) == 1 and not c.is_noise:
         d = c.dims[0]

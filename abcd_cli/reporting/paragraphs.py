@@ -292,9 +292,14 @@ def _course_sentence(
 
 
 def _detail_sentences(
-    parts: Factors, facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+    parts: Factors,
+    facts: ComponentFacts,
+    axis: Axis,
+    x_data: np.ndarray | None,
+    y_data: np.ndarray | None = None,
 ) -> list[str]:
-    """The sentences that follow the opening, chosen by the head noun and the other factors."""
+    """The sentences that follow the opening, chosen by the head noun and the other factors
+    (``y_data``: the data, which a level's steps are checked against)."""
     head = parts.head
     out: list[str] = []
     if head == "noise":
@@ -333,7 +338,8 @@ def _detail_sentences(
         if (head == "constant" and not unsteady_level_sentences(facts, axis, x_data)) or (
             head == "linear" and flat
         ):
-            out += step_sentences(stated_intervals(parts.gates, x_data), facts, axis, x_data)
+            on = stated_intervals(parts.gates, x_data)
+            out += step_sentences(on, facts, axis, x_data, y_data)
     return out
 
 
@@ -391,9 +397,11 @@ def component_paragraph(
     x_data: np.ndarray | None = None,
     input_name: str | None = None,
     reference: str = "zero",
+    y_data: np.ndarray | None = None,
 ) -> str:
     """A paragraph on one component: what it is, its numbers in the data's units, how much
-    variance it explains and how it changes the cross-validated error.
+    variance it explains and how it changes the cross-validated error (``y_data``: the data
+    at ``x_data``, which claims of steps are checked against).
 
     ``previous_r2`` is the R² of the components before it (default: cum_r2 - delta_r2);
     ``input_name``: the input it is a function of, in a model of several inputs;
@@ -410,7 +418,7 @@ def component_paragraph(
         sentences += rough_cycle_sentences(facts, axis, x_data)
         return " ".join(sentences + statistics_sentences(facts, axis, previous_r2))
     if parts is not None:
-        sentences += _detail_sentences(parts, facts, axis, x_data)
+        sentences += _detail_sentences(parts, facts, axis, x_data, y_data)
     elif noise_terms(facts.kernel):
         sentences += [
             noise_sentence(facts, axis, x_data, None),

@@ -78,10 +78,16 @@ def _few_beyond(at: list[float], places: list[str], x_data: np.ndarray | None) -
 
 
 def step_sentences(
-    on: list[Interval], facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
+    on: list[Interval],
+    facts: ComponentFacts,
+    axis: Axis,
+    x_data: np.ndarray | None,
+    y_data: np.ndarray | None = None,
 ) -> list[str]:
     """A level switched on or off within the data is a step: each switch's size and direction
-    in the data's units (its level where it is on, measured from zero where it is off)."""
+    in the data's units (its level where it is on, measured from zero where it is off); with
+    the data ``y_data``, the switches across which the data themselves move by less than half
+    the step (``data_steps``)."""
     _, mean = applied_part(facts, x_data)
     if not len(mean) or not on:
         return []
@@ -94,8 +100,51 @@ def step_sentences(
             if math.isfinite(x):
                 way = "rise" if sign * level > 0 else "fall"
                 when = place_in_data(x, axis, span, switch_precision(steep, spacing))
-                events.append((x, f"a {way} of about {size} around {when}"))
+                events.append((x, f"a {way} of about {size} around {when}", when, steep))
     if not events:
         return []
-    words = [w for _, w in sorted(events)]
-    return [f"In the units of {axis.y_name} that is {join_words(words, 'and then')}."]
+    events.sort()
+    words = [w for _, w, _, _ in events]
+    out = [f"In the units of {axis.y_name} that is {join_words(words, 'and then')}."]
+    return out + data_steps(events, abs(level), axis, x_data, y_data)
+
+
+#: Either side of a switch, the data read over this share of their span (at least
+#: ``STEP_POINTS`` observations) to see whether they step as the component does.
+STEP_SHARE = 0.05
+STEP_POINTS = 4
+
+
+def data_steps(
+    events: list[tuple[float, str, str, float]],
+    step: float,
+    axis: Axis,
+    x_data: np.ndarray | None,
+    y_data: np.ndarray | None,
+) -> list[str]:
+    """The switches across which the data's own mean moves by less than half the component's
+    ``step``, read over ``STEP_SHARE`` of the span either side beyond the switch itself (held-
+    out wool: 'a fall of about 1,140 around October 1971' while the data hold at about 7,040
+    through 1972 and fall in 1973-75, other components undoing the step): that the date is the
+    model's split, not a change the data show there."""
+    if x_data is None or y_data is None or step <= 0:
+        return []
+    x, y = np.asarray(x_data, dtype=float), np.asarray(y_data, dtype=float)
+    reach = STEP_SHARE * float(np.ptp(x))
+    unshown = []
+    for at, _, when, steep in events:
+        before = (x < at - steep) & (x >= at - steep - reach)
+        after = (x > at + steep) & (x <= at + steep + reach)
+        if before.sum() < STEP_POINTS or after.sum() < STEP_POINTS:
+            continue
+        moved = float(y[after].mean() - y[before].mean())
+        if abs(moved) < 0.5 * step:
+            unshown.append((when, moved))
+    if not unshown:
+        return []
+    said = join_words([f"by about {format_amount(m, axis)} around {w}" for w, m in unshown])
+    return [
+        f"The data themselves move only {said} (over {format_span(reach, axis)} either side):"
+        " other components take up most of the step there, so where it falls is the model's"
+        " way of splitting the data, not a change they show at that date."
+    ]

@@ -29,3 +29,22 @@ def test_a_switch_well_inside_the_data_says_nothing_more() -> None:
     early = [Interval(1965.6, math.inf, 0.02, 0.0)]  # the one switch: only its scarcer side
     (_, few) = interval_sentences(early, YEAR, QUARTERS)
     assert few.startswith("Only the first 3 observations lie before the switch")
+
+
+def test_a_step_the_data_do_not_take_at_its_date_says_so() -> None:
+    """Held-out wool: 'a fall of about 1,140 around October 1971' while the data held at
+    about 7,040 through 1972 and fell in 1973-75, other components undoing the step."""
+    from abcd_cli.kernels import C, Outside
+    from abcd_cli.reporting.switch_text import step_sentences
+    from tests.reporting.test_describe import make_facts, prod
+
+    grid = np.linspace(1965.0, 2000.0, 701)
+    level = np.where(grid < 1971.75, 1140.0, 0.0)
+    facts = make_facts(prod(C((1.0,)), Outside((1985.0, 26.5, 0.02))), level, grid=grid)
+    on = [Interval(-math.inf, 1971.75, 0.0, 0.02)]
+    late = np.where(QUARTERS < 1973.0, 7040.0, 5100.0)  # the data fall a year later
+    text = " ".join(step_sentences(on, facts, YEAR, QUARTERS, late))
+    assert "a fall of about 1,140 around" in text
+    assert "The data themselves move only by about −388 around October 1971" in text
+    prompt = np.where(QUARTERS < 1971.75, 7040.0, 5900.0)  # the data fall with it
+    assert "The data themselves" not in " ".join(step_sentences(on, facts, YEAR, QUARTERS, prompt))
