@@ -16,6 +16,7 @@ from abcd_cli.reporting.curves import (
     applied_part,
     bend_words,
     fades_beyond,
+    fitted_amplitudes,
     flat_in_band,
     slope_bend,
     swells_beyond,
@@ -42,6 +43,7 @@ from abcd_cli.reporting.gathered import (
     smooth_continuation,
     terms_on,
 )
+from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import (
     DEGREE_NOUNS,
     degree_adverb,
@@ -109,10 +111,18 @@ def swelling(
     if sizes is None:
         return sentence
     end = format_position(float(facts.x_grid[-1]), axis, coarse_precision(x_data))
+    seen = fitted_amplitudes(facts, period, x_data)
+    largest = float(seen.sizes.max()) if seen is not None and seen.sizes.size else 0.0
+    beyond = (
+        f", {format_number(sizes[1] / largest, 2)} times the largest the data show"
+        f" ({format_amount(largest, axis)}): that growth is the model's form carried on"
+        if largest > 0 and sizes[1] >= 1.5 * largest
+        else ""
+    )
     return (
         f"{sentence[:-1]}; on its fitted curve its swings grow past the data, from about"
         f" {format_amount(sizes[0], axis)} over the data's last period to about"
-        f" {format_amount(sizes[1], axis)} by {end}."
+        f" {format_amount(sizes[1], axis)} by {end}{beyond}."
     )
 
 

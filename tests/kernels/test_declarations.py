@@ -305,7 +305,10 @@ def test_a_new_base_kernel_is_worded_in_the_report(exp_kernel):
     """The throwaway kernel's words reach the report with no change under reporting/."""
     found = _report_sections("Exp(lengthscale=0.5, sd=1.5) + Lin(sd=3, location=1990) + WN(sd=1)")
     (rough,) = [c for c in found if c["structure"] == "Exp"]
-    assert rough["phrase"] == "a rough function with jagged changes at every scale"
+    # headed 'possibly ...' when it does not lower the cross-validated error (reporting/weak.py)
+    assert rough["phrase"].removeprefix("possibly ") == (
+        "a rough function with jagged changes at every scale"
+    )
     assert rough["paragraph"].startswith(
         "The third component is a rough function with jagged changes at every scale. It wanders"
         " without a smooth slope, forgetting its past over about 6.0 months. "
