@@ -44,7 +44,11 @@ from abcd_cli.reporting.gathered_sides import character_sentences
 from abcd_cli.reporting.headings import curve_phrase
 from abcd_cli.reporting.hidden_cycle import lagged_correlation, repeat_sentences
 from abcd_cli.reporting.level_text import unsteady_level_sentences, zero_band_sentences
-from abcd_cli.reporting.noise_text import noise_sentence, pinch_sentences
+from abcd_cli.reporting.noise_text import (
+    negligible_sentences,
+    noise_sentence,
+    pinch_sentences,
+)
 from abcd_cli.reporting.numbers import format_number
 from abcd_cli.reporting.phrases import degree_adverb, modulator_phrases
 from abcd_cli.reporting.rough_cycle import (
@@ -305,6 +309,7 @@ def _detail_sentences(
     if head == "noise":
         adverb = degree_adverb(len(parts.lin)) if parts.lin and not parts.gates else None
         out += [noise_sentence(facts, axis, x_data, adverb), *pinch_sentences(facts, axis, x_data)]
+        out += negligible_sentences(facts, axis, x_data, y_data)
     elif head == "periodic":
         out += _periodic_sentences(parts, axis, facts, x_data)
     elif head == "smooth":
@@ -423,6 +428,7 @@ def component_paragraph(
         sentences += [
             noise_sentence(facts, axis, x_data, None),
             *pinch_sentences(facts, axis, x_data),
+            *negligible_sentences(facts, axis, x_data, y_data),
         ]
     elif together is not None:
         sentences += _gathered_sentences(together, facts, axis, x_data)

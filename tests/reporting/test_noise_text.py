@@ -60,3 +60,16 @@ def test_a_noise_pinched_by_a_line_crossing_zero_says_so() -> None:
     steady = prod(Lin((1.0, 1400.0)), WN((1.0,)))  # its zero lies before the data
     text = component_paragraph(make_facts(steady, grid=GRID, is_noise=True), YEAR, x_data=X)
     assert "crosses zero" not in text
+
+
+def test_a_noise_negligible_beside_the_data_says_so() -> None:
+    """Wheat: 'uncorrelated noise with standard deviation increasing overall ... from about
+    0.000621 ... to about 0.0131' on prices whose standard deviation is 67.1, the scatter from
+    year to year taken up by another component."""
+    kernel = prod(Lin((0.00004, 1483.0)), WN((1.0,)))
+    facts = make_facts(kernel, grid=GRID, is_noise=True)
+    prices = 100.0 + 67.1 * np.sin(np.arange(X.size))
+    text = component_paragraph(facts, YEAR, x_data=X, y_data=prices)
+    assert "It is negligible beside the data's own spread (a standard deviation of" in text
+    small = 0.1 * np.sin(np.arange(X.size))
+    assert "negligible" not in component_paragraph(facts, YEAR, x_data=X, y_data=small)
