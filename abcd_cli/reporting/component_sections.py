@@ -140,6 +140,21 @@ RESIDUALS_NOTE = (
     "The left figure's dots are the residuals the noise takes up: the data less the other"
     " components."
 )
+#: What the caption says of a dense component's whole span drawn with its partial residuals.
+PARTIAL_NOTE = (
+    "The dots of the left figure's whole span are the data less the other components: what"
+    " this component takes up."
+)
+
+
+def _draws_partial(c: ComponentFacts, frame: Frame) -> bool:
+    """Whether component ``c``'s own figure draws its partial residuals: a noise always, any
+    other component when its curve is dense (over its envelope)."""
+    if c.partial.size != frame.x.size or not c.partial.size:
+        return False
+    return c.is_noise or dense_figures.is_dense(c.x_grid, c.cycle_mean, float(frame.x.max()))
+
+
 #: What the caption says of a cycle drawn as its smooth shape (``decompose/rough.py``).
 SHAPE_NOTE = (
     "The left figure draws the cycle's smooth shape, without its short-term irregular"
@@ -169,7 +184,7 @@ def series_figures(
             so_far, f"Sum of the first {c.index} components against the data"
         ),
         "envelope_note": " ".join(
-            ([RESIDUALS_NOTE] if c.is_noise and c.partial.size else [])
+            ([RESIDUALS_NOTE if c.is_noise else PARTIAL_NOTE] if _draws_partial(c, frame) else [])
             + ([SHAPE_NOTE] if c.shape_mean.size else [])
             + ([dense_figures.ENVELOPE_NOTE] if dense else [])
             + ([dense_figures.NO_PERIOD_NOTE] if unsliced else [])
@@ -200,7 +215,7 @@ def series_drawings(
         + (" (uncertain)" if uncertain else ""),
         fine=fine,
         periods=kernel_periods([c]),
-        points=(frame.x, c.partial) if c.is_noise and c.partial.size == frame.x.size else None,
+        points=(frame.x, c.partial) if _draws_partial(c, frame) else None,
     )
     so_far = partial(
         dense_figures.cumulative_figure,

@@ -132,8 +132,9 @@ def component_figure(
     points: tuple[ArrayLike, ArrayLike] | None = None,
 ) -> Figure:
     """Posterior mean ± 2 sd of one component, half width; the range beyond the data shaded;
-    ``points``: what it takes up at the data, drawn as dots (a noise's residuals, which make
-    its flat line and even band more than a solid block).
+    ``points``: what it takes up at the data (the data less the other components), drawn as
+    dots over the whole span: a noise's residuals, a dense cycle's partial residuals over its
+    envelope, so that neither is a solid block.
     A curve too dense to read is drawn over its last few cycles (``fine``: the component on
     the decomposition's window), with the whole span's envelope in a second panel below,
     sliced by whole periods of the cycle it shows among its covariance's ``periods``."""
@@ -153,6 +154,9 @@ def component_figure(
     _window_panel(top, fine, (x_grid, mean, sd), window, "fitted mean")
     set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
     draw_envelope(bottom, x_grid, mean, sd, "fitted mean", periods)
+    if points is not None:
+        px, py = as_arrays(("x", points[0]), ("residuals", points[1]))
+        draw_points(bottom, px, py, size=1.2, label="data less the others")
     shade_extrapolation(bottom, x_grid, end)
     set_labels(bottom, x_label, y_label, f"{title}: whole span")
     return fig

@@ -273,3 +273,19 @@ def test_a_noise_figure_draws_the_residuals_it_takes_up() -> None:
     )
     dots = [line for line in fig.axes[0].lines if line.get_label() == "residuals"]
     assert len(dots) == 1 and np.allclose(dots[0].get_ydata(), residuals)
+
+
+def test_a_dense_components_whole_span_draws_what_it_takes_up() -> None:
+    """Held-out El Niño: the whole span of a 60-year monthly cycle was an even dark band; its
+    partial residuals drawn over it show where the data leave it (the 1983 and 1998 events)."""
+    mean = np.sin(2 * np.pi * GRID)
+    span = (float(X_DATA[0]), float(X_DATA[-1]))
+    partial = np.sin(2 * np.pi * X_DATA) + 0.2 * np.random.default_rng(0).standard_normal(
+        X_DATA.size
+    )
+    fig = dense_figures.component_figure(
+        GRID, mean, 0.1 + 0 * GRID, span, "year", "y", "Component 1", points=(X_DATA, partial)
+    )
+    top, whole = fig.axes
+    assert [line.get_label() for line in whole.lines].count("data less the others") == 1
+    assert "data less the others" not in [line.get_label() for line in top.lines]
