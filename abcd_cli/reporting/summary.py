@@ -48,15 +48,31 @@ def _explained_sentence(components: Sequence[ComponentFacts]) -> str:
         )
     elif percent(cum[-1]) != shown[-1]:
         sentences.append(f"{every} together explain {percent(cum[-1])}.")
-    noise = [str(c.index) for c in components if c.is_noise]
-    if noise and percent(cum[-1]) == percent(1.0):
+    return " ".join(sentences + _hundred_sentence(components))
+
+
+def _hundred_sentence(components: Sequence[ComponentFacts]) -> list[str]:
+    """Why a share of 100% says nothing of prediction: with the noise among the components
+    that reach it, their fitted values add up to the data by construction; reached before the
+    noise (held-out US unemployment, wheat: components following every observation), they
+    follow the data that closely. [] when no prefix of them reaches 100%."""
+    full = next((k for k, c in enumerate(components) if percent(c.cum_r2) == percent(1.0)), None)
+    if full is None:
+        return []
+    noise = [str(c.index) for c in components[: full + 1] if c.is_noise]
+    tail = "so how well the model predicts is read from the cross-validated error instead."
+    if noise:
         which = f"component {noise[0]}" if len(noise) == 1 else f"components {join_words(noise)}"
-        sentences.append(
-            f"That 100% holds by construction: with the noise ({which}) among them, the"
-            " components' fitted values add up to the data exactly, so how well the model"
-            " predicts is read from the cross-validated error instead."
-        )
-    return " ".join(sentences)
+        return [
+            f"That 100% holds by construction: with the noise ({which}) in, the components'"
+            f" fitted values add up to the data exactly, {tail}"
+        ]
+    first = "component 1 follows" if full == 0 else f"components 1-{full + 1} follow"
+    return [
+        f"That 100% is reached before any noise: {first} the data through nearly every"
+        " observation, which says how closely the model fits them, not how well it predicts;"
+        " that is read from the cross-validated error instead."
+    ]
 
 
 def _scatter_sentence(components: Sequence[ComponentFacts], x_data: np.ndarray | None) -> str:

@@ -667,6 +667,12 @@ def test_a_hundred_percent_reached_with_the_noise_is_said_to_be_by_construction(
     text = summary_sentences(airline_components(), YEAR)["explained"]
     # not 'the noise takes up whatever the others leave': where it is ranked early, the later
     # components take up the rest (held-out US unemployment, wheat)
-    assert "That 100% holds by construction: with the noise (component 4) among them" in text
+    assert "That 100% holds by construction: with the noise (component 4) in" in text
     signal = summary_sentences(airline_components()[:3], YEAR)["explained"]
-    assert "by construction" not in signal
+    assert "100%" not in signal
+    # held-out US unemployment, wheat: 100.0% reached by components 1-3, the noise after them
+    early = airline_components()
+    early[2] = make_facts(SE((0.9, 8.0)), index=3, cum_r2=1.0, delta_r2=0.015)
+    text = summary_sentences(early, YEAR)["explained"]
+    assert "That 100% is reached before any noise: components 1-3 follow the data" in text
+    assert "by construction" not in text
