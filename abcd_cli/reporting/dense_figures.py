@@ -98,7 +98,7 @@ def draw_envelope(
         centres, band_low, band_high, color=ACCENT, alpha=BAND_ALPHA, linewidth=0, label="±2 sd"
     )
     ax.fill_between(
-        centres, low, high, color=ACCENT, alpha=0.55, linewidth=0, label=f"range of the {label}"
+        centres, low, high, color=ACCENT, alpha=0.4, linewidth=0, label=f"range of the {label}"
     )
 
 
@@ -157,6 +157,7 @@ def component_figure(
     if points is not None:
         px, py = as_arrays(("x", points[0]), ("residuals", points[1]))
         draw_points(bottom, px, py, size=1.2, label="data less the others")
+        bottom.lines[-1].set_zorder(3)  # above the envelope, even when thinned
     shade_extrapolation(bottom, x_grid, end)
     set_labels(bottom, x_label, y_label, f"{title}: whole span")
     return fig
@@ -203,6 +204,7 @@ def cumulative_figure(
         set_labels(top, x_label, y_label, f"{title}: {WINDOW_TITLE}")
         draw_envelope(ax, x_grid, mean, sd, "sum of components", periods)
         draw_points(ax, x, y, size=1.8)
+        ax.lines[-1].set_zorder(3)  # above the envelope, even when thinned
         set_labels(ax, x_label, y_label, f"{title}: whole span")
     if x.size:
         shade_extrapolation(ax, x_grid, end)
