@@ -178,9 +178,7 @@ def forecast_text(dec: Decomposition, posterior: PosteriorForecast | None = None
     )
 
 
-def sign_sentence(
-    dec: Decomposition, low: np.ndarray, high: np.ndarray, mean: np.ndarray | None = None
-) -> str:
+def sign_sentence(dec: Decomposition, low: np.ndarray, high: np.ndarray, mean: np.ndarray) -> str:
     """' From about 2001 its band reaches below zero, though no observation lies below it:
     ...' when no observation lies on one side of zero and the band (``low``, ``high`` on the
     series' grid) crosses it past the data, with where its ``mean`` itself crosses (held-out
@@ -189,7 +187,6 @@ def sign_sentence(
     x, y = column(dec, 0), np.asarray(dec.model.y, dtype=float)
     grid = dec.series.x_grid
     past = grid > float(x.max())
-    mean = (low + high) / 2.0 if mean is None else mean
     if bool(np.all(y >= 0)) and bool(np.any(y > 0)):
         crossing, centre, way, side = past & (low < 0), past & (mean < 0), "below", "below it"
     elif bool(np.all(y <= 0)) and bool(np.any(y < 0)):

@@ -345,6 +345,13 @@ def negligible_rough(facts: ComponentFacts) -> bool:
     return facts.rough_sd is not None and facts.rough_sd < NEGLIGIBLE_ROUGH * spread
 
 
+def rough_lengths(g: Gathered) -> list[float]:
+    """The lengths its rough terms (``is_rough_term``, the lead aside) vary over."""
+    return [
+        product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and is_rough_term(t, g)
+    ]
+
+
 def scatter_share(facts: ComponentFacts, x_data: np.ndarray | None) -> float | None:
     """var(rough) / var(m) at the data, the share of a gathered cycle's variance there that is
     scatter from one observation to the next: its rough terms (``rough_terms_sentences``)
@@ -354,9 +361,7 @@ def scatter_share(facts: ComponentFacts, x_data: np.ndarray | None) -> float | N
     total = float(np.var(facts.data_mean))
     if g is None or facts.rough_sd is None or spacing is None or total <= 0:
         return None
-    lengths = [
-        product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and is_rough_term(t, g)
-    ]
+    lengths = rough_lengths(g)
     if not lengths or min(lengths) >= spacing or negligible_rough(facts):
         return None
     return min(facts.rough_sd**2 / total, 1.0)
@@ -371,9 +376,7 @@ def rough_terms_sentences(
     (temperature's yearly cycle times a factor of 1.3 days: its wiggles were read as a
     changing amplitude); nothing when that size is negligible (``negligible_rough``). Without
     that split, that its curve is rougher than its shape."""
-    lengths = [
-        product_lengthscale(t.smooth) for t in g.terms if t is not g.lead and is_rough_term(t, g)
-    ]
+    lengths = rough_lengths(g)
     if not lengths or negligible_rough(facts):
         return []
     span = format_span(min(lengths), axis)

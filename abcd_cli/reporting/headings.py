@@ -35,7 +35,7 @@ def curve_phrase(
     ``noun_phrase`` with the readings of its curve."""
     if is_flat_cycle(facts, x_data):
         return FLAT_PHRASE
-    phrase = noun_phrase(
+    return noun_phrase(
         facts.kernel,
         axis,
         x_data=x_data,
@@ -48,7 +48,5 @@ def curve_phrase(
         harmonic=repeat_harmonic(facts, x_data),
         bend=None if unshown_bend(facts, x_data) else trend_bend(facts, x_data),
         rough=said_as_rough(facts, x_data),
+        plateau=not unsteady_level_sentences(facts, axis, x_data),
     )
-    if phrase.startswith("a constant") and unsteady_level_sentences(facts, axis, x_data):
-        phrase = phrase.replace("a constant", "a level", 1)
-    return phrase

@@ -19,12 +19,18 @@ from abcd_cli.reporting.trends import (
 from abcd_cli.reporting.wording import format_amount, format_position, join_words
 
 
+def _profile(facts: ComponentFacts, span: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """σ(x) across ``span`` (``trends.noise_profile``) with the x it is read at."""
+    sd = noise_profile(facts.kernel, span)
+    return np.linspace(span[0], span[1], sd.size), sd
+
+
 def noise_sentence(
     facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None, adverb: str | None
 ) -> str:
     """How big the noise is, and how its standard deviation changes across the data."""
     span = data_range(x_data) or (float(facts.x_grid[0]), float(facts.x_grid[-1]))
-    sd = noise_profile(facts.kernel, span)
+    xs, sd = _profile(facts, span)
     lead = "Its values are independent from point to point"
     trend = classify_trend(sd, DIP_TOLERANCE)
     if trend == "flat":
@@ -40,7 +46,6 @@ def noise_sentence(
             last = format_amount(sd.min(), axis)
         return f"{lead}; its standard deviation shrinks{how}, from about {first} to about {last}."
     low, high = format_amount(sd.min(), axis), format_amount(sd.max(), axis)
-    xs = np.linspace(span[0], span[1], sd.size)
     legs = course_legs(xs, sd, axis, coarse_precision(x_data))
     if legs is None:
         return f"{lead}; its standard deviation ranges between about {low} and {high}."
@@ -62,8 +67,7 @@ def pinch_sentences(facts: ComponentFacts, axis: Axis, x_data: np.ndarray | None
     span = data_range(x_data)
     if span is None or x_data is None:
         return []
-    sd = noise_profile(facts.kernel, span)
-    xs = np.linspace(span[0], span[1], sd.size)
+    xs, sd = _profile(facts, span)
     k = int(np.argmin(sd))
     if sd[k] >= PINCH_SHARE * float(sd.max()):
         return []
@@ -100,7 +104,7 @@ def negligible_sentences(
     if span is None or y_data is None or len(y_data) < 2:
         return []
     spread = float(np.std(np.asarray(y_data, dtype=float)))
-    if spread <= 0 or float(noise_profile(facts.kernel, span).max()) >= NEGLIGIBLE_SHARE * spread:
+    if spread <= 0 or float(_profile(facts, span)[1].max()) >= NEGLIGIBLE_SHARE * spread:
         return []
     return [
         "It is negligible beside the data's own spread (a standard deviation of"

@@ -366,6 +366,7 @@ def noun_phrase(
     harmonic: int | None = None,
     bend: str | None = None,
     rough: bool | None = None,
+    plateau: bool = True,
 ) -> str:
     """One noun phrase for a product of base kernels, e.g. 'an approximately periodic function
     with a period of 1.0 year and linearly increasing amplitude'; ``amplitude``: how a cycle's
@@ -380,7 +381,9 @@ def noun_phrase(
     linear term's fitted slope changes where it applies (``curves.trend_bend``), which keeps
     it from being called linear, whether or not ``direction`` is said; ``rough``: whether it is
     said as irregular variation (``rough_cycle.said_as_rough``, from its fitted curve), else
-    as the kernel alone tells (``is_rough_cycle``).
+    as the kernel alone tells (``is_rough_cycle``); ``plateau``: whether a switched constant
+    keeps a flat stretch where it applies (``level_text.unsteady_level_sentences``), else it is
+    'a level'.
 
     ``x_data`` tells whether a linear factor's amplitude grows or shrinks across the data
     and whether change factors switch it there, and sets the precision of dates;
@@ -420,6 +423,8 @@ def noun_phrase(
             )
             phrase += f"{_clause_joint(post)}{clause}" if clause else ""
         else:
+            if parts.head == "constant" and not plateau:  # switched, but never flat: a level
+                phrase = phrase.replace("a constant", "a level", 1)
             clause = _applies_clause(parts.gates, axis, x_data)
             if clause:
                 phrase += f"{_clause_joint(post)}which {clause}"

@@ -44,14 +44,14 @@ def said_as_rough(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
     values alone cannot tell: a periodic factor makes them recur whatever the data do."""
     if x_data is None or not is_rough_cycle(facts.kernel, x_data):
         return False
-    period = cycle_period(facts.kernel, x_data)
+    period = _read_period(facts.kernel, x_data)
     if period is None or facts.partial.size != np.asarray(x_data).size:
         return True
     r = lagged_correlation(np.asarray(x_data, dtype=float), facts.partial, period)
     return not (np.isfinite(r) and r >= ALIKE_CORRELATION)
 
 
-def cycle_period(kernel: Kernel, x_data: np.ndarray | None) -> float | None:
+def _read_period(kernel: Kernel, x_data: np.ndarray | None) -> float | None:
     """The period a rough cycle is read at: its leading cycle's (``gathered.leading_cycle``,
     which reads cycles multiplied together as one of their common period: 3 and 4 months
     together repeat every year), else its shortest periodic factor's; None without one."""
@@ -68,13 +68,14 @@ def is_flat_cycle(facts: ComponentFacts, x_data: np.ndarray | None) -> bool:
 
 
 def _period_and_reason(kernel: Kernel, axis: Axis, x_data: np.ndarray | None) -> tuple[float, str]:
-    """The component's period (``cycle_period``), and why it is no regular cycle in words:
+    """The component's period (``_read_period``), and why it is no regular cycle in words:
     its smooth factors' lengthscale below the period, or its periodic factor's features
     narrower than the data's spacing."""
     bases = kernel.bases()
     periodic = [b for b in bases if getattr(b, "role", "") == "periodic"]
     spacing = data_spacing(x_data)
-    period = cycle_period(kernel, x_data) or min(float(b.param("period")) for b in periodic)
+    period = _read_period(kernel, x_data)
+    assert period is not None  # a rough cycle holds a periodic factor
     smooth = [float(b.param("lengthscale")) for b in bases if getattr(b, "role", "") == "smooth"]
     if smooth:
         length = sum(v**-2 for v in smooth) ** -0.5

@@ -29,6 +29,12 @@ SHORT = "SE(lengthscale=0.1, sd=1.0) * Per(lengthscale=3.0, period=1.0, sd=1.0) 
 FAINT = SHORT.replace("SE(lengthscale=0.1, sd=1.0)", "SE(lengthscale=0.1, sd=1e-9)")
 
 
+def _decomposed(x: np.ndarray, y: np.ndarray, kernel: str) -> Decomposition:
+    """The series (x, y) decomposed under ``kernel`` (user units), its fit as given."""
+    scaling = Scaling.from_data(x, y)
+    return decompose(Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0), (YEAR,))
+
+
 def _made_decomposition(kernel: str) -> Decomposition:
     """Twenty years of monthly data with no yearly pattern (a moving sum of white noise over
     two months plus noise), decomposed under ``kernel``."""
@@ -36,9 +42,7 @@ def _made_decomposition(kernel: str) -> Decomposition:
     x = 1990.0 + np.arange(0.0, 20.0, 1.0 / 12.0)
     moving = np.convolve(rng.standard_normal(x.size + 1), np.ones(2), "valid")
     y = 5.0 + moving + 0.3 * rng.standard_normal(x.size)
-    scaling = Scaling.from_data(x, y)
-    model = Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0)
-    return decompose(model, (YEAR,))
+    return _decomposed(x, y, kernel)
 
 
 def _made(kernel: str) -> tuple[ComponentFacts, np.ndarray]:
@@ -136,9 +140,7 @@ def test_rough_terms_finer_than_the_spacing_are_said_to_be_scatter() -> None:
         "Per(lengthscale=3.0, period=1.0, sd=3.0) + SE(lengthscale=0.0036, sd=1.0)"
         " * Per(lengthscale=3.0, period=1.0, sd=1.5) + WN(sd=0.3)"
     )
-    scaling = Scaling.from_data(x, y)
-    model = Model(scaling.kernel_in(parse_kernel(text)), scaling, x, y, 0.0)
-    dec = decompose(model, (YEAR,))
+    dec = _decomposed(x, y, text)
     cycle = next(c for c in dec.components if not c.is_noise)
     paragraph = component_paragraph(cycle, YEAR, x_data=x)
     said = re.findall(
@@ -154,8 +156,7 @@ def test_rough_terms_finer_than_the_spacing_are_said_to_be_scatter() -> None:
         summary
     )
     smooth = text.replace("lengthscale=0.0036", "lengthscale=0.1")  # five weeks: no scatter
-    model = Model(scaling.kernel_in(parse_kernel(smooth)), scaling, x, y, 0.0)
-    dec = decompose(model, (YEAR,))
+    dec = _decomposed(x, y, smooth)
     cycle = next(c for c in dec.components if not c.is_noise)
     assert "much as noise is" not in component_paragraph(cycle, YEAR, x_data=x)
     assert "scatter" not in summary_sentences(dec.components, YEAR, x_data=x)["explained"]
@@ -172,9 +173,7 @@ def test_a_rough_cycle_whose_jumps_repeat_every_period_is_said_as_a_cycle() -> N
     y = np.where(np.round((x - 1990.0) * 12) % 12 == 6, 5.0, 0.0) + 0.1 * rng.standard_normal(
         x.size
     )
-    scaling = Scaling.from_data(x, y)
-    model = Model(scaling.kernel_in(parse_kernel(NARROW)), scaling, x, y, 0.0)
-    cycle = next(c for c in decompose(model, (YEAR,)).components if not c.is_noise)
+    cycle = next(c for c in _decomposed(x, y, NARROW).components if not c.is_noise)
     assert is_rough_cycle(cycle.kernel, x) and not said_as_rough(cycle, x)
     assert period_correlation(cycle, 1.0, x) >= 0.9
     text = component_paragraph(cycle, YEAR, x_data=x)
@@ -198,9 +197,7 @@ def test_cycles_of_three_and_four_months_together_are_a_yearly_pattern() -> None
         "Per(lengthscale=0.01, period=0.25, sd=2.0) * Per(lengthscale=0.01, period=0.333333,"
         " sd=1.5) + WN(sd=0.3)"
     )
-    scaling = Scaling.from_data(x, y)
-    model = Model(scaling.kernel_in(parse_kernel(kernel)), scaling, x, y, 0.0)
-    dec = decompose(model, (YEAR,))
+    dec = _decomposed(x, y, kernel)
     cycle = next(c for c in dec.components if not c.is_noise)
     phrase = section_phrases(dec)[cycle.index - 1]
     assert phrase.startswith("a periodic function with a period of 1.0 year"), phrase
